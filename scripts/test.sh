@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Sets up what is missing and runs every Paddock test. Safe to re-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+here=$(pwd)
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "toolchain"
+command -v cargo >/dev/null || { echo "cargo not found: install Rust from https://rustup.rs" >&2; exit 1; }
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+step "format"
+cargo fmt --all -- --check
+
+step "lint"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "rust tests"
+cargo test --workspace --locked
+
+step "benchmarks compile"
+cargo bench --workspace --locked --no-run >/dev/null
+
+echo
+echo "all tests passed ($here)"

@@ -1,0 +1,183 @@
+//! Default-deny tool grants: what the model is told, and what may run.
+//!
+//! Order for built-in tools: preset filter -> allow list -> deny list -> framework deny list.
+//! With neither a preset nor an allow list, no built-in tool is granted. Runtime tools (MCP)
+//! skip preset and allow list but obey both deny lists. The ask list turns a granted tool's
+//! Allow into Ask; it never grants by itself.
+
+use std::collections::BTreeMap;
+
+use paddock_protocol::{Grant, ToolGrantInfo, ToolPreset, ToolSpec};
+
+use crate::tool::ToolRegistry;
+
+/// The user's (and the host's) grant settings for one agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrantPolicy {
+    pub preset: Option<ToolPreset>,
+    /// When non-empty, only these built-in tools are granted (narrows the preset).
+    pub allow: Vec<String>,
+    /// Granted tools whose calls wait for the user's approval.
+    pub ask: Vec<String>,
+    pub deny: Vec<String>,
+    /// Hard rules from the host that the user's lists cannot lift, with the reason shown.
+    pub framework_deny: Vec<(String, String)>,
+}
+
+/// What one gate check says about a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    Allow,
+    Ask,
+    /// Registered, but not granted to this agent.
+    NotGranted,
+    /// No tool by this name exists.
+    Unknown,
+}
+
+/// The outcome of resolving a [`GrantPolicy`] against a registry. Computed once per run.
+#[derive(Debug, Clone, Default)]
+pub struct ResolvedTools {
+    specs: Vec<ToolSpec>,
+    granted: BTreeMap<String, Grant>,
+    info: Vec<ToolGrantInfo>,
+    warnings: Vec<String>,
+}
+
+impl ResolvedTools {
+    /// The tools the model is told about.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// Every registered tool with its effective state and why.
+    pub fn info(&self) -> &[ToolGrantInfo] {
+        &self.info
+    }
+
+    /// Settings that probably do not do what the user meant.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    pub fn granted_names(&self) -> impl Iterator<Item = &str> {
+        self.granted.keys().map(String::as_str)
+    }
+
+    /// The execution gate: checked before every call, whatever the model was told.
+    pub fn check(&self, name: &str, registry: &ToolRegistry) -> Gate {
+        match self.granted.get(name) {
+            Some(Grant::Allow) => Gate::Allow,
+            Some(Grant::Ask) => Gate::Ask,
+            _ if registry.contains(name) => Gate::NotGranted,
+            _ => Gate::Unknown,
+        }
+    }
+}
+
+fn listed(list: &[String], name: &str) -> bool {
+    list.iter().any(|n| n == name)
+}
+
+impl GrantPolicy {
+    pub fn with_preset(preset: ToolPreset) -> Self {
+        Self {
+            preset: Some(preset),
+            ..Self::default()
+        }
+    }
+
+    pub fn allowing<S: AsRef<str>>(names: &[S]) -> Self {
+        Self {
+            allow: names.iter().map(|n| n.as_ref().to_owned()).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Resolves this policy against `registry`.
+    pub fn resolve(&self, registry: &ToolRegistry) -> ResolvedTools {
+        let mut out = ResolvedTools::default();
+        self.collect_warnings(registry, &mut out.warnings);
+        for name in registry.names() {
+            let runtime = registry.is_runtime(name);
+            let (grant, reason) = self.decide(name, runtime);
+            if grant != Grant::Deny {
+                if let Some(spec) = registry.spec(name) {
+                    out.specs.push(spec.clone());
+                }
+                out.granted.insert(name.to_owned(), grant);
+            }
+            out.info.push(ToolGrantInfo {
+                name: name.to_owned(),
+                grant,
+                reason,
+                runtime,
+            });
+        }
+        out
+    }
+
+    fn decide(&self, name: &str, runtime: bool) -> (Grant, String) {
+        if let Some((_, why)) = self.framework_deny.iter().find(|(n, _)| n == name) {
+            return (Grant::Deny, format!("denied — {why} (Paddock rule)"));
+        }
+        if listed(&self.deny, name) {
+            return (Grant::Deny, "denied — on the deny list".to_owned());
+        }
+        let source = if runtime {
+            "runtime tool".to_owned()
+        } else {
+            match (self.preset, self.allow.is_empty()) {
+                (None, true) => {
+                    return (
+                        Grant::Deny,
+                        "denied — no preset or allow list grants built-in tools".to_owned(),
+                    );
+                }
+                (Some(p), _) if !p.tools().contains(&name) => {
+                    return (
+                        Grant::Deny,
+                        format!("denied — not in preset {}", p.as_str()),
+                    );
+                }
+                (_, false) if !listed(&self.allow, name) => {
+                    return (Grant::Deny, "denied — not on the allow list".to_owned());
+                }
+                (Some(p), true) => format!("preset {}", p.as_str()),
+                (Some(p), false) => format!("preset {} and the allow list", p.as_str()),
+                (None, false) => "the allow list".to_owned(),
+            }
+        };
+        if listed(&self.ask, name) {
+            (Grant::Ask, format!("ask — {source}, on the ask list"))
+        } else {
+            (Grant::Allow, format!("allowed — {source}"))
+        }
+    }
+
+    fn collect_warnings(&self, registry: &ToolRegistry, warnings: &mut Vec<String>) {
+        if let (Some(p), false) = (self.preset, self.allow.is_empty()) {
+            warnings.push(format!(
+                "preset {} and an allow list are both set: only tools in both are granted ({})",
+                p.as_str(),
+                self.allow
+                    .iter()
+                    .filter(|n| p.tools().contains(&n.as_str()))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for (list, label) in [
+            (&self.allow, "allow"),
+            (&self.ask, "ask"),
+            (&self.deny, "deny"),
+        ] {
+            for name in list.iter().filter(|n| !registry.contains(n)) {
+                warnings.push(format!(
+                    "the {label} list names '{name}', which is not a known tool"
+                ));
+            }
+        }
+    }
+}

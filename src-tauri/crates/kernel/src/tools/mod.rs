@@ -1,0 +1,5 @@
+//! Built-in tools, one per file.
+
+pub mod delegate;
+
+pub use delegate::{DelegateTool, Team, TeamMember};

@@ -1,0 +1,167 @@
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::{ApprovalDecision, StopReason, TokenUsage, ToolCall};
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitReason {
+    /// The model answered without asking for tools.
+    EndTurn,
+    /// The run used all its model calls.
+    MaxTurns,
+    /// The user (or a caller) cancelled.
+    Aborted,
+    /// Used tokens went over the budget.
+    BudgetExceeded,
+    /// The model repeated itself.
+    LoopDetected,
+    /// The model could not be reached or answered nonsense.
+    Error,
+}
+
+impl ExitReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::EndTurn => "end_turn",
+            Self::MaxTurns => "max_turns",
+            Self::Aborted => "aborted",
+            Self::BudgetExceeded => "budget_exceeded",
+            Self::LoopDetected => "loop_detected",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// What kind of repetition was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopKind {
+    ToolRepetition,
+    TextRepetition,
+}
+
+/// What the kernel did about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopAction {
+    /// A "you seem stuck" message was added; the next detection stops the run.
+    Warned,
+    Terminated,
+}
+
+/// Classes of errors a user can act on differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// Missing or rejected API key.
+    Auth,
+    RateLimited,
+    /// The conversation no longer fits the model's context window.
+    ContextTooLong,
+    /// The vendor's server failed.
+    Server,
+    /// Could not connect, or the connection dropped.
+    Network,
+    /// The server answered something that is not the documented format.
+    InvalidResponse,
+    /// The request itself was rejected (bad model name, bad parameter).
+    InvalidRequest,
+    Cancelled,
+    Other,
+}
+
+/// Everything a run tells its observers, in order. UIs and the CLI consume only this.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    RunStarted {
+        agent: String,
+        model: String,
+    },
+    /// A model call begins (turn numbers start at 1).
+    TurnStarted {
+        turn: u32,
+    },
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        text: String,
+    },
+    ToolCallStarted {
+        call: ToolCall,
+    },
+    ToolCallFinished {
+        id: String,
+        name: String,
+        output: String,
+        is_error: bool,
+        #[ts(type = "number")]
+        duration_ms: u64,
+    },
+    ApprovalRequested {
+        request_id: String,
+        call: ToolCall,
+    },
+    ApprovalResolved {
+        request_id: String,
+        decision: ApprovalDecision,
+    },
+    /// Usage of the last model call and the run total so far (delegated usage included).
+    Usage {
+        turn: TokenUsage,
+        total: TokenUsage,
+    },
+    Warning {
+        message: String,
+    },
+    LoopDetected {
+        kind: LoopKind,
+        repetitions: u32,
+        action: LoopAction,
+        detail: String,
+    },
+    TurnFinished {
+        turn: u32,
+        stop_reason: StopReason,
+    },
+    Error {
+        kind: ErrorKind,
+        message: String,
+    },
+    RunFinished {
+        exit: ExitReason,
+        turns: u32,
+        usage: TokenUsage,
+    },
+    /// An event of a teammate's run, started by the delegation call `call_id`.
+    Delegated {
+        agent: String,
+        depth: u32,
+        call_id: String,
+        event: Box<AgentEvent>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_with_a_type_tag() {
+        let e = AgentEvent::Delegated {
+            agent: "helper".into(),
+            depth: 1,
+            call_id: "c1".into(),
+            event: Box::new(AgentEvent::TextDelta { text: "x".into() }),
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["type"], json!("delegated"));
+        assert_eq!(v["event"], json!({"type": "text_delta", "text": "x"}));
+        let back: AgentEvent = serde_json::from_value(v).unwrap();
+        assert_eq!(back, e);
+    }
+}

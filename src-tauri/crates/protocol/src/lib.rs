@@ -1,0 +1,13 @@
+//! Types shared by every Paddock crate and the UI: messages, usage, events, grants.
+//!
+//! Everything here is plain data (serde + ts-rs). No async runtime, no HTTP, no Tauri.
+
+mod events;
+mod grants;
+mod message;
+mod usage;
+
+pub use events::{AgentEvent, ErrorKind, ExitReason, LoopAction, LoopKind};
+pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
+pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
+pub use usage::TokenUsage;

@@ -1,0 +1,171 @@
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// Who said a message. Tool results travel in `User` messages, as both vendors expect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    #[ts(type = "unknown")]
+    pub input: Value,
+    /// True when the call was recovered from plain text (local models), not emitted natively.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(optional = nullable)]
+    pub parsed_from_text: bool,
+}
+
+/// The answer to one tool call, as the model will see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ToolResult {
+    pub tool_call_id: String,
+    pub content: String,
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+/// One block of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    /// Model reasoning. Anthropic signs it; the signature must be sent back unchanged.
+    Thinking {
+        thinking: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        signature: Option<String>,
+    },
+    /// Reasoning the vendor encrypted; opaque, only ever sent back.
+    RedactedThinking {
+        data: String,
+    },
+    ToolCall(ToolCall),
+    ToolResult(ToolResult),
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct Message {
+    pub role: Role,
+    pub content: Vec<ContentBlock>,
+}
+
+impl Message {
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+
+    pub fn assistant_text(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+
+    /// All text blocks joined, in order.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let ContentBlock::Text { text } = block {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResult> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolResult(result) => Some(result),
+            _ => None,
+        })
+    }
+}
+
+/// Why the model stopped one response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    StopSequence,
+    Refusal,
+    /// The stream ended without saying why.
+    Unknown,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn blocks_are_tagged_and_round_trip() {
+        let msg = Message {
+            role: Role::Assistant,
+            content: vec![
+                ContentBlock::Thinking {
+                    thinking: "hmm".into(),
+                    signature: Some("sig".into()),
+                },
+                ContentBlock::Text { text: "hi".into() },
+                ContentBlock::ToolCall(ToolCall {
+                    id: "c1".into(),
+                    name: "grep".into(),
+                    input: json!({"pattern": "x"}),
+                    parsed_from_text: false,
+                }),
+            ],
+        };
+        let v = serde_json::to_value(&msg).unwrap();
+        assert_eq!(
+            v,
+            json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                {"type": "text", "text": "hi"},
+                {"type": "tool_call", "id": "c1", "name": "grep", "input": {"pattern": "x"}}
+            ]})
+        );
+        let back: Message = serde_json::from_value(v).unwrap();
+        assert_eq!(back, msg);
+        assert_eq!(back.text(), "hi");
+        assert_eq!(back.tool_calls().count(), 1);
+    }
+
+    #[test]
+    fn parsed_from_text_is_kept_when_set() {
+        let call = ToolCall {
+            id: "c".into(),
+            name: "glob".into(),
+            input: json!({}),
+            parsed_from_text: true,
+        };
+        let v = serde_json::to_value(ContentBlock::ToolCall(call)).unwrap();
+        assert_eq!(v["parsed_from_text"], json!(true));
+    }
+}

@@ -1,0 +1,60 @@
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Tokens a model call (or a whole run) consumed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TokenUsage {
+    #[ts(type = "number")]
+    pub input_tokens: u64,
+    #[ts(type = "number")]
+    pub output_tokens: u64,
+}
+
+impl TokenUsage {
+    pub const fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Self {
+            input_tokens,
+            output_tokens,
+        }
+    }
+
+    /// Input plus output: what the token budget is measured against.
+    pub const fn total(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+
+    pub const fn is_zero(&self) -> bool {
+        self.input_tokens == 0 && self.output_tokens == 0
+    }
+}
+
+impl std::ops::Add for TokenUsage {
+    type Output = Self;
+    fn add(self, rhs: Self) -> Self {
+        Self {
+            input_tokens: self.input_tokens.saturating_add(rhs.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(rhs.output_tokens),
+        }
+    }
+}
+
+impl std::ops::AddAssign for TokenUsage {
+    fn add_assign(&mut self, rhs: Self) {
+        *self = *self + rhs;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds_and_totals_without_overflow() {
+        let mut u = TokenUsage::new(10, 5);
+        u += TokenUsage::new(1, 2);
+        assert_eq!(u, TokenUsage::new(11, 7));
+        assert_eq!(u.total(), 18);
+        let big = TokenUsage::new(u64::MAX, 1);
+        assert_eq!(big.total(), u64::MAX);
+    }
+}
