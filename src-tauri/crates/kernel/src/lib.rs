@@ -24,6 +24,6 @@ pub use events::{CollectSink, EventSink, FnSink, NullSink};
 pub use executor::{ExecutorLimits, ToolExecutor};
 pub use grants::{Gate, GrantPolicy, ResolvedTools};
 pub use loop_detect::{LoopConfig, LoopPolicy};
-pub use model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream};
+pub use model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream, OwnedRequest};
 pub use runner::{Checkpoint, RunConfig, RunOutcome, Runner};
 pub use tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolRegistry, TypedTool};

@@ -6,15 +6,38 @@ use std::time::Duration;
 use futures_util::stream::BoxStream;
 use paddock_protocol::{ErrorKind, Message, StopReason, TokenUsage, ToolCall, ToolSpec};
 
-/// Everything one model call needs.
+/// Everything one model call needs. Borrowed: the conversation is never copied per call;
+/// a provider serializes what it needs before `stream` returns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelRequest<'a> {
+    pub model: &'a str,
+    pub system: Option<&'a str>,
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolSpec],
+    /// Upper bound on output tokens for this call, if the caller has one.
+    pub max_output_tokens: Option<u32>,
+}
+
+/// An owned copy of a [`ModelRequest`], for recording (tests, the scripted model).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelRequest {
+pub struct OwnedRequest {
     pub model: String,
     pub system: Option<String>,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
-    /// Upper bound on output tokens for this call, if the caller has one.
     pub max_output_tokens: Option<u32>,
+}
+
+impl From<&ModelRequest<'_>> for OwnedRequest {
+    fn from(r: &ModelRequest<'_>) -> Self {
+        Self {
+            model: r.model.to_owned(),
+            system: r.system.map(str::to_owned),
+            messages: r.messages.to_vec(),
+            tools: r.tools.to_vec(),
+            max_output_tokens: r.max_output_tokens,
+        }
+    }
 }
 
 /// One piece of a streamed model response.
@@ -56,5 +79,5 @@ pub type ModelStream = BoxStream<'static, Result<ModelEvent, ModelError>>;
 
 /// A streaming chat model. Dropping the returned stream must stop the request at once.
 pub trait Model: Send + Sync {
-    fn stream(&self, request: ModelRequest) -> ModelStream;
+    fn stream(&self, request: &ModelRequest<'_>) -> ModelStream;
 }

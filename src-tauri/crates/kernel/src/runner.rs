@@ -127,14 +127,13 @@ impl Runner<'_> {
             let turn = state.turns;
             events.emit(AgentEvent::TurnStarted { turn });
 
-            let request = ModelRequest {
-                model: self.config.model.clone(),
-                system: self.config.system_prompt.clone(),
-                messages: state.messages.clone(),
-                tools: self.tools.specs().to_vec(),
+            let stream = self.model.stream(&ModelRequest {
+                model: &self.config.model,
+                system: self.config.system_prompt.as_deref(),
+                messages: &state.messages,
+                tools: self.tools.specs(),
                 max_output_tokens: self.config.max_output_tokens,
-            };
-            let stream = self.model.stream(request);
+            });
             let response = match collect(stream, &*events, &self.ctx.cancel, turn).await {
                 Ok(r) => r,
                 Err(Interrupted::Aborted(partial)) => {

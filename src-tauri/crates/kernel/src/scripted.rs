@@ -8,7 +8,7 @@ use futures_util::StreamExt;
 use paddock_protocol::{ErrorKind, StopReason, TokenUsage, ToolCall};
 use serde_json::Value;
 
-use crate::model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream};
+use crate::model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream, OwnedRequest};
 
 /// One step of a scripted response.
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ impl ScriptedTurn {
 #[derive(Default)]
 struct State {
     turns: VecDeque<ScriptedTurn>,
-    requests: Vec<ModelRequest>,
+    requests: Vec<OwnedRequest>,
     calls: u64,
 }
 
@@ -135,7 +135,7 @@ impl ScriptedModel {
     }
 
     /// Every request received so far, oldest first.
-    pub fn requests(&self) -> Vec<ModelRequest> {
+    pub fn requests(&self) -> Vec<OwnedRequest> {
         self.lock().requests.clone()
     }
 
@@ -149,10 +149,10 @@ impl ScriptedModel {
 }
 
 impl Model for ScriptedModel {
-    fn stream(&self, request: ModelRequest) -> ModelStream {
+    fn stream(&self, request: &ModelRequest<'_>) -> ModelStream {
         let (turn, n) = {
             let mut state = self.lock();
-            state.requests.push(request);
+            state.requests.push(OwnedRequest::from(request));
             state.calls += 1;
             (state.turns.pop_front(), state.calls)
         };

@@ -1,0 +1,11 @@
+//! The kernel's integration tests: one binary, one module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+mod delegation;
+mod executor;
+mod exits;
+mod grants;
+mod history_prop;
+mod loops;
+mod structured;
