@@ -5,9 +5,13 @@
 mod events;
 mod grants;
 mod message;
+mod sandbox;
 mod usage;
 
 pub use events::{AgentEvent, ErrorKind, ExitReason, LoopAction, LoopKind};
 pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
+pub use sandbox::{
+    AGENT_WORKSPACE_DIR, FsConfinement, NetworkConfinement, SandboxStatus, WorkspaceMode,
+};
 pub use usage::TokenUsage;

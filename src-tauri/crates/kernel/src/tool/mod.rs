@@ -10,12 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_protocol::{TokenUsage, ToolSpec};
+use paddock_protocol::{TokenUsage, ToolSpec, WorkspaceMode};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::Approvals;
 use crate::events::EventSink;
+use crate::sandbox::SandboxConfig;
 
 pub use coerce::coerce_to_schema;
 pub use registry::{RegistryError, ToolRegistry};
@@ -64,13 +65,19 @@ pub enum ToolError {
     Failed(String),
 }
 
-/// Configuration every tool of a run shares: where the workspace is and what to hide.
+/// Configuration every tool of a run shares: where the workspace is, what to hide and how
+/// bash is confined. The default has no workspace (file tools refuse) and the safest sandbox.
 #[derive(Debug, Clone, Default)]
 pub struct ToolEnv {
     /// Root of the agent's workspace; file tools stay inside it.
     pub workspace_root: PathBuf,
+    /// Which folder the user picked as the workspace (shown in the sandbox status).
+    pub workspace_mode: WorkspaceMode,
     /// Exact values to redact from tool output (API keys the host holds).
     pub secrets: Vec<String>,
+    /// bash's OS sandbox: on/off, network grant, whether unconfined bash is acceptable,
+    /// the session's private TMPDIR.
+    pub sandbox: SandboxConfig,
 }
 
 /// Everything a running tool may use.

@@ -1,0 +1,260 @@
+//! Fences around the tools: the path guard every file tool uses, and the environment,
+//! redaction and OS confinement bash runs under.
+
+mod env;
+#[cfg(target_os = "linux")]
+mod linux;
+mod path_guard;
+mod redact;
+mod resolve;
+
+use std::path::{Path, PathBuf};
+
+use paddock_protocol::{FsConfinement, NetworkConfinement, SandboxStatus, WorkspaceMode};
+
+pub use env::{ENV_ALLOW_LIST, looks_secret, scrubbed_env};
+pub use path_guard::{PathError, PathGuard, Root};
+pub use redact::{REDACTED, Redactor};
+pub use resolve::{MAX_SYMLINK_HOPS, Resolved, display_rel};
+
+use crate::tool::ToolEnv;
+
+/// How bash is confined. The default is the safe one: sandbox on, no network, and bash
+/// refused where the sandbox cannot be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// Confine bash with the OS sandbox. Turning it off is the user accepting unconfined bash.
+    pub enabled: bool,
+    /// The project grants bash network access.
+    pub bash_network: bool,
+    /// Run bash even where (full) confinement is unavailable; the result then says so.
+    pub allow_unconfined: bool,
+    /// The session's private TMPDIR (writable under the sandbox). `None`: a fresh one per
+    /// command, removed afterwards.
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bash_network: false,
+            allow_unconfined: false,
+            tmp_dir: None,
+        }
+    }
+}
+
+/// What bash would run under with this environment, as the CLI and app show it.
+pub fn status(env: &ToolEnv) -> SandboxStatus {
+    let tmp = env
+        .sandbox
+        .tmp_dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("paddock-bash-*"));
+    let root = env.workspace_root.clone();
+    describe(
+        &env.sandbox,
+        env.workspace_mode,
+        &root,
+        &[root.clone(), tmp],
+    )
+}
+
+/// The status for these settings on this machine, writing only `writable`.
+pub fn describe(
+    config: &SandboxConfig,
+    mode: WorkspaceMode,
+    root: &Path,
+    writable: &[PathBuf],
+) -> SandboxStatus {
+    let (filesystem, network) = if config.enabled {
+        confinement_available(config.bash_network)
+    } else {
+        let network = if config.bash_network {
+            NetworkConfinement::Granted
+        } else {
+            NetworkConfinement::Disabled
+        };
+        (FsConfinement::Disabled, network)
+    };
+    let fs_ok = matches!(filesystem, FsConfinement::Landlock { .. });
+    let net_ok = network.is_isolated() || network == NetworkConfinement::Granted;
+    let fully_confined = fs_ok && net_ok;
+    let bash_runs = fully_confined || config.allow_unconfined || !config.enabled;
+    let writable_roots = if fs_ok {
+        writable.iter().map(|p| p.display().to_string()).collect()
+    } else {
+        Vec::new()
+    };
+    let summary = summarize(&filesystem, &network, writable_roots.len(), bash_runs);
+    SandboxStatus {
+        workspace_mode: mode,
+        workspace_root: root.display().to_string(),
+        filesystem,
+        network,
+        writable_roots,
+        fully_confined,
+        bash_runs,
+        summary,
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn confinement_available(network_granted: bool) -> (FsConfinement, NetworkConfinement) {
+    let probe = linux::probe();
+    let filesystem = match &probe.landlock {
+        Ok(abi) => FsConfinement::Landlock { abi: *abi },
+        Err(reason) => FsConfinement::Unavailable {
+            reason: reason.clone(),
+        },
+    };
+    let network = if network_granted {
+        NetworkConfinement::Granted
+    } else {
+        match (&probe.netns, &probe.landlock) {
+            (Ok(()), _) => NetworkConfinement::Namespace,
+            (Err(_), Ok(abi)) if linux::landlock_covers_tcp(*abi) => {
+                NetworkConfinement::LandlockTcp
+            }
+            (Err(reason), _) => NetworkConfinement::Unavailable {
+                reason: reason.clone(),
+            },
+        }
+    };
+    (filesystem, network)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confinement_available(network_granted: bool) -> (FsConfinement, NetworkConfinement) {
+    let reason = "OS confinement for bash is implemented on Linux only".to_owned();
+    let network = if network_granted {
+        NetworkConfinement::Granted
+    } else {
+        NetworkConfinement::Unavailable {
+            reason: reason.clone(),
+        }
+    };
+    (FsConfinement::Unavailable { reason }, network)
+}
+
+fn summarize(
+    fs: &FsConfinement,
+    net: &NetworkConfinement,
+    writable: usize,
+    bash_runs: bool,
+) -> String {
+    let fs = match fs {
+        FsConfinement::Landlock { abi } => {
+            format!("Landlock ABI {abi}: writes only in {writable} folders")
+        }
+        FsConfinement::Unavailable { reason } => format!("no file-system confinement ({reason})"),
+        FsConfinement::Disabled => "sandbox turned off".to_owned(),
+    };
+    let net = match net {
+        NetworkConfinement::Namespace => "network isolated (private namespace)".to_owned(),
+        NetworkConfinement::LandlockTcp => {
+            "TCP blocked by Landlock (other protocols open)".to_owned()
+        }
+        NetworkConfinement::Granted => "network allowed by the project".to_owned(),
+        NetworkConfinement::Unavailable { reason } => format!("network NOT isolated ({reason})"),
+        NetworkConfinement::Disabled => "network not isolated".to_owned(),
+    };
+    let runs = if bash_runs {
+        ""
+    } else {
+        "; bash refused until unconfined bash is allowed in settings"
+    };
+    format!("{fs}; {net}{runs}")
+}
+
+/// The confinement applied to one bash command.
+#[derive(Debug)]
+pub struct Confinement {
+    pub status: SandboxStatus,
+    #[cfg(target_os = "linux")]
+    landlock: Option<linux::LandlockRules>,
+    #[cfg(target_os = "linux")]
+    netns: Option<linux::IdMaps>,
+}
+
+impl Confinement {
+    /// Builds what `status` says can be enforced. Refuses (with the reason the model sees)
+    /// when confinement is incomplete and the settings do not accept that.
+    pub fn prepare(
+        config: &SandboxConfig,
+        mode: WorkspaceMode,
+        root: &Path,
+        writable: &[PathBuf],
+    ) -> Result<Self, String> {
+        let status = describe(config, mode, root, writable);
+        if !status.bash_runs {
+            return Err(format!(
+                "bash is disabled on this machine: {}. The user can allow unconfined bash in \
+                 the project settings.",
+                status.summary
+            ));
+        }
+        Self::build(status, writable)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn build(status: SandboxStatus, writable: &[PathBuf]) -> Result<Self, String> {
+        let landlock = match status.filesystem {
+            FsConfinement::Landlock { .. } => Some(linux::LandlockRules::build(
+                writable,
+                status.network == NetworkConfinement::LandlockTcp,
+                status.network.is_isolated(),
+            )?),
+            _ => None,
+        };
+        let netns = (status.network == NetworkConfinement::Namespace).then(linux::IdMaps::current);
+        Ok(Self {
+            status,
+            landlock,
+            netns,
+        })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn build(status: SandboxStatus, _writable: &[PathBuf]) -> Result<Self, String> {
+        Ok(Self { status })
+    }
+
+    /// A line for the result when the command does not run fully confined.
+    pub fn note(&self) -> Option<String> {
+        if self.status.fully_confined {
+            None
+        } else {
+            Some(format!("[ran unconfined: {}]", self.status.summary))
+        }
+    }
+
+    /// Arranges for the child to enter the sandbox between fork and exec.
+    #[cfg(target_os = "linux")]
+    pub fn apply(self, cmd: &mut tokio::process::Command) {
+        let mut landlock = self.landlock;
+        let netns = self.netns;
+        if landlock.is_none() && netns.is_none() {
+            return;
+        }
+        // SAFETY: the hook runs in the forked child and only makes system calls on memory
+        // prepared before the fork (`unshare`, writes to /proc/self, an ioctl, prctl and
+        // landlock_restrict_self); it does not allocate or take locks.
+        #[allow(unsafe_code)]
+        unsafe {
+            cmd.pre_exec(move || {
+                if let Some(maps) = &netns {
+                    linux::enter_namespaces(maps)?;
+                }
+                if let Some(rules) = landlock.take() {
+                    rules.restrict_self()?;
+                }
+                Ok(())
+            });
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn apply(self, _cmd: &mut tokio::process::Command) {}
+}

@@ -1,0 +1,198 @@
+//! What grep and glob share: the workspace walker (ripgrep's `ignore`, in parallel) and the
+//! path filter (`globset`).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+
+/// Folders never walked into: version control, dependencies, caches.
+pub const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".jj",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+];
+/// Walker threads at most (the walk is mostly system calls; more rarely helps).
+const MAX_THREADS: usize = 8;
+
+/// A walker over `dir` with .gitignore / .ignore honoured (git repo or not), hidden files
+/// included, symlinks not followed and [`SKIPPED_DIRS`] skipped.
+pub fn walker(dir: &Path) -> WalkBuilder {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .min(MAX_THREADS);
+    let mut builder = WalkBuilder::new(dir);
+    builder
+        .hidden(false)
+        .parents(false)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false)
+        .threads(threads)
+        .filter_entry(|entry| {
+            !(entry.file_type().is_some_and(|t| t.is_dir())
+                && entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+        });
+    builder
+}
+
+/// Runs `visit` on every regular file under the walker, in parallel, each thread gathering
+/// into its own `Vec<T>`; returns everything gathered. `visit` returns false to stop the walk.
+pub fn collect<T, F>(builder: &WalkBuilder, make: impl Fn() -> F) -> Vec<T>
+where
+    T: Send,
+    F: FnMut(&DirEntry, &mut Vec<T>) -> bool + Send,
+{
+    let gathered = Mutex::new(Vec::new());
+    let mut factory = Factory {
+        make,
+        gathered: &gathered,
+    };
+    builder.build_parallel().visit(&mut factory);
+    let mut all = Vec::new();
+    if let Ok(parts) = gathered.into_inner() {
+        for mut part in parts {
+            all.append(&mut part);
+        }
+    }
+    all
+}
+
+struct Factory<'a, M, T> {
+    make: M,
+    gathered: &'a Mutex<Vec<Vec<T>>>,
+}
+
+impl<'s, 'a: 's, M, F, T> ParallelVisitorBuilder<'s> for Factory<'a, M, T>
+where
+    M: Fn() -> F,
+    F: FnMut(&DirEntry, &mut Vec<T>) -> bool + Send + 's,
+    T: Send + 's,
+{
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor {
+            visit: (self.make)(),
+            items: Vec::new(),
+            gathered: self.gathered,
+        })
+    }
+}
+
+struct Visitor<'a, F, T> {
+    visit: F,
+    items: Vec<T>,
+    gathered: &'a Mutex<Vec<Vec<T>>>,
+}
+
+impl<F, T> ParallelVisitor for Visitor<'_, F, T>
+where
+    F: FnMut(&DirEntry, &mut Vec<T>) -> bool + Send,
+    T: Send,
+{
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        // Unreadable entries are skipped, as ripgrep does.
+        let Ok(entry) = entry else {
+            return WalkState::Continue;
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return WalkState::Continue;
+        }
+        if (self.visit)(&entry, &mut self.items) {
+            WalkState::Continue
+        } else {
+            WalkState::Quit
+        }
+    }
+}
+
+impl<F, T> Drop for Visitor<'_, F, T> {
+    fn drop(&mut self) {
+        if let Ok(mut all) = self.gathered.lock() {
+            all.push(std::mem::take(&mut self.items));
+        }
+    }
+}
+
+/// A glob over paths: without `/` it matches the file name anywhere (`*.rs`); with `/` it
+/// matches the whole path relative to the search folder (`src/**/*.rs`), `*` not crossing `/`.
+#[derive(Debug, Clone)]
+pub struct PathMatcher {
+    glob: GlobMatcher,
+    whole_path: bool,
+}
+
+impl PathMatcher {
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        let pattern = pattern.trim();
+        let trimmed = pattern.strip_prefix("./").unwrap_or(pattern);
+        if trimmed.is_empty() {
+            return Err("the glob pattern is empty".to_owned());
+        }
+        let whole_path = trimmed.contains('/');
+        let glob = GlobBuilder::new(trimmed)
+            .literal_separator(whole_path)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("invalid glob pattern '{pattern}': {}", e.kind()))?;
+        Ok(Self {
+            glob: glob.compile_matcher(),
+            whole_path,
+        })
+    }
+
+    /// `rel` is relative to the search folder.
+    pub fn is_match(&self, rel: &Path, name: &OsStr) -> bool {
+        if self.whole_path {
+            self.glob.is_match(rel)
+        } else {
+            self.glob.is_match(name)
+        }
+    }
+}
+
+/// `path` relative to `base`, or the path itself when it is not under it.
+pub fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    path.strip_prefix(base).unwrap_or(path).to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pattern: &str, path: &str) -> bool {
+        let p = Path::new(path);
+        PathMatcher::new(pattern)
+            .unwrap()
+            .is_match(p, p.file_name().unwrap_or_default())
+    }
+
+    #[test]
+    fn name_globs_match_anywhere_and_path_globs_match_the_path() {
+        assert!(m("*.rs", "a/b/c.rs"));
+        assert!(m("src/**/*.rs", "src/a/b.rs"));
+        assert!(m("src/**/*.rs", "src/b.rs"));
+        assert!(!m("src/*.rs", "src/a/b.rs"));
+        assert!(!m("src/**/*.rs", "lib/src/a.rs"));
+        assert!(m("./src/*.rs", "src/a.rs"));
+        assert!(m("*.{rs,toml}", "Cargo.toml"));
+    }
+
+    #[test]
+    fn bad_globs_are_errors() {
+        assert!(PathMatcher::new("a[").unwrap_err().contains("invalid glob"));
+        assert!(PathMatcher::new(" ").is_err());
+    }
+}
