@@ -1,9 +1,10 @@
 //! Default-deny tool grants: what the model is told, and what may run.
 //!
 //! Order for built-in tools: preset filter -> allow list -> deny list -> framework deny list.
-//! With neither a preset nor an allow list, no built-in tool is granted. Runtime tools (MCP)
-//! skip preset and allow list but obey both deny lists. The ask list turns a granted tool's
-//! Allow into Ask; it never grants by itself.
+//! With neither a preset nor an allow list, no built-in tool is granted. `extra` grants
+//! single tools on top (the per-tool Allow / Ask of the settings and the UI). Runtime tools
+//! (MCP) skip preset and allow list but obey both deny lists. The ask list turns a granted
+//! tool's Allow into Ask; it never grants by itself.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +18,8 @@ pub struct GrantPolicy {
     pub preset: Option<ToolPreset>,
     /// When non-empty, only these built-in tools are granted (narrows the preset).
     pub allow: Vec<String>,
+    /// Tools granted one by one on top of the preset and allow list.
+    pub extra: Vec<String>,
     /// Granted tools whose calls wait for the user's approval.
     pub ask: Vec<String>,
     pub deny: Vec<String>,
@@ -87,6 +90,29 @@ impl GrantPolicy {
         }
     }
 
+    /// The product's model (settings, CLI flags, the grants screen): a preset plus per-tool
+    /// Allow / Ask / Deny that add to it or take from it.
+    pub fn from_overrides<'a>(
+        preset: Option<ToolPreset>,
+        overrides: impl IntoIterator<Item = (&'a str, Grant)>,
+    ) -> Self {
+        let mut policy = Self {
+            preset,
+            ..Self::default()
+        };
+        for (name, grant) in overrides {
+            match grant {
+                Grant::Allow => policy.extra.push(name.to_owned()),
+                Grant::Ask => {
+                    policy.extra.push(name.to_owned());
+                    policy.ask.push(name.to_owned());
+                }
+                Grant::Deny => policy.deny.push(name.to_owned()),
+            }
+        }
+        policy
+    }
+
     pub fn allowing<S: AsRef<str>>(names: &[S]) -> Self {
         Self {
             allow: names.iter().map(|n| n.as_ref().to_owned()).collect(),
@@ -127,31 +153,34 @@ impl GrantPolicy {
         let source = if runtime {
             "runtime tool".to_owned()
         } else {
-            match (self.preset, self.allow.is_empty()) {
-                (None, true) => {
-                    return (
-                        Grant::Deny,
-                        "denied — no preset or allow list grants built-in tools".to_owned(),
-                    );
-                }
-                (Some(p), _) if !p.tools().contains(&name) => {
-                    return (
-                        Grant::Deny,
-                        format!("denied — not in preset {}", p.as_str()),
-                    );
-                }
-                (_, false) if !listed(&self.allow, name) => {
-                    return (Grant::Deny, "denied — not on the allow list".to_owned());
-                }
-                (Some(p), true) => format!("preset {}", p.as_str()),
-                (Some(p), false) => format!("preset {} and the allow list", p.as_str()),
-                (None, false) => "the allow list".to_owned(),
+            match (self.filter(name), listed(&self.extra, name)) {
+                (Ok(source), _) => source,
+                (Err(_), true) => "granted individually".to_owned(),
+                (Err(denied), false) => return (Grant::Deny, denied),
             }
         };
         if listed(&self.ask, name) {
             (Grant::Ask, format!("ask — {source}, on the ask list"))
         } else {
             (Grant::Allow, format!("allowed — {source}"))
+        }
+    }
+
+    /// Preset and allow list: the source of the grant, or why the tool is denied.
+    fn filter(&self, name: &str) -> Result<String, String> {
+        match (self.preset, self.allow.is_empty()) {
+            (None, true) => {
+                Err("denied — no preset or allow list grants built-in tools".to_owned())
+            }
+            (Some(p), _) if !p.tools().contains(&name) => {
+                Err(format!("denied — not in preset {}", p.as_str()))
+            }
+            (_, false) if !listed(&self.allow, name) => {
+                Err("denied — not on the allow list".to_owned())
+            }
+            (Some(p), true) => Ok(format!("preset {}", p.as_str())),
+            (Some(p), false) => Ok(format!("preset {} and the allow list", p.as_str())),
+            (None, false) => Ok("the allow list".to_owned()),
         }
     }
 

@@ -466,3 +466,71 @@ fn reasons_explain_each_state() {
         "denied — no preset or allow list grants built-in tools"
     );
 }
+
+#[test]
+fn per_tool_overrides_add_to_and_take_from_the_preset() {
+    let act = Arc::new(Act::default());
+    let reg = registry(&act);
+    let p = GrantPolicy::from_overrides(
+        Some(ToolPreset::Readonly),
+        [
+            ("bash", Grant::Ask),
+            ("echo", Grant::Allow),
+            ("grep", Grant::Deny),
+        ],
+    );
+    let r = p.resolve(&reg);
+    let names: Vec<&str> = r.specs().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, vec!["bash", "echo", "file_read", "glob"]);
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let info = |n: &str| {
+        r.info()
+            .iter()
+            .find(|i| i.name == n)
+            .map(|i| (i.grant, i.reason.clone()))
+            .unwrap()
+    };
+    assert_eq!(
+        info("bash"),
+        (
+            Grant::Ask,
+            "ask — granted individually, on the ask list".into()
+        )
+    );
+    assert_eq!(
+        info("file_read"),
+        (Grant::Allow, "allowed — preset readonly".into())
+    );
+    assert_eq!(
+        info("file_write"),
+        (Grant::Deny, "denied — not in preset readonly".into())
+    );
+
+    // Without a preset, only what is granted one by one.
+    let p = GrantPolicy::from_overrides(None, [("echo", Grant::Allow)]);
+    assert_eq!(p.resolve(&reg).specs().len(), 1);
+    assert!(
+        GrantPolicy::from_overrides(None, [])
+            .resolve(&reg)
+            .specs()
+            .is_empty()
+    );
+
+    // Runtime tools: Ask and Deny apply, Allow changes nothing.
+    let reg = registry_with_runtime();
+    let p = GrantPolicy::from_overrides(
+        None,
+        [
+            ("mcp__srv__lookup", Grant::Ask),
+            ("mcp__srv__delete", Grant::Deny),
+        ],
+    );
+    let r = p.resolve(&reg);
+    let names: Vec<&str> = r.specs().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, vec!["mcp__srv__lookup"]);
+    assert_eq!(r.check("mcp__srv__lookup", &reg), paddock_kernel::Gate::Ask);
+    assert_eq!(
+        r.check("mcp__srv__delete", &reg),
+        paddock_kernel::Gate::NotGranted
+    );
+}
