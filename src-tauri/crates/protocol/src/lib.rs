@@ -6,6 +6,7 @@ mod events;
 mod grants;
 mod message;
 mod sandbox;
+mod settings;
 mod usage;
 
 pub use events::{AgentEvent, ErrorKind, ExitReason, LoopAction, LoopKind};
@@ -13,5 +14,9 @@ pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
 pub use sandbox::{
     AGENT_WORKSPACE_DIR, FsConfinement, NetworkConfinement, SandboxStatus, WorkspaceMode,
+};
+pub use settings::{
+    McpServerConfig, McpTransport, ProjectSettings, ProviderKind, SETTINGS_VERSION,
+    TeammateSettings,
 };
 pub use usage::TokenUsage;

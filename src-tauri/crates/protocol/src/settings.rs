@@ -1,0 +1,268 @@
+//! Per-project settings, stored as `<project>/.paddock/settings.json`. Never holds a secret:
+//! API keys live in the OS keychain.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::{Grant, ToolPreset, WorkspaceMode};
+
+/// The settings format this Paddock reads and writes.
+pub const SETTINGS_VERSION: u32 = 1;
+
+/// Which wire protocol a model speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+pub enum ProviderKind {
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Ollama, vLLM, LM Studio, llama.cpp server and other Chat Completions servers.
+    #[serde(rename = "openai-compatible")]
+    OpenAiCompatible,
+}
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 3] = [Self::Anthropic, Self::OpenAi, Self::OpenAiCompatible];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::OpenAi => "openai",
+            Self::OpenAiCompatible => "openai-compatible",
+        }
+    }
+}
+
+impl std::str::FromStr for ProviderKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| {
+                format!("unknown provider '{s}' (expected anthropic, openai or openai-compatible)")
+            })
+    }
+}
+
+/// Settings of one project. Every field is optional in the file; missing ones take defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProjectSettings {
+    /// Format version; this Paddock understands 1.
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub provider: Option<ProviderKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// Server address for openai-compatible providers (e.g. http://localhost:11434/v1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub base_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
+    /// Tool bundle granted to the agent; none means no built-in tool unless granted below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub preset: Option<ToolPreset>,
+    /// Per-tool grants on top of the preset: allow adds a tool, ask adds it behind an
+    /// approval, deny removes it (MCP tools included, as `mcp__<server>__<tool>`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, Grant>,
+    /// Where the agent may work: its own `.agent-workspace` folder or the whole project.
+    #[serde(default)]
+    pub workspace: WorkspaceMode,
+    /// Let bash reach the network.
+    #[serde(default)]
+    pub bash_network: bool,
+    /// Run bash even where the OS sandbox is unavailable (the result says so).
+    #[serde(default)]
+    pub allow_unconfined_bash: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_turns: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub max_token_budget: Option<u64>,
+    /// Agents the main agent may hand work to with `delegate_to_agent`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teammates: Vec<TeammateSettings>,
+    /// MCP servers, in the de-facto `mcpServers` shape.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+}
+
+impl Default for ProjectSettings {
+    fn default() -> Self {
+        Self {
+            version: SETTINGS_VERSION,
+            provider: None,
+            model: None,
+            base_url: None,
+            system_prompt: None,
+            preset: None,
+            tools: BTreeMap::new(),
+            workspace: WorkspaceMode::default(),
+            bash_network: false,
+            allow_unconfined_bash: false,
+            max_turns: None,
+            max_token_budget: None,
+            teammates: Vec::new(),
+            mcp_servers: BTreeMap::new(),
+        }
+    }
+}
+
+/// A named agent for delegation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TeammateSettings {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub system_prompt: Option<String>,
+    /// Model name; defaults to the project's model (same provider).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub preset: Option<ToolPreset>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, Grant>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_turns: Option<u32>,
+}
+
+/// One MCP server: `command` (+ `args`, `env`) for stdio, or `url` (+ `headers`) for
+/// streamable HTTP. Exactly one of `command` and `url`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct McpServerConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Extra environment for the server process (not secrets you want in git: prefer
+    /// variables already in your environment).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Kept in the file but not started.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disabled: bool,
+    /// Per-call time limit for this server's tools, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub timeout_secs: Option<u64>,
+}
+
+/// How to reach an MCP server, once validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpTransport<'a> {
+    Stdio {
+        command: &'a str,
+        args: &'a [String],
+        env: &'a BTreeMap<String, String>,
+        cwd: Option<&'a str>,
+    },
+    Http {
+        url: &'a str,
+        headers: &'a BTreeMap<String, String>,
+    },
+}
+
+impl McpServerConfig {
+    /// The transport, or why the entry is unusable.
+    pub fn transport(&self) -> Result<McpTransport<'_>, String> {
+        match (&self.command, &self.url) {
+            (Some(command), None) if !command.trim().is_empty() => Ok(McpTransport::Stdio {
+                command,
+                args: &self.args,
+                env: &self.env,
+                cwd: self.cwd.as_deref(),
+            }),
+            (None, Some(url)) if !url.trim().is_empty() => Ok(McpTransport::Http {
+                url,
+                headers: &self.headers,
+            }),
+            (Some(_), Some(_)) => {
+                Err("set either `command` (stdio) or `url` (HTTP), not both".into())
+            }
+            _ => Err("set `command` (stdio server) or `url` (streamable HTTP server)".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_full_file_round_trips() {
+        let v = json!({
+            "version": 1,
+            "provider": "openai-compatible",
+            "model": "qwen2.5-coder",
+            "baseUrl": "http://localhost:11434/v1",
+            "preset": "readwrite",
+            "tools": {"bash": "ask", "file_write": "deny"},
+            "workspace": "project",
+            "bashNetwork": true,
+            "allowUnconfinedBash": false,
+            "teammates": [{"name": "reviewer", "preset": "readonly"}],
+            "mcpServers": {
+                "everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]},
+                "remote": {"url": "http://127.0.0.1:3001/mcp", "headers": {"X-Team": "a"}}
+            }
+        });
+        let s: ProjectSettings = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(s.provider, Some(ProviderKind::OpenAiCompatible));
+        assert_eq!(s.tools["bash"], Grant::Ask);
+        assert_eq!(s.workspace, WorkspaceMode::Project);
+        assert!(matches!(
+            s.mcp_servers["everything"].transport(),
+            Ok(McpTransport::Stdio { command: "npx", .. })
+        ));
+        assert!(matches!(
+            s.mcp_servers["remote"].transport(),
+            Ok(McpTransport::Http { .. })
+        ));
+        assert_eq!(serde_json::to_value(&s).unwrap(), v);
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_by_name() {
+        let err =
+            serde_json::from_value::<ProjectSettings>(json!({"version": 1, "presett": "full"}))
+                .unwrap_err();
+        assert!(err.to_string().contains("unknown field `presett`"), "{err}");
+    }
+
+    #[test]
+    fn an_mcp_entry_needs_exactly_one_transport() {
+        let both = McpServerConfig {
+            command: Some("x".into()),
+            url: Some("http://x".into()),
+            ..McpServerConfig::default()
+        };
+        assert!(both.transport().unwrap_err().contains("not both"));
+        assert!(McpServerConfig::default().transport().is_err());
+    }
+}
