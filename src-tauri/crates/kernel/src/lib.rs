@@ -13,6 +13,7 @@ mod response;
 pub mod runner;
 pub mod sandbox;
 pub mod scripted;
+pub mod settings;
 pub mod structured;
 pub mod tool;
 pub mod tools;

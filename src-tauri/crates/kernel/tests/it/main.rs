@@ -8,4 +8,5 @@ mod exits;
 mod grants;
 mod history_prop;
 mod loops;
+mod settings;
 mod structured;
