@@ -1,0 +1,194 @@
+//! Runs one streamed model call: sends it, retries what can be retried, reads the event
+//! stream under an idle timeout and hands each SSE event to a vendor [`Decoder`].
+//!
+//! A call is retried only while the caller has seen nothing but usage: once text or a
+//! tool call went out, a second attempt would duplicate it, so the error is surfaced.
+//! Dropping the stream drops the connection with it, which is how cancellation stops a call.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use paddock_kernel::{ModelError, ModelEvent, ModelStream};
+use reqwest::Response;
+
+use crate::http::{Transport, final_error};
+use crate::retry::Failure;
+use crate::sse::{SseEvent, SseParser};
+
+/// Turns one vendor's SSE events into model events.
+pub(crate) trait Decoder: Send + 'static {
+    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), Failure>;
+    /// The vendor's end marker arrived: nothing after it matters.
+    fn is_done(&self) -> bool;
+    /// The body ended without the end marker: finish if that is acceptable, else fail.
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), Failure>;
+}
+
+/// An open response being read.
+struct Reading<D> {
+    response: Response,
+    sse: SseParser,
+    decoder: D,
+}
+
+enum Phase<D> {
+    Connect,
+    Read(Box<Reading<D>>),
+    Done,
+}
+
+struct Driver<D, F> {
+    transport: Arc<Transport>,
+    url: String,
+    body: Vec<u8>,
+    make_decoder: F,
+    attempt: u32,
+    phase: Phase<D>,
+    queue: VecDeque<ModelEvent>,
+    /// Something other than usage reached the caller: no more retries.
+    committed: bool,
+}
+
+/// Streams a POST of `body` to `url`, decoding with a fresh decoder per attempt.
+pub(crate) fn stream<D, F>(
+    transport: Arc<Transport>,
+    url: String,
+    body: Vec<u8>,
+    make_decoder: F,
+) -> ModelStream
+where
+    D: Decoder,
+    F: Fn() -> D + Send + 'static,
+{
+    let driver = Driver {
+        transport,
+        url,
+        body,
+        make_decoder,
+        attempt: 1,
+        phase: Phase::Connect,
+        queue: VecDeque::new(),
+        committed: false,
+    };
+    futures_util::stream::unfold(driver, |mut d| async move {
+        let item = d.next().await?;
+        Some((item, d))
+    })
+    .boxed()
+}
+
+/// A stream that fails at once (a request that could not even be built).
+pub(crate) fn failed(error: ModelError) -> ModelStream {
+    futures_util::stream::iter([Err(error)]).boxed()
+}
+
+impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
+    async fn next(&mut self) -> Option<Result<ModelEvent, ModelError>> {
+        loop {
+            if let Some(event) = self.queue.pop_front() {
+                if !matches!(event, ModelEvent::Usage(_)) {
+                    self.committed = true;
+                }
+                return Some(Ok(event));
+            }
+            let step = match std::mem::replace(&mut self.phase, Phase::Done) {
+                Phase::Done => return None,
+                Phase::Connect => self.connect().await,
+                Phase::Read(reading) => self.read(reading).await,
+            };
+            if let Err(failure) = step {
+                self.queue.clear();
+                if !self.committed
+                    && self
+                        .transport
+                        .pause_before_retry(self.attempt, &failure)
+                        .await
+                {
+                    self.attempt += 1;
+                    self.phase = Phase::Connect;
+                    continue;
+                }
+                return Some(Err(self.surface(failure)));
+            }
+        }
+    }
+
+    fn surface(&self, failure: Failure) -> ModelError {
+        if self.committed && failure.retryable {
+            let mut error = failure.error;
+            error.message = format!(
+                "{}; the response had already started, so it was not retried",
+                error.message
+            );
+            return error;
+        }
+        final_error(failure, self.attempt)
+    }
+
+    async fn connect(&mut self) -> Result<(), Failure> {
+        let t = &self.transport;
+        let response = t.post_once(&self.url, &self.body).await?;
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if content_type.starts_with("application/json") {
+            // Some servers answer errors, or ignore `stream`, with a plain JSON body.
+            let text = t.read_text(response).await?;
+            return Err(match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(v) if v.get("error").is_some() => t.ctx.stream_error(&v),
+                _ => t
+                    .ctx
+                    .invalid("expected an event stream but got a JSON document"),
+            });
+        }
+        self.phase = Phase::Read(Box::new(Reading {
+            response,
+            sse: SseParser::new(),
+            decoder: (self.make_decoder)(),
+        }));
+        Ok(())
+    }
+
+    async fn read(&mut self, mut reading: Box<Reading<D>>) -> Result<(), Failure> {
+        let t = &self.transport;
+        let Reading {
+            response,
+            sse,
+            decoder,
+        } = &mut *reading;
+        let chunk = match tokio::time::timeout(t.idle, response.chunk()).await {
+            Err(_) => {
+                return Err(t.ctx.idle_timeout(t.idle, "the next part of the response"));
+            }
+            Ok(Err(e)) => return Err(t.ctx.transport_failure(&e, true)),
+            Ok(Ok(chunk)) => chunk,
+        };
+        let mut out = Vec::new();
+        let Some(chunk) = chunk else {
+            if let Some(event) = sse.finish().map_err(|e| t.ctx.invalid(e))? {
+                decoder.event(event, &mut out)?;
+            }
+            if !decoder.is_done() {
+                decoder.finish(&mut out)?;
+            }
+            self.queue.extend(out);
+            return Ok(());
+        };
+        for event in sse.push(&chunk).map_err(|e| t.ctx.invalid(e))? {
+            decoder.event(event, &mut out)?;
+            if decoder.is_done() {
+                break;
+            }
+        }
+        self.queue.extend(out);
+        if !decoder.is_done() {
+            self.phase = Phase::Read(reading);
+        }
+        // Done: the response is dropped here, which releases the connection.
+        Ok(())
+    }
+}

@@ -1,0 +1,224 @@
+//! Decodes Chat Completions chunks. Tool calls arrive as fragments keyed by `index` and are
+//! emitted whole at the end; usage arrives in a last chunk with no choices (when asked
+//! for). Local servers bend the format: ids or indexes may be missing, arguments may come as
+//! an object, reasoning may come as `reasoning_content` or `reasoning`, usage may be
+//! missing or repeated, and `[DONE]` may never come. All of that is accepted here.
+
+use std::collections::HashMap;
+
+use paddock_kernel::ModelEvent;
+use paddock_protocol::{StopReason, TokenUsage, ToolCall};
+use serde_json::Value;
+
+use crate::anthropic::parse_input;
+use crate::driver::Decoder;
+use crate::errors::ErrorContext;
+use crate::retry::Failure;
+use crate::sse::SseEvent;
+use crate::text_calls::extract_tool_calls;
+
+#[derive(Default)]
+struct PendingCall {
+    id: String,
+    name: String,
+    arguments: String,
+    /// Servers that send the arguments as an object rather than a string.
+    object: Option<Value>,
+}
+
+pub(crate) struct OpenAiDecoder {
+    ctx: ErrorContext,
+    /// Tool names to look for in the text when no native call came (compatible servers).
+    text_fallback: Vec<String>,
+    text: String,
+    calls: Vec<PendingCall>,
+    by_index: HashMap<u64, usize>,
+    finish_reason: Option<String>,
+    usage: Option<TokenUsage>,
+    done: bool,
+}
+
+impl OpenAiDecoder {
+    pub fn new(ctx: ErrorContext, text_fallback: Vec<String>) -> Self {
+        Self {
+            ctx,
+            text_fallback,
+            text: String::new(),
+            calls: Vec::new(),
+            by_index: HashMap::new(),
+            finish_reason: None,
+            usage: None,
+            done: false,
+        }
+    }
+
+    fn tool_call_delta(&mut self, tc: &Value) {
+        let index = tc.get("index").and_then(Value::as_u64);
+        let id = tc
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let function = tc.get("function").unwrap_or(&Value::Null);
+        let name = function
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let existing = match index {
+            Some(i) => self.by_index.get(&i).copied().filter(|&slot| {
+                // Some servers number every call 0; a new id under a named call is a new call.
+                let call = &self.calls[slot];
+                id.is_none_or(|id| call.id.is_empty() || call.id == id)
+            }),
+            None => match id {
+                Some(id) => self.calls.iter().position(|c| c.id == id),
+                None if name.is_some() => None,
+                None => self.calls.len().checked_sub(1),
+            },
+        };
+        let slot = existing.unwrap_or_else(|| {
+            self.calls.push(PendingCall::default());
+            self.calls.len() - 1
+        });
+        if let Some(i) = index {
+            self.by_index.insert(i, slot);
+        }
+        let call = &mut self.calls[slot];
+        if let (Some(id), true) = (id, call.id.is_empty()) {
+            id.clone_into(&mut call.id);
+        }
+        if let (Some(name), true) = (name, call.name.is_empty()) {
+            name.clone_into(&mut call.name);
+        }
+        match function.get("arguments") {
+            Some(Value::String(fragment)) => call.arguments.push_str(fragment),
+            Some(v @ Value::Object(_)) => call.object = Some(v.clone()),
+            _ => {}
+        }
+    }
+
+    fn chunk(&mut self, v: &Value, out: &mut Vec<ModelEvent>) {
+        if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
+            // Some servers repeat running totals on every chunk: keep the last, emit once.
+            let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+            self.usage = Some(TokenUsage::new(n("prompt_tokens"), n("completion_tokens")));
+        }
+        let Some(choice) = v
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+        else {
+            return;
+        };
+        let delta = choice.get("delta").unwrap_or(&Value::Null);
+        for key in ["reasoning_content", "reasoning"] {
+            if let Some(r) = delta
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|r| !r.is_empty())
+            {
+                out.push(ModelEvent::ThinkingDelta(r.to_owned()));
+                break;
+            }
+        }
+        if let Some(text) = delta.get("content").and_then(Value::as_str) {
+            if !text.is_empty() {
+                self.text.push_str(text);
+                out.push(ModelEvent::TextDelta(text.to_owned()));
+            }
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for tc in calls {
+                self.tool_call_delta(tc);
+            }
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_owned());
+        }
+    }
+
+    fn complete(&mut self, out: &mut Vec<ModelEvent>) {
+        self.done = true;
+        let mut any_call = false;
+        for call in std::mem::take(&mut self.calls) {
+            if call.name.is_empty() {
+                continue; // a fragment that never said which tool: nothing can run it
+            }
+            any_call = true;
+            let input = call.object.unwrap_or_else(|| parse_input(&call.arguments));
+            out.push(ModelEvent::ToolCall(ToolCall {
+                id: if call.id.is_empty() {
+                    new_call_id()
+                } else {
+                    call.id
+                },
+                name: call.name,
+                input,
+                parsed_from_text: false,
+            }));
+        }
+        if !any_call && !self.text_fallback.is_empty() {
+            for found in extract_tool_calls(&self.text, &self.text_fallback) {
+                any_call = true;
+                out.push(ModelEvent::ToolCall(ToolCall {
+                    id: new_call_id(),
+                    name: found.name,
+                    input: found.input,
+                    parsed_from_text: true,
+                }));
+            }
+        }
+        if let Some(usage) = self.usage.take().filter(|u| !u.is_zero()) {
+            out.push(ModelEvent::Usage(usage));
+        }
+        let stop = if any_call {
+            StopReason::ToolUse
+        } else {
+            match self.finish_reason.as_deref() {
+                Some("stop") => StopReason::EndTurn,
+                Some("length") => StopReason::MaxTokens,
+                Some("tool_calls" | "function_call") => StopReason::ToolUse,
+                Some("content_filter") => StopReason::Refusal,
+                _ => StopReason::Unknown,
+            }
+        };
+        out.push(ModelEvent::Stop(stop));
+    }
+}
+
+impl Decoder for OpenAiDecoder {
+    fn event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), Failure> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            self.complete(out);
+            return Ok(());
+        }
+        let v: Value = serde_json::from_str(data)
+            .map_err(|e| self.ctx.invalid(format!("a chunk that is not JSON ({e})")))?;
+        if v.get("error").is_some_and(|e| !e.is_null()) {
+            return Err(self.ctx.stream_error(&v));
+        }
+        self.chunk(&v, out);
+        Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// No `[DONE]`: fine if the model said why it stopped (some servers never send it).
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), Failure> {
+        if self.finish_reason.is_none() {
+            return Err(self.ctx.truncated());
+        }
+        self.complete(out);
+        Ok(())
+    }
+}
+
+/// Ids for calls the server sent without one (and for calls recovered from text).
+fn new_call_id() -> String {
+    let suffix: String = std::iter::repeat_with(fastrand::alphanumeric)
+        .take(16)
+        .collect();
+    format!("call_{suffix}")
+}

@@ -1,0 +1,104 @@
+//! [`Provider`]: one configured vendor connection, usable as the kernel's [`Model`].
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use paddock_kernel::{Model, ModelError, ModelRequest, ModelStream};
+use paddock_protocol::ErrorKind;
+
+use crate::anthropic;
+use crate::catalog::{ConnectionReport, ModelInfo};
+use crate::config::{ProviderConfig, ProviderKind};
+use crate::http::Transport;
+use crate::openai;
+
+/// A model vendor, ready to stream. Cheap to clone; clones share one connection pool.
+#[derive(Clone)]
+pub struct Provider {
+    kind: ProviderKind,
+    transport: Arc<Transport>,
+    anthropic: anthropic::Options,
+    text_tool_calls: bool,
+}
+
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Provider")
+            .field("kind", &self.kind)
+            .field("base_url", &self.transport.ctx.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Provider {
+    /// Checks the config (base URL, key presence) and sets up the HTTP client.
+    pub fn new(config: ProviderConfig) -> Result<Self, ModelError> {
+        let kind = config.kind;
+        let has_key = config.api_key.as_ref().is_some_and(|k| !k.is_empty());
+        if kind.requires_key() && !has_key {
+            return Err(ModelError::new(
+                ErrorKind::Auth,
+                format!(
+                    "{} needs an API key: add one in Settings or set the {} environment variable",
+                    kind.label(),
+                    kind.key_env_var()
+                ),
+            ));
+        }
+        let headers = match kind {
+            ProviderKind::Anthropic => anthropic::headers(&config)?,
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => openai::headers(&config)?,
+        };
+        let transport = Arc::new(Transport::new(&config, headers)?);
+        Ok(Self {
+            kind,
+            transport,
+            anthropic: anthropic::Options {
+                default_max_tokens: config.default_max_tokens,
+                thinking_budget: config.thinking_budget,
+            },
+            text_tool_calls: config.text_tool_calls,
+        })
+    }
+
+    pub fn kind(&self) -> ProviderKind {
+        self.kind
+    }
+
+    /// The API root requests go to, after normalisation.
+    pub fn base_url(&self) -> &str {
+        &self.transport.ctx.base_url
+    }
+
+    /// The models this server offers, for the settings dropdown.
+    pub async fn list_models(&self) -> Result<Vec<ModelInfo>, ModelError> {
+        match self.kind {
+            ProviderKind::Anthropic => anthropic::list_models(&self.transport).await,
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+                openai::list_models(&self.transport).await
+            }
+        }
+    }
+
+    /// "Test connection": reaches the server with the key (listing models costs no tokens)
+    /// and says whether `model` is among those offered.
+    pub async fn test_connection(
+        &self,
+        model: Option<&str>,
+    ) -> Result<ConnectionReport, ModelError> {
+        let started = Instant::now();
+        let models = self.list_models().await?;
+        Ok(ConnectionReport::new(models, started, model))
+    }
+}
+
+impl Model for Provider {
+    fn stream(&self, request: &ModelRequest<'_>) -> ModelStream {
+        match self.kind {
+            ProviderKind::Anthropic => anthropic::stream(&self.transport, self.anthropic, request),
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+                openai::stream(&self.transport, self.text_tool_calls, request)
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! A fake model server for Paddock's tests. It listens on 127.0.0.1, speaks Anthropic's
+//! Messages and OpenAI's Chat Completions streaming formats, plays scripted replies in
+//! order (text, tool calls, thinking, usage), records every request, and injects faults
+//! (HTTP errors with Retry-After, dropped connections, malformed SSE, in-stream errors,
+//! hangs, slow drips). Use it in-process through [`FakeServer`], or run the
+//! `paddock-fake-model` binary and script it with a JSON file or the `/_fake/` endpoints
+//! (see README.md).
+
+mod anthropic;
+mod body;
+mod openai;
+mod record;
+mod script;
+mod server;
+
+pub use record::{Outcome, RecordedRequest};
+pub use script::{Fault, Quirks, Reply, Script, ScriptCall, Thinking, Usage};
+pub use server::FakeServer;

@@ -1,0 +1,272 @@
+//! The script format: what the fake server answers, one reply per model request, in order.
+//! Everything here is plain serde data so a test in another process can send it as JSON.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A whole script: the replies to play and the models to list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    #[serde(default)]
+    pub replies: Vec<Reply>,
+    /// Served by `GET /v1/models`; empty means the single model `fake-model`.
+    #[serde(default)]
+    pub models: Vec<String>,
+    /// When set, model requests must carry this key (`x-api-key` or `Authorization:
+    /// Bearer`); others get a 401 in the vendor's format and consume no reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+}
+
+/// One model response, written once and rendered in whichever wire format was asked for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reply {
+    /// Reasoning streamed before the answer (Anthropic thinking block; OpenAI
+    /// `reasoning_content`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Thinking>,
+    /// Anthropic `redacted_thinking` blocks (ignored in the OpenAI format).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted_thinking: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ScriptCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Overrides the stop reason, in the vendor's words ("max_tokens", "length").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// Text and tool arguments are split into pieces of this many characters (default 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_chars: Option<usize>,
+    /// A pause before every SSE event: a slow drip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drip_ms: Option<u64>,
+    /// Exact SSE bytes to send instead of rendering (vendors' documented examples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_sse: Option<String>,
+    #[serde(default, skip_serializing_if = "Quirks::is_default")]
+    pub quirks: Quirks,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Thinking {
+    pub text: String,
+    /// Anthropic's signature; empty sends no signature delta.
+    #[serde(default)]
+    pub signature: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptCall {
+    /// Generated when missing (`toolu_fake_N` / `call_fake_N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    #[serde(default)]
+    pub input: Value,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// How local OpenAI-compatible servers bend the format (OpenAI format only).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quirks {
+    /// No usage chunk even when asked (older Ollama, llama.cpp).
+    #[serde(default)]
+    pub omit_usage: bool,
+    /// Tool calls without `id` (some llama.cpp and LM Studio builds).
+    #[serde(default)]
+    pub omit_tool_call_ids: bool,
+    /// Send reasoning under this key instead of `reasoning_content` (Ollama: `reasoning`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_field: Option<String>,
+    /// End the stream without `data: [DONE]`.
+    #[serde(default)]
+    pub omit_done: bool,
+    /// Send each tool call whole in one chunk with `arguments` as a JSON object.
+    #[serde(default)]
+    pub arguments_as_object: bool,
+}
+
+impl Quirks {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Something going wrong on purpose.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fault {
+    /// An HTTP error status instead of a stream, with the vendor's error body unless given.
+    Status {
+        status: u16,
+        /// Sent as the `retry-after` header, verbatim ("2", or an HTTP date).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<Value>,
+    },
+    /// Send `after` SSE events, then cut the connection.
+    Drop { after: usize },
+    /// Send `after` SSE events, then an event whose data is not JSON.
+    Malformed { after: usize },
+    /// Send `after` SSE events, then the vendor's in-stream error event.
+    StreamError {
+        after: usize,
+        /// Anthropic error type / OpenAI error type ("overloaded_error", "server_error").
+        error_type: String,
+        #[serde(default)]
+        message: String,
+    },
+    /// Send `after` SSE events, then nothing, keeping the connection open.
+    Hang { after: usize },
+}
+
+impl Reply {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: Some(text.into()),
+            ..Self::default()
+        }
+    }
+
+    /// A reply that calls one tool.
+    pub fn tool_call(name: impl Into<String>, input: Value) -> Self {
+        Self::default().with_tool_call(None, name, input)
+    }
+
+    /// A reply made of one fault.
+    pub fn fault(fault: Fault) -> Self {
+        Self {
+            fault: Some(fault),
+            ..Self::default()
+        }
+    }
+
+    /// An HTTP error status, optionally with a Retry-After header.
+    pub fn status(status: u16, retry_after: Option<&str>) -> Self {
+        Self::fault(Fault::Status {
+            status,
+            retry_after: retry_after.map(str::to_owned),
+            body: None,
+        })
+    }
+
+    pub fn raw_sse(sse: impl Into<String>) -> Self {
+        Self {
+            raw_sse: Some(sse.into()),
+            ..Self::default()
+        }
+    }
+
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
+        self
+    }
+
+    pub fn with_tool_call(
+        mut self,
+        id: Option<&str>,
+        name: impl Into<String>,
+        input: Value,
+    ) -> Self {
+        self.tool_calls.push(ScriptCall {
+            id: id.map(str::to_owned),
+            name: name.into(),
+            input,
+        });
+        self
+    }
+
+    pub fn with_thinking(mut self, text: impl Into<String>, signature: impl Into<String>) -> Self {
+        self.thinking = Some(Thinking {
+            text: text.into(),
+            signature: signature.into(),
+        });
+        self
+    }
+
+    pub fn with_redacted_thinking(mut self, data: impl Into<String>) -> Self {
+        self.redacted_thinking.push(data.into());
+        self
+    }
+
+    pub fn with_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
+        self.usage = Some(Usage {
+            input_tokens,
+            output_tokens,
+        });
+        self
+    }
+
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+
+    pub fn with_chunk_chars(mut self, n: usize) -> Self {
+        self.chunk_chars = Some(n);
+        self
+    }
+
+    pub fn with_drip_ms(mut self, ms: u64) -> Self {
+        self.drip_ms = Some(ms);
+        self
+    }
+
+    pub fn with_quirks(mut self, quirks: Quirks) -> Self {
+        self.quirks = quirks;
+        self
+    }
+
+    pub fn with_fault(mut self, fault: Fault) -> Self {
+        self.fault = Some(fault);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scripts_read_from_json() {
+        let script: Script = serde_json::from_value(json!({
+            "models": ["m1"],
+            "replies": [
+                {"text": "hi", "usage": {"input_tokens": 3, "output_tokens": 1}},
+                {"tool_calls": [{"name": "echo", "input": {"text": "x"}}]},
+                {"fault": {"kind": "status", "status": 429, "retry_after": "1"}},
+                {"text": "slow", "drip_ms": 20, "fault": {"kind": "drop", "after": 2}}
+            ]
+        }))
+        .unwrap();
+        assert_eq!(script.replies.len(), 4);
+        assert_eq!(script.replies[1].tool_calls[0].name, "echo");
+        assert_eq!(script.replies[2], Reply::status(429, Some("1")));
+        let back = serde_json::to_value(&script).unwrap();
+        assert_eq!(serde_json::from_value::<Script>(back).unwrap(), script);
+    }
+
+    #[test]
+    fn typos_in_scripts_are_rejected() {
+        let err = serde_json::from_value::<Reply>(json!({"txt": "hi"})).unwrap_err();
+        assert!(err.to_string().contains("txt"), "{err}");
+    }
+}

@@ -1,0 +1,438 @@
+//! The server: accepts connections on 127.0.0.1, answers model endpoints from the script,
+//! records requests, and exposes a small control API under `/_fake/` for other processes.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::body::{self, Body, Ending};
+use crate::record::{Outcome, RecordedRequest};
+use crate::script::{Fault, Reply, Script};
+use crate::{anthropic, openai};
+
+#[derive(Default)]
+struct Inner {
+    replies: VecDeque<Reply>,
+    models: Vec<String>,
+    api_key: Option<String>,
+    requests: Vec<RecordedRequest>,
+}
+
+pub(crate) struct State {
+    inner: Mutex<Inner>,
+    changed: Notify,
+    started: Instant,
+}
+
+impl State {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn set_outcome(&self, index: usize, outcome: Outcome) {
+        if let Some(r) = self.lock().requests.get_mut(index) {
+            r.outcome = outcome;
+        }
+        self.changed.notify_waiters();
+    }
+}
+
+/// A running fake model server. Stops accepting connections when dropped.
+pub struct FakeServer {
+    addr: SocketAddr,
+    state: Arc<State>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl FakeServer {
+    /// Starts on 127.0.0.1 with a free port and an empty script.
+    pub async fn start() -> std::io::Result<Self> {
+        Self::start_with(SocketAddr::from(([127, 0, 0, 1], 0)), Script::default()).await
+    }
+
+    pub async fn start_with(addr: SocketAddr, script: Script) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(State {
+            inner: Mutex::new(Inner::default()),
+            changed: Notify::new(),
+            started: Instant::now(),
+        });
+        let server = Self {
+            addr,
+            state: state.clone(),
+            task: tokio::spawn(accept_loop(listener, state)),
+        };
+        server.load(script);
+        Ok(server)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`, the base URL to give a provider.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn push(&self, reply: Reply) {
+        self.state.lock().replies.push_back(reply);
+    }
+
+    pub fn push_all(&self, replies: impl IntoIterator<Item = Reply>) {
+        self.state.lock().replies.extend(replies);
+    }
+
+    /// Replaces the queued replies and the model list.
+    pub fn load(&self, script: Script) {
+        let mut inner = self.state.lock();
+        inner.replies = script.replies.into();
+        inner.models = script.models;
+        inner.api_key = script.api_key;
+    }
+
+    /// Replies not yet played.
+    pub fn pending(&self) -> usize {
+        self.state.lock().replies.len()
+    }
+
+    /// Every model request so far, oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.state.lock().requests.clone()
+    }
+
+    /// Waits until request `index` exists and its stream has ended; `None` on timeout.
+    pub async fn wait_until_closed(&self, index: usize, timeout: Duration) -> Option<Outcome> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let notified = self.state.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(r) = self.state.lock().requests.get(index) {
+                if r.outcome != Outcome::Open {
+                    return Some(r.outcome);
+                }
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return None;
+            }
+        }
+    }
+}
+
+async fn accept_loop(listener: TcpListener, state: Arc<State>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |req| handle(state.clone(), req));
+            // Errors here are clients hanging up or faults we injected: nothing to do.
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+fn json_response(status: u16, value: &Value) -> Response<Body> {
+    let mut resp = Response::new(body::full(value.to_string()));
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    resp.headers_mut().insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Anthropic,
+    OpenAi,
+}
+
+async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let method = req.method().clone();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| req.uri().path().to_owned(), |p| p.as_str().to_owned());
+    let route = req.uri().path().trim_end_matches('/').to_owned();
+    let headers: BTreeMap<String, String> = req
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let bytes = match req.into_body().collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            return Ok(json_response(
+                400,
+                &json!({"error": format!("fake-model: could not read the body: {e}")}),
+            ));
+        }
+    };
+    let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+
+    if let Some(control) = route.strip_prefix("/_fake/") {
+        return Ok(self::control(&state, &method, control, &bytes));
+    }
+    let format = if headers.contains_key("anthropic-version") || route.ends_with("/messages") {
+        Format::Anthropic
+    } else {
+        Format::OpenAi
+    };
+    let is_models = method == Method::GET && route.ends_with("/v1/models");
+    let is_chat = method == Method::POST
+        && (route.ends_with("/v1/messages") || route.ends_with("/v1/chat/completions"));
+    if !is_models && !is_chat {
+        return Ok(json_response(
+            404,
+            &json!({"error": format!("fake-model: no route for {method} {path}")}),
+        ));
+    }
+    let (index, reply, models, authorized) = {
+        let mut inner = state.lock();
+        let authorized = inner.api_key.as_ref().is_none_or(|key| {
+            headers.get("x-api-key") == Some(key)
+                || headers.get("authorization") == Some(&format!("Bearer {key}"))
+        });
+        let index = inner.requests.len();
+        inner.requests.push(RecordedRequest {
+            method: method.to_string(),
+            path,
+            headers,
+            body: body.clone(),
+            received_ms: u64::try_from(state.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            status: 200,
+            outcome: Outcome::Open,
+        });
+        let reply = if is_chat && authorized {
+            inner.replies.pop_front()
+        } else {
+            None
+        };
+        (index, reply, inner.models.clone(), authorized)
+    };
+    state.changed.notify_waiters();
+    let response = if !authorized {
+        error_response(
+            format,
+            401,
+            None,
+            None,
+            "fake-model: invalid x-api-key or bearer token",
+        )
+    } else if is_models {
+        models_response(format, &models)
+    } else {
+        match reply {
+            Some(reply) => chat_response(&state, index, format, &body, reply),
+            None => error_response(
+                format,
+                400,
+                None,
+                None,
+                "fake-model has no scripted reply left for this request",
+            ),
+        }
+    };
+    if response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        != Some("text/event-stream")
+    {
+        let mut inner = state.lock();
+        if let Some(r) = inner.requests.get_mut(index) {
+            r.status = response.status().as_u16();
+            r.outcome = Outcome::Completed;
+        }
+    }
+    state.changed.notify_waiters();
+    Ok(response)
+}
+
+fn models_response(format: Format, models: &[String]) -> Response<Body> {
+    let names: Vec<String> = if models.is_empty() {
+        vec!["fake-model".to_owned()]
+    } else {
+        models.to_vec()
+    };
+    let value = match format {
+        Format::Anthropic => {
+            let data: Vec<Value> = names
+                .iter()
+                .map(|id| json!({"type": "model", "id": id, "display_name": format!("Fake {id}"), "created_at": "2025-01-01T00:00:00Z"}))
+                .collect();
+            json!({"data": data, "has_more": false, "first_id": names.first(), "last_id": names.last()})
+        }
+        Format::OpenAi => {
+            let data: Vec<Value> = names
+                .iter()
+                .map(|id| json!({"id": id, "object": "model", "created": 1_700_000_000u64, "owned_by": "fake"}))
+                .collect();
+            json!({"object": "list", "data": data})
+        }
+    };
+    json_response(200, &value)
+}
+
+fn error_response(
+    format: Format,
+    status: u16,
+    retry_after: Option<&str>,
+    body: Option<Value>,
+    message: &str,
+) -> Response<Body> {
+    let body = body.unwrap_or_else(|| match format {
+        Format::Anthropic => anthropic::error_body(status, message),
+        Format::OpenAi => openai::error_body(status, message),
+    });
+    let mut resp = json_response(status, &body);
+    if let Some(v) = retry_after.and_then(|v| hyper::header::HeaderValue::from_str(v).ok()) {
+        resp.headers_mut().insert("retry-after", v);
+    }
+    resp
+}
+
+fn chat_response(
+    state: &Arc<State>,
+    index: usize,
+    format: Format,
+    request: &Value,
+    reply: Reply,
+) -> Response<Body> {
+    if let Some(Fault::Status {
+        status,
+        retry_after,
+        body,
+    }) = &reply.fault
+    {
+        let message = format!("fake-model: injected HTTP {status}");
+        return error_response(
+            format,
+            *status,
+            retry_after.as_deref(),
+            body.clone(),
+            &message,
+        );
+    }
+    let model = request
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("fake-model");
+    let n = u64::try_from(index).unwrap_or(u64::MAX);
+    let mut frames = match (&reply.raw_sse, format) {
+        (Some(raw), _) => raw.split_inclusive("\n\n").map(str::to_owned).collect(),
+        (None, Format::Anthropic) => anthropic::frames(&reply, model, n),
+        (None, Format::OpenAi) => {
+            let usage =
+                request.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            openai::frames(&reply, model, n, usage)
+        }
+    };
+    let mut ending = Ending::Complete;
+    if let Some(fault) = &reply.fault {
+        let inserted = match format {
+            Format::Anthropic => anthropic::fault_frame(fault),
+            Format::OpenAi => openai::fault_frame(fault),
+        };
+        let (after, end) = match fault {
+            Fault::Drop { after } => (*after, Ending::Drop),
+            Fault::Hang { after } => (*after, Ending::Hang),
+            Fault::Malformed { after } | Fault::StreamError { after, .. } => {
+                (*after, Ending::Complete)
+            }
+            Fault::Status { .. } => (frames.len(), Ending::Complete),
+        };
+        frames.truncate(after);
+        frames.extend(inserted);
+        ending = end;
+    }
+    let drip = reply.drip_ms.map(Duration::from_millis);
+    let mut resp = Response::new(body::streaming(state.clone(), index, frames, drip, ending));
+    let h = resp.headers_mut();
+    h.insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        "cache-control",
+        hyper::header::HeaderValue::from_static("no-cache"),
+    );
+    resp
+}
+
+/// `/_fake/...`: script and inspect the server from another process.
+fn control(state: &State, method: &Method, what: &str, bytes: &[u8]) -> Response<Body> {
+    let bad =
+        |e: serde_json::Error| json_response(400, &json!({"error": format!("fake-model: {e}")}));
+    match (method, what) {
+        (&Method::GET, "health") => json_response(
+            200,
+            &json!({"ok": true, "pending": state.lock().replies.len()}),
+        ),
+        (&Method::GET, "requests") => {
+            let requests = state.lock().requests.clone();
+            json_response(200, &serde_json::to_value(requests).unwrap_or(Value::Null))
+        }
+        (&Method::POST, "replies") => {
+            // One reply or a list of them, appended to the queue.
+            let replies = match serde_json::from_slice::<Vec<Reply>>(bytes) {
+                Ok(list) => list,
+                Err(_) => match serde_json::from_slice::<Reply>(bytes) {
+                    Ok(one) => vec![one],
+                    Err(e) => return bad(e),
+                },
+            };
+            let mut inner = state.lock();
+            inner.replies.extend(replies);
+            json_response(200, &json!({"pending": inner.replies.len()}))
+        }
+        (&Method::POST | &Method::PUT, "script") => match serde_json::from_slice::<Script>(bytes) {
+            Ok(script) => {
+                let mut inner = state.lock();
+                inner.replies = script.replies.into();
+                inner.models = script.models;
+                inner.api_key = script.api_key;
+                json_response(200, &json!({"pending": inner.replies.len()}))
+            }
+            Err(e) => bad(e),
+        },
+        (&Method::POST, "reset") => {
+            *state.lock() = Inner::default();
+            json_response(200, &json!({"ok": true}))
+        }
+        _ => json_response(
+            404,
+            &json!({"error": format!("fake-model: no control endpoint {method} /_fake/{what}")}),
+        ),
+    }
+}
