@@ -2,6 +2,7 @@
 //! redaction, and the OS sandbox (writes outside the workspace, network) on this machine.
 //! Where a facility is missing the test checks that bash is refused instead, which is what
 //! the default settings promise.
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod tools_support;
