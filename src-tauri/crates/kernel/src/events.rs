@@ -61,6 +61,20 @@ impl<F: Fn(AgentEvent) + Send + Sync> EventSink for FnSink<F> {
     }
 }
 
+/// Sends every event to several sinks, in order.
+pub struct Fanout(pub Vec<Arc<dyn EventSink>>);
+
+impl EventSink for Fanout {
+    fn emit(&self, event: AgentEvent) {
+        if let Some((last, rest)) = self.0.split_last() {
+            for sink in rest {
+                sink.emit(event.clone());
+            }
+            last.emit(event);
+        }
+    }
+}
+
 /// Wraps a teammate's events as [`AgentEvent::Delegated`] before passing them up.
 pub(crate) struct NestedSink {
     pub parent: Arc<dyn EventSink>,

@@ -13,6 +13,7 @@ mod response;
 pub mod runner;
 pub mod sandbox;
 pub mod scripted;
+pub mod session;
 pub mod settings;
 pub mod structured;
 pub mod tool;
@@ -22,7 +23,7 @@ pub use paddock_protocol as protocol;
 
 pub use agent::{Agent, AgentConfig, AgentHandle, AgentResult};
 pub use approval::{ApprovalError, Approvals, AskPolicy};
-pub use events::{CollectSink, EventSink, FnSink, NullSink};
+pub use events::{CollectSink, EventSink, Fanout, FnSink, NullSink};
 pub use executor::{ExecutorLimits, ToolExecutor};
 pub use grants::{Gate, GrantPolicy, ResolvedTools};
 pub use loop_detect::{LoopConfig, LoopPolicy};

@@ -6,6 +6,7 @@ mod events;
 mod grants;
 mod message;
 mod sandbox;
+mod session;
 mod settings;
 mod usage;
 
@@ -15,6 +16,7 @@ pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult}
 pub use sandbox::{
     AGENT_WORKSPACE_DIR, FsConfinement, NetworkConfinement, SandboxStatus, WorkspaceMode,
 };
+pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, SessionSummary};
 pub use settings::{
     McpServerConfig, McpTransport, ProjectSettings, ProviderKind, SETTINGS_VERSION,
     TeammateSettings,

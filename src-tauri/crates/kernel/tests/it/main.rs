@@ -8,5 +8,6 @@ mod exits;
 mod grants;
 mod history_prop;
 mod loops;
+mod sessions;
 mod settings;
 mod structured;
