@@ -234,3 +234,89 @@ impl Decoder for AnthropicDecoder {
         Err(self.ctx.truncated())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ProviderKind;
+    use paddock_protocol::ErrorKind;
+    use serde_json::json;
+
+    fn run(events: &[Value]) -> (Vec<ModelEvent>, Option<Failure>) {
+        let mut d = AnthropicDecoder::new(ErrorContext {
+            kind: ProviderKind::Anthropic,
+            base_url: "https://api.anthropic.com".into(),
+            key: None,
+        });
+        let mut out = Vec::new();
+        for v in events {
+            let event = SseEvent {
+                event: String::new(),
+                data: v.to_string(),
+            };
+            if let Err(f) = d.event(event, &mut out) {
+                return (out, Some(f));
+            }
+        }
+        (out, None)
+    }
+
+    #[test]
+    fn unknown_events_and_deltas_are_skipped() {
+        let (out, err) = run(&[
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": {}}}),
+            json!({"type": "something_new", "payload": 1}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+            json!({"type": "message_stop"}),
+        ]);
+        assert!(err.is_none());
+        assert_eq!(
+            out,
+            vec![
+                ModelEvent::TextDelta("ok".into()),
+                ModelEvent::Stop(StopReason::Unknown)
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_tool_json_is_kept_as_a_string() {
+        let (out, _) = run(&[
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "grep", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"pattern\": "}}),
+            json!({"type": "content_block_stop", "index": 0}),
+        ]);
+        assert!(matches!(&out[0], ModelEvent::ToolCall(c) if c.input == json!("{\"pattern\": ")));
+    }
+
+    #[test]
+    fn a_tool_without_input_gets_an_empty_object() {
+        let (out, _) = run(&[
+            json!({"type": "content_block_start", "index": 3, "content_block": {"type": "tool_use", "id": "t", "name": "glob", "input": {}}}),
+            json!({"type": "content_block_stop", "index": 3}),
+        ]);
+        assert!(matches!(&out[0], ModelEvent::ToolCall(c) if c.input == json!({})));
+    }
+
+    #[test]
+    fn structural_errors_are_invalid_responses() {
+        let (_, err) = run(&[
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{"}}),
+        ]);
+        assert_eq!(err.unwrap().error.kind, ErrorKind::InvalidResponse);
+        let (_, err) =
+            run(&[json!({"type": "content_block_start", "content_block": {"type": "text"}})]);
+        assert_eq!(err.unwrap().error.kind, ErrorKind::InvalidResponse);
+    }
+
+    #[test]
+    fn error_events_are_classified() {
+        let (_, err) = run(&[
+            json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}}),
+        ]);
+        let err = err.unwrap();
+        assert_eq!(err.error.kind, ErrorKind::RateLimited);
+        assert!(err.retryable);
+    }
+}

@@ -260,17 +260,18 @@ async fn in_stream_errors_retry_before_output_and_surface_after() {
 #[tokio::test]
 async fn a_slow_drip_within_the_idle_timeout_completes() {
     let server = FakeServer::start().await.unwrap();
-    // ~20 events 40 ms apart: far longer in total than the 300 ms idle timeout.
+    // About 16 events 120 ms apart: twice the 1 s idle timeout in total, never 1 s in a gap.
     server.push(
         Reply::text("drip drip drip drip drip")
             .with_chunk_chars(2)
-            .with_drip_ms(40),
+            .with_drip_ms(120),
     );
     let cfg = config(ProviderKind::OpenAi, &server)
-        .with_timeouts(Duration::from_secs(2), Duration::from_millis(300));
+        .with_timeouts(Duration::from_secs(2), Duration::from_secs(1));
     let got = ask(&Provider::new(cfg).unwrap(), "hi").await;
     assert_eq!(got.error, None);
     assert_eq!(got.text(), "drip drip drip drip drip");
+    assert_eq!(server.requests().len(), 1, "no timeout, no retry");
 }
 
 #[tokio::test]
@@ -301,7 +302,7 @@ async fn a_silent_start_is_retried() {
         Reply::text("awake"),
     ]);
     let cfg = config(ProviderKind::OpenAi, &server)
-        .with_timeouts(Duration::from_secs(2), Duration::from_millis(200));
+        .with_timeouts(Duration::from_secs(2), Duration::from_millis(500));
     let got = ask(&Provider::new(cfg).unwrap(), "hi").await;
     assert_eq!(got.error, None);
     assert_eq!(got.text(), "awake");
