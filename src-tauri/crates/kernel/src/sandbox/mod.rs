@@ -78,6 +78,18 @@ pub fn describe(
         };
         (FsConfinement::Disabled, network)
     };
+    assemble(config, mode, root, writable, filesystem, network)
+}
+
+/// The status from what can be enforced; whether bash runs follows from the settings.
+fn assemble(
+    config: &SandboxConfig,
+    mode: WorkspaceMode,
+    root: &Path,
+    writable: &[PathBuf],
+    filesystem: FsConfinement,
+    network: NetworkConfinement,
+) -> SandboxStatus {
     let fs_ok = matches!(filesystem, FsConfinement::Landlock { .. });
     let net_ok = network.is_isolated() || network == NetworkConfinement::Granted;
     let fully_confined = fs_ok && net_ok;
@@ -257,4 +269,99 @@ impl Confinement {
 
     #[cfg(not(target_os = "linux"))]
     pub fn apply(self, _cmd: &mut tokio::process::Command) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(config: &SandboxConfig, fs: FsConfinement, net: NetworkConfinement) -> SandboxStatus {
+        let root = Path::new("/w");
+        let writable = [root.to_path_buf(), PathBuf::from("/t")];
+        assemble(config, WorkspaceMode::Project, root, &writable, fs, net)
+    }
+
+    fn unavailable() -> (FsConfinement, NetworkConfinement) {
+        let reason = "not here".to_owned();
+        (
+            FsConfinement::Unavailable {
+                reason: reason.clone(),
+            },
+            NetworkConfinement::Unavailable { reason },
+        )
+    }
+
+    #[test]
+    fn full_confinement_runs_and_lists_writable_roots() {
+        let s = status(
+            &SandboxConfig::default(),
+            FsConfinement::Landlock { abi: 7 },
+            NetworkConfinement::Namespace,
+        );
+        assert!(s.fully_confined && s.bash_runs);
+        assert_eq!(s.writable_roots, ["/w", "/t"]);
+        assert_eq!(
+            s.summary,
+            "Landlock ABI 7: writes only in 2 folders; network isolated (private namespace)"
+        );
+    }
+
+    #[test]
+    fn missing_confinement_refuses_bash_unless_accepted() {
+        let (fs, net) = unavailable();
+        let s = status(&SandboxConfig::default(), fs.clone(), net.clone());
+        assert!(!s.fully_confined && !s.bash_runs);
+        assert!(s.writable_roots.is_empty());
+        assert!(s.summary.contains("bash refused"), "{}", s.summary);
+        let accepting = SandboxConfig {
+            allow_unconfined: true,
+            ..SandboxConfig::default()
+        };
+        let s = status(&accepting, fs, net);
+        assert!(!s.fully_confined && s.bash_runs);
+    }
+
+    #[test]
+    fn partial_confinement_is_not_full() {
+        // Landlock but no way to isolate the network.
+        let s = status(
+            &SandboxConfig::default(),
+            FsConfinement::Landlock { abi: 3 },
+            NetworkConfinement::Unavailable {
+                reason: "no namespaces".to_owned(),
+            },
+        );
+        assert!(!s.fully_confined && !s.bash_runs);
+        assert!(s.summary.contains("network NOT isolated"), "{}", s.summary);
+        // A granted network needs no isolation.
+        let granted = SandboxConfig {
+            bash_network: true,
+            ..SandboxConfig::default()
+        };
+        let s = status(
+            &granted,
+            FsConfinement::Landlock { abi: 3 },
+            NetworkConfinement::Granted,
+        );
+        assert!(s.fully_confined && s.bash_runs);
+    }
+
+    #[test]
+    fn turning_the_sandbox_off_is_consent() {
+        let off = SandboxConfig {
+            enabled: false,
+            ..SandboxConfig::default()
+        };
+        let s = describe(&off, WorkspaceMode::AgentWorkspace, Path::new("/w"), &[]);
+        assert_eq!(s.filesystem, FsConfinement::Disabled);
+        assert_eq!(s.network, NetworkConfinement::Disabled);
+        assert!(!s.fully_confined && s.bash_runs);
+        assert!(s.summary.starts_with("sandbox turned off"));
+    }
+
+    #[test]
+    fn defaults_are_the_safe_ones() {
+        let c = SandboxConfig::default();
+        assert!(c.enabled && !c.bash_network && !c.allow_unconfined && c.tmp_dir.is_none());
+    }
 }
