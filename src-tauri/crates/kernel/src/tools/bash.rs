@@ -122,7 +122,7 @@ async fn run_bash(command: &str, limit: Duration, ctx: &ToolContext) -> ToolOutp
         Ok(child) => child,
         Err(e) => return not_started(format!("bash could not start: {e}")),
     };
-    let group = ProcessGroup(child.id());
+    let mut group = ProcessGroup(child.id());
     let stdout = Arc::new(Mutex::new(Capture::new(STDOUT_CAP_BYTES)));
     let stderr = Arc::new(Mutex::new(Capture::new(STDERR_CAP_BYTES)));
     let readers = [
@@ -203,8 +203,9 @@ fn exit_code_of(status: std::process::ExitStatus) -> i32 {
 
 /// Exact values to hide: the keys the host holds, and the host's secret-looking variables.
 fn redactor_for(env: &ToolEnv) -> Redactor {
-    let host = std::env::vars().filter_map(|(name, value)| {
-        (looks_secret(&name) && value.len() >= MIN_HOST_SECRET_LEN).then_some(value)
+    let host = std::env::vars_os().filter_map(|(name, value)| {
+        let (name, value) = (name.to_str()?, value.into_string().ok()?);
+        (looks_secret(name) && value.len() >= MIN_HOST_SECRET_LEN).then_some(value)
     });
     Redactor::new(env.secrets.iter().cloned().chain(host))
 }
@@ -214,9 +215,10 @@ fn redactor_for(env: &ToolEnv) -> Redactor {
 struct ProcessGroup(Option<u32>);
 
 impl ProcessGroup {
-    fn kill(&self) {
+    /// Kills the group once; later calls do nothing, so a recycled id is never signalled.
+    fn kill(&mut self) {
         #[cfg(unix)]
-        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+        if let Some(pid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
             if let Some(pid) = rustix::process::Pid::from_raw(pid) {
                 let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
             }
