@@ -17,6 +17,8 @@ use crate::retry::Failure;
 use crate::sse::SseEvent;
 use crate::text_calls::extract_tool_calls;
 
+use super::think::{Part, ThinkSplitter};
+
 #[derive(Default)]
 struct PendingCall {
     id: String,
@@ -30,6 +32,8 @@ pub(crate) struct OpenAiDecoder {
     ctx: ErrorContext,
     /// Tool names to look for in the text when no native call came (compatible servers).
     text_fallback: Vec<String>,
+    /// Compatible servers only: reasoning written inline as `<think>` tags.
+    think: Option<ThinkSplitter>,
     text: String,
     calls: Vec<PendingCall>,
     by_index: HashMap<u64, usize>,
@@ -40,9 +44,11 @@ pub(crate) struct OpenAiDecoder {
 
 impl OpenAiDecoder {
     pub fn new(ctx: ErrorContext, text_fallback: Vec<String>) -> Self {
+        let compat = ctx.kind == crate::config::ProviderKind::OpenAiCompatible;
         Self {
             ctx,
             text_fallback,
+            think: compat.then(ThinkSplitter::default),
             text: String::new(),
             calls: Vec::new(),
             by_index: HashMap::new(),
@@ -121,9 +127,12 @@ impl OpenAiDecoder {
             }
         }
         if let Some(text) = delta.get("content").and_then(Value::as_str) {
-            if !text.is_empty() {
-                self.text.push_str(text);
-                out.push(ModelEvent::TextDelta(text.to_owned()));
+            match self.think.as_mut() {
+                Some(splitter) => {
+                    let parts = splitter.push(text);
+                    self.content(parts, out);
+                }
+                None => self.content(vec![Part::Text(text.to_owned())], out),
             }
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
@@ -136,8 +145,24 @@ impl OpenAiDecoder {
         }
     }
 
+    fn content(&mut self, parts: Vec<Part>, out: &mut Vec<ModelEvent>) {
+        for part in parts {
+            match part {
+                Part::Thinking(t) => out.push(ModelEvent::ThinkingDelta(t)),
+                Part::Text(t) if t.is_empty() => {}
+                Part::Text(t) => {
+                    self.text.push_str(&t);
+                    out.push(ModelEvent::TextDelta(t));
+                }
+            }
+        }
+    }
+
     fn complete(&mut self, out: &mut Vec<ModelEvent>) {
         self.done = true;
+        if let Some(parts) = self.think.as_mut().map(ThinkSplitter::finish) {
+            self.content(parts, out);
+        }
         let mut any_call = false;
         for call in std::mem::take(&mut self.calls) {
             if call.name.is_empty() {

@@ -2,6 +2,7 @@
 
 mod decode;
 mod request;
+mod think;
 
 use std::sync::Arc;
 

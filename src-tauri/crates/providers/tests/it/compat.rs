@@ -196,3 +196,25 @@ async fn a_text_call_conversation_runs_through_the_loop() {
     assert_eq!(second["messages"][3]["tool_call_id"].take(), json!(call.id));
     assert_expected("compat_text_call_second_request", &second);
 }
+
+#[tokio::test]
+async fn inline_think_tags_become_thinking() {
+    let server = FakeServer::start().await.unwrap();
+    server.push(Reply::text("<think>Plan: answer with 4.</think>\n\nIt is 4.").with_chunk_chars(3));
+    let got = ask(&keyless(&server), "2+2?").await;
+    assert_eq!(got.error, None);
+    let thinking: String = got
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ModelEvent::ThinkingDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinking, "Plan: answer with 4.");
+    assert_eq!(got.text(), "It is 4.");
+    assert_eq!(
+        got.events.last(),
+        Some(&ModelEvent::Stop(StopReason::EndTurn))
+    );
+}
