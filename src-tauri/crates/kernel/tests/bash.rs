@@ -136,6 +136,34 @@ async fn background_jobs_do_not_hold_the_call_and_are_stopped() {
     assert!(wait_dead(pid).await, "background sleep {pid} survived");
 }
 
+/// The executor drops a call on its own timeout or on cancel: dropping must kill the group.
+#[tokio::test]
+async fn dropping_the_call_kills_the_group() {
+    let (_d, ws) = workspace();
+    let env = env_at(&ws);
+    if !confined(&env) {
+        return;
+    }
+    let ctx = context(env, CancellationToken::new());
+    let tool = ctx.registry.get("bash").unwrap().clone();
+    let input = json!({"command": "sleep 100 & echo $! > bg.pid; sleep 100"});
+    let call = tool.call(input, &ctx);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(1000), call)
+            .await
+            .is_err()
+    );
+    let pid: i32 = std::fs::read_to_string(ws.join("bg.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_dead(pid).await,
+        "background sleep {pid} outlived the dropped call"
+    );
+}
+
 #[tokio::test]
 async fn cancel_is_130() {
     let (_d, ws) = workspace();
