@@ -54,6 +54,16 @@ impl ProviderKind {
         }
     }
 
+    /// The environment variable read for a base URL when settings give none (the vendors'
+    /// own SDKs read the first two as well).
+    pub fn base_url_env_var(self) -> &'static str {
+        match self {
+            Self::Anthropic => "ANTHROPIC_BASE_URL",
+            Self::OpenAi => "OPENAI_BASE_URL",
+            Self::OpenAiCompatible => "PADDOCK_OPENAI_COMPAT_BASE_URL",
+        }
+    }
+
     /// Whether a request without a key is pointless (local servers usually need none).
     pub fn requires_key(self) -> bool {
         !matches!(self, Self::OpenAiCompatible)
@@ -181,6 +191,18 @@ impl ProviderConfig {
     pub fn with_env_key(mut self) -> Self {
         if self.api_key.is_none() {
             self.api_key = ApiKey::from_env(self.kind.key_env_var());
+        }
+        self
+    }
+
+    /// Headless defaults: the key and base URL from [`ProviderKind::key_env_var`] and
+    /// [`ProviderKind::base_url_env_var`], for whichever of the two is not set yet.
+    pub fn with_env(mut self) -> Self {
+        self = self.with_env_key();
+        if self.base_url.is_none() {
+            self.base_url = std::env::var(self.kind.base_url_env_var())
+                .ok()
+                .filter(|u| !u.trim().is_empty());
         }
         self
     }
