@@ -34,6 +34,52 @@ impl ProviderKind {
             Self::OpenAiCompatible => "openai-compatible",
         }
     }
+
+    /// A name for messages ("Anthropic rejected the API key").
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Anthropic => "Anthropic",
+            Self::OpenAi => "OpenAI",
+            Self::OpenAiCompatible => "the OpenAI-compatible server",
+        }
+    }
+
+    /// The environment variable read for a key when no keychain is at hand (headless runs).
+    pub fn key_env_var(self) -> &'static str {
+        match self {
+            Self::Anthropic => "ANTHROPIC_API_KEY",
+            Self::OpenAi => "OPENAI_API_KEY",
+            Self::OpenAiCompatible => "PADDOCK_OPENAI_COMPAT_API_KEY",
+        }
+    }
+
+    /// The environment variable read for the base URL when the settings have none.
+    pub fn base_url_env_var(self) -> &'static str {
+        match self {
+            Self::Anthropic => "ANTHROPIC_BASE_URL",
+            Self::OpenAi => "OPENAI_BASE_URL",
+            Self::OpenAiCompatible => "PADDOCK_OPENAI_COMPAT_BASE_URL",
+        }
+    }
+
+    /// Whether a request without a key is pointless (local servers usually need none).
+    pub fn requires_key(self) -> bool {
+        !matches!(self, Self::OpenAiCompatible)
+    }
+
+    pub fn default_base_url(self) -> Option<&'static str> {
+        match self {
+            Self::Anthropic => Some("https://api.anthropic.com"),
+            Self::OpenAi => Some("https://api.openai.com/v1"),
+            Self::OpenAiCompatible => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl std::str::FromStr for ProviderKind {

@@ -7,94 +7,11 @@ use std::time::Duration;
 use paddock_kernel::ModelError;
 use paddock_protocol::ErrorKind;
 use reqwest::Url;
-use serde::{Deserialize, Serialize};
 
 use crate::key::ApiKey;
 
-/// The wire formats Paddock speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
-    /// Anthropic's Messages API.
-    Anthropic,
-    /// OpenAI's Chat Completions API.
-    #[serde(rename = "openai")]
-    OpenAi,
-    /// Any server speaking Chat Completions: Ollama, vLLM, LM Studio, llama.cpp.
-    #[serde(rename = "openai-compatible")]
-    OpenAiCompatible,
-}
-
-impl ProviderKind {
-    pub const ALL: [ProviderKind; 3] = [Self::Anthropic, Self::OpenAi, Self::OpenAiCompatible];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Anthropic => "anthropic",
-            Self::OpenAi => "openai",
-            Self::OpenAiCompatible => "openai-compatible",
-        }
-    }
-
-    /// A name for messages ("Anthropic rejected the API key").
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Anthropic => "Anthropic",
-            Self::OpenAi => "OpenAI",
-            Self::OpenAiCompatible => "the OpenAI-compatible server",
-        }
-    }
-
-    /// The environment variable read for a key when no keychain is at hand (headless runs).
-    pub fn key_env_var(self) -> &'static str {
-        match self {
-            Self::Anthropic => "ANTHROPIC_API_KEY",
-            Self::OpenAi => "OPENAI_API_KEY",
-            Self::OpenAiCompatible => "PADDOCK_OPENAI_COMPAT_API_KEY",
-        }
-    }
-
-    /// The environment variable read for a base URL when settings give none (the vendors'
-    /// own SDKs read the first two as well).
-    pub fn base_url_env_var(self) -> &'static str {
-        match self {
-            Self::Anthropic => "ANTHROPIC_BASE_URL",
-            Self::OpenAi => "OPENAI_BASE_URL",
-            Self::OpenAiCompatible => "PADDOCK_OPENAI_COMPAT_BASE_URL",
-        }
-    }
-
-    /// Whether a request without a key is pointless (local servers usually need none).
-    pub fn requires_key(self) -> bool {
-        !matches!(self, Self::OpenAiCompatible)
-    }
-
-    pub fn default_base_url(self) -> Option<&'static str> {
-        match self {
-            Self::Anthropic => Some("https://api.anthropic.com"),
-            Self::OpenAi => Some("https://api.openai.com/v1"),
-            Self::OpenAiCompatible => None,
-        }
-    }
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for ProviderKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                format!("unknown provider '{s}' (expected anthropic, openai or openai-compatible)")
-            })
-    }
-}
+/// The wire formats Paddock speaks (shared with the settings and the UI).
+pub use paddock_protocol::ProviderKind;
 
 /// How failed calls are retried: 429, 5xx and connection failures, before any output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,111 @@
+//! API keys: the OS keychain (Secret Service on Linux), with environment variables as the
+//! headless fallback. Keys are never written to a file.
+
+use paddock_protocol::ProviderKind;
+use paddock_providers::ApiKey;
+
+/// The keychain service name every key is stored under.
+pub const KEYCHAIN_SERVICE: &str = "paddock";
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// No keychain service answers (no Secret Service on D-Bus, locked, no session bus).
+    #[error(
+        "no keychain is reachable ({0}). On Linux, Paddock stores keys in the Secret Service: \
+         start a keyring daemon (GNOME Keyring or KWallet) and unlock it, or run headless \
+         with the key in an environment variable. Keys are never stored in plain text"
+    )]
+    Unavailable(String),
+    #[error("the keychain refused the request: {0}")]
+    Failed(String),
+}
+
+/// Where keys are kept.
+pub trait KeyStore: Send + Sync {
+    fn get(&self, provider: ProviderKind) -> Result<Option<String>, KeyError>;
+    fn set(&self, provider: ProviderKind, key: &str) -> Result<(), KeyError>;
+    /// Removes a key; removing a key that is not there is fine.
+    fn delete(&self, provider: ProviderKind) -> Result<(), KeyError>;
+}
+
+/// The OS keychain via the keyring crate.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Keychain;
+
+impl Keychain {
+    fn entry(provider: ProviderKind) -> Result<keyring::Entry, KeyError> {
+        keyring::Entry::new(KEYCHAIN_SERVICE, provider.as_str()).map_err(classify)
+    }
+
+    /// Checks that a keychain answers at all (for `paddock doctor` and the settings screen).
+    pub fn probe(&self) -> Result<(), KeyError> {
+        self.get(ProviderKind::Anthropic).map(|_| ())
+    }
+}
+
+fn classify(e: keyring::Error) -> KeyError {
+    match e {
+        keyring::Error::NoStorageAccess(inner) => KeyError::Unavailable(inner.to_string()),
+        keyring::Error::PlatformFailure(inner) => KeyError::Unavailable(inner.to_string()),
+        other => KeyError::Failed(other.to_string()),
+    }
+}
+
+impl KeyStore for Keychain {
+    fn get(&self, provider: ProviderKind) -> Result<Option<String>, KeyError> {
+        match Self::entry(provider)?.get_password() {
+            Ok(key) => Ok(Some(key)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(classify(e)),
+        }
+    }
+
+    fn set(&self, provider: ProviderKind, key: &str) -> Result<(), KeyError> {
+        Self::entry(provider)?.set_password(key).map_err(classify)
+    }
+
+    fn delete(&self, provider: ProviderKind) -> Result<(), KeyError> {
+        match Self::entry(provider)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(classify(e)),
+        }
+    }
+}
+
+/// Keys from environment variables only (headless runs, tests).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EnvKeys;
+
+impl KeyStore for EnvKeys {
+    fn get(&self, provider: ProviderKind) -> Result<Option<String>, KeyError> {
+        Ok(ApiKey::from_env(provider.key_env_var()).map(|k| k.expose().to_owned()))
+    }
+
+    fn set(&self, _provider: ProviderKind, _key: &str) -> Result<(), KeyError> {
+        Err(KeyError::Failed(
+            "keys cannot be saved here: no keychain is in use".into(),
+        ))
+    }
+
+    fn delete(&self, _provider: ProviderKind) -> Result<(), KeyError> {
+        Ok(())
+    }
+}
+
+/// The key for `provider`: its environment variable when set (an explicit choice for this
+/// run), else the store. A missing keychain is only an error when nothing else has a key.
+pub fn resolve_key(
+    provider: ProviderKind,
+    store: Option<&dyn KeyStore>,
+) -> Result<Option<ApiKey>, KeyError> {
+    if let Some(key) = ApiKey::from_env(provider.key_env_var()) {
+        return Ok(Some(key));
+    }
+    match store {
+        Some(store) => Ok(store
+            .get(provider)?
+            .filter(|k| !k.is_empty())
+            .map(ApiKey::new)),
+        None => Ok(None),
+    }
+}

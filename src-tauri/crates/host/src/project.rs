@@ -1,0 +1,58 @@
+use std::path::{Path, PathBuf};
+
+use paddock_kernel::ToolEnv;
+use paddock_kernel::sandbox::SandboxConfig;
+use paddock_kernel::settings;
+use paddock_protocol::{ProjectSettings, SandboxStatus};
+
+use crate::HostError;
+
+/// A project folder and its settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Project {
+    /// Absolute, symlinks resolved.
+    pub root: PathBuf,
+    pub settings: ProjectSettings,
+}
+
+impl Project {
+    /// Opens a project folder and reads its settings (defaults when it has none).
+    pub fn open(dir: &Path) -> Result<Self, HostError> {
+        let root = std::fs::canonicalize(dir).map_err(|source| HostError::Io {
+            context: format!("cannot open project folder {}", dir.display()),
+            source,
+        })?;
+        if !root.is_dir() {
+            return Err(HostError::Usage(format!(
+                "{} is not a folder",
+                root.display()
+            )));
+        }
+        let settings = settings::load(&root)?;
+        Ok(Self { root, settings })
+    }
+
+    /// Where the file tools and bash work.
+    pub fn workspace_root(&self) -> PathBuf {
+        self.settings.workspace.root(&self.root)
+    }
+
+    /// The tool environment for these settings. `secrets` are values to redact.
+    pub fn tool_env(&self, secrets: Vec<String>) -> ToolEnv {
+        ToolEnv {
+            workspace_root: self.workspace_root(),
+            workspace_mode: self.settings.workspace,
+            secrets,
+            sandbox: SandboxConfig {
+                bash_network: self.settings.bash_network,
+                allow_unconfined: self.settings.allow_unconfined_bash,
+                ..SandboxConfig::default()
+            },
+        }
+    }
+
+    /// What bash would run under right now.
+    pub fn sandbox_status(&self) -> SandboxStatus {
+        paddock_kernel::sandbox::status(&self.tool_env(Vec::new()))
+    }
+}
