@@ -6,16 +6,8 @@ here=$(pwd)
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "toolchain"
-command -v cargo >/dev/null || { echo "cargo not found: install Rust from https://rustup.rs" >&2; exit 1; }
-rustup component add rustfmt clippy >/dev/null 2>&1 || true
-
-step "system packages"
-# ripgrep: only the grep/glob benchmark compares against `rg`; tests do not need it.
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! dpkg -s ripgrep >/dev/null 2>&1; then
-  { apt-get update -qq && apt-get install -y -qq --no-install-recommends ripgrep >/dev/null; } \
-    || echo "ripgrep not installed: the search benchmark will time the tools alone" >&2
-fi
+step "setup"
+./scripts/setup.sh
 
 step "format"
 cargo fmt --all -- --check
@@ -23,11 +15,20 @@ cargo fmt --all -- --check
 step "lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "rust tests"
-cargo test --workspace --locked
+step "rust tests (in a private D-Bus session with an unlocked Secret Service)"
+# The keychain tests use the real Secret Service: a throwaway HOME keeps the test keyring
+# away from the user's. CARGO_HOME/RUSTUP_HOME are fixed before HOME changes.
+export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+test_home=$(mktemp -d)
+trap 'rm -rf "$test_home"' EXIT
+HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 \
+  dbus-run-session -- sh -c '
+    printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+    exec cargo test --workspace --locked
+  '
 
 step "benchmarks compile"
-cargo bench --workspace --locked --no-run >/dev/null
+cargo bench -p paddock-kernel --locked --no-run >/dev/null
 
 echo
 echo "all tests passed ($here)"

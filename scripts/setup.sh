@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs what Paddock needs on a Debian/Ubuntu machine, skipping what is already there.
+# Sourced by run.sh and test.sh; safe to run again.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { printf '\n==> %s\n' "$*"; }
+
+# System packages: the Tauri/WebKit build, Secret Service (keychain), Xvfb + WebKitWebDriver
+# for the desktop tests, ripgrep for the search benchmark.
+APT_PACKAGES=(
+  build-essential pkg-config curl libssl-dev libdbus-1-dev
+  libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
+  xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-tools keyutils
+  ripgrep imagemagick
+)
+
+setup_system() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    echo "system packages: all present"
+    return
+  fi
+  say "installing system packages: ${missing[*]}"
+  if ! command -v apt-get >/dev/null; then
+    echo "apt-get not found: install these packages by hand: ${missing[*]}" >&2
+    return 1
+  fi
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+setup_rust() {
+  if ! command -v cargo >/dev/null; then
+    say "installing Rust (rustup)"
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+    # shellcheck disable=SC1091
+    . "$HOME/.cargo/env"
+  fi
+  rustup component add rustfmt clippy >/dev/null 2>&1 || true
+}
+
+setup_node() {
+  if ! command -v npm >/dev/null; then
+    echo "Node.js 20+ and npm are needed: install them (e.g. apt-get install nodejs npm)" >&2
+    return 1
+  fi
+  if [ -f tests/mcp-fixtures/package-lock.json ]; then
+    if [ ! -d tests/mcp-fixtures/node_modules ] || [ tests/mcp-fixtures/package-lock.json -nt tests/mcp-fixtures/node_modules ]; then
+      say "installing the MCP test server (npm)"
+      npm ci --prefix tests/mcp-fixtures --no-audit --no-fund --loglevel=error
+    fi
+  fi
+}
+
+setup_system
+setup_rust
+setup_node
