@@ -4,6 +4,7 @@
 
 mod events;
 mod grants;
+mod mcp;
 mod message;
 mod sandbox;
 mod session;
@@ -12,6 +13,7 @@ mod usage;
 
 pub use events::{AgentEvent, ErrorKind, ExitReason, LoopAction, LoopKind};
 pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
+pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
 pub use sandbox::{
     AGENT_WORKSPACE_DIR, FsConfinement, NetworkConfinement, SandboxStatus, WorkspaceMode,

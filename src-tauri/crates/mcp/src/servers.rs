@@ -1,0 +1,297 @@
+//! All of a project's MCP servers: started together, their tools named and registered, their
+//! status published, and stopped together.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use paddock_kernel::{Tool, ToolRegistry};
+use paddock_protocol::{McpServerConfig, McpServerState, McpServerStatus, McpTransport};
+use tokio::sync::watch;
+
+use crate::naming::tool_name;
+use crate::server::{self, Lifeline, Server, StartContext};
+use crate::shell_path;
+use crate::status::{Callback, STATUS_STDERR_CHARS, StatusBoard};
+use crate::stderr::StderrLog;
+use crate::tool::{DEFAULT_CALL_TIMEOUT, McpTool};
+
+/// Time a server gets to launch, handshake and list its tools.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Which PATH stdio servers get.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ServerPath {
+    /// Paddock's own (the CLI, started from a terminal).
+    #[default]
+    Inherit,
+    /// The user's login shell's (the app, started from a launcher with a bare PATH).
+    LoginShell,
+    Fixed(String),
+}
+
+/// How the host wants servers run.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    pub start_timeout: Duration,
+    /// Per-call limit for servers whose settings have no `timeoutSecs`.
+    pub call_timeout: Duration,
+    pub path: ServerPath,
+    /// The project folder: stdio servers run here, and a relative `cwd` starts here.
+    pub base_dir: Option<PathBuf>,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            start_timeout: DEFAULT_START_TIMEOUT,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            path: ServerPath::Inherit,
+            base_dir: None,
+        }
+    }
+}
+
+struct Entry {
+    server: Arc<Server>,
+    stderr: StderrLog,
+}
+
+/// The handle to a project's MCP servers. Dropping it kills every stdio server; call
+/// [`McpServers::shutdown`] for a graceful stop.
+pub struct McpServers {
+    options: McpOptions,
+    board: StatusBoard,
+    servers: Mutex<BTreeMap<String, Entry>>,
+    failed_stderr: Mutex<BTreeMap<String, StderrLog>>,
+    tools: Mutex<Vec<Arc<McpTool>>>,
+}
+
+impl McpServers {
+    pub fn new(options: McpOptions) -> Self {
+        Self::build(options, None)
+    }
+
+    /// Also calls `on_status` with every status change (e.g. to forward it to a UI).
+    pub fn with_callback(
+        options: McpOptions,
+        on_status: impl Fn(&McpServerStatus) + Send + Sync + 'static,
+    ) -> Self {
+        Self::build(options, Some(Arc::new(on_status)))
+    }
+
+    fn build(options: McpOptions, callback: Option<Callback>) -> Self {
+        Self {
+            options,
+            board: StatusBoard::new(callback),
+            servers: Mutex::default(),
+            failed_stderr: Mutex::default(),
+            tools: Mutex::default(),
+        }
+    }
+
+    /// Every status change, as a map from server name to status.
+    pub fn subscribe(&self) -> watch::Receiver<BTreeMap<String, McpServerStatus>> {
+        self.board.subscribe()
+    }
+
+    /// Every configured server's status, by name.
+    pub fn statuses(&self) -> Vec<McpServerStatus> {
+        self.board.snapshot()
+    }
+
+    pub fn status(&self, name: &str) -> Option<McpServerStatus> {
+        self.board.get(name)
+    }
+
+    /// Everything a stdio server wrote to stderr (capped at 1 MB), for diagnostics.
+    pub fn stderr(&self, name: &str) -> Option<String> {
+        if let Some(e) = lock(&self.servers).get(name) {
+            return Some(e.stderr.text());
+        }
+        lock(&self.failed_stderr).get(name).map(StderrLog::text)
+    }
+
+    /// The process id of a running stdio server (diagnostics).
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        lock(&self.servers).get(name).and_then(|e| e.server.pid())
+    }
+
+    /// The tools of every running server, in name order.
+    pub fn tools(&self) -> Vec<Arc<McpTool>> {
+        lock(&self.tools).clone()
+    }
+
+    /// Starts every enabled server at once and waits until each is running, has failed or
+    /// ran out of time. One server's trouble never affects another's start.
+    pub async fn start(&self, configs: &BTreeMap<String, McpServerConfig>) {
+        let mut wanted = Vec::new();
+        for (name, config) in configs {
+            if config.disabled {
+                self.board.set(name, McpServerState::Disabled, None);
+            } else if lock(&self.servers).contains_key(name) {
+                self.board
+                    .warn(name, "already running; not started again".to_owned());
+            } else {
+                self.board.set(name, McpServerState::Starting, None);
+                wanted.push((name, config));
+            }
+        }
+        let path = self.server_path(&wanted).await;
+        let limit = self.options.start_timeout;
+        let starts = wanted.iter().map(|&(name, config)| {
+            let ctx = StartContext {
+                base_dir: self.options.base_dir.as_deref(),
+                path: path.as_deref(),
+                stderr: StderrLog::new(),
+            };
+            async move {
+                let result = tokio::time::timeout(limit, server::start(name, config, &ctx))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(format!(
+                            "did not finish starting within {} s",
+                            limit.as_secs()
+                        ))
+                    });
+                // Failures show at once; a slow server does not delay them.
+                let result = match result {
+                    Ok(server) => Some(Arc::new(server)),
+                    Err(error) => {
+                        self.report_failure(name, error, &ctx.stderr).await;
+                        None
+                    }
+                };
+                (name, config, ctx.stderr, result)
+            }
+        });
+        let results = futures_util::future::join_all(starts).await;
+
+        // Names are given in server-name order, so who wins a collision never varies.
+        let mut taken: BTreeMap<String, (String, String)> = lock(&self.tools)
+            .iter()
+            .map(|t| {
+                let owner = (t.server_name().to_owned(), t.remote_name().to_owned());
+                (t.spec().name.clone(), owner)
+            })
+            .collect();
+        for (name, config, stderr, result) in results {
+            let Some(server) = result else { continue };
+            let timeout = config
+                .timeout_secs
+                .filter(|s| *s > 0)
+                .map_or(self.options.call_timeout, Duration::from_secs);
+            let mut names = Vec::new();
+            for remote in &server.tools {
+                let kernel_name = tool_name(name, &remote.name);
+                if let Some((other_server, other_tool)) = taken.get(&kernel_name) {
+                    self.board.warn(
+                        name,
+                        format!(
+                            "tool '{}' was left out: its name {kernel_name} is already used by \
+                             tool '{other_tool}' of server '{other_server}'",
+                            remote.name
+                        ),
+                    );
+                    continue;
+                }
+                taken.insert(kernel_name.clone(), (name.clone(), remote.name.to_string()));
+                names.push(kernel_name.clone());
+                let tool = McpTool::new(kernel_name, remote, server.clone(), timeout);
+                lock(&self.tools).push(Arc::new(tool));
+            }
+            self.board
+                .set(name, McpServerState::Running { tools: names }, None);
+            watch_exit(
+                self.board.clone(),
+                name.clone(),
+                server.lifeline.clone(),
+                stderr.clone(),
+            );
+            lock(&self.servers).insert(name.clone(), Entry { server, stderr });
+        }
+        lock(&self.tools).sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+    }
+
+    async fn report_failure(&self, name: &str, error: String, stderr: &StderrLog) {
+        stderr.wait_closed(Duration::from_millis(200)).await;
+        tracing::warn!("MCP server '{name}' failed to start: {error}");
+        self.board.set(
+            name,
+            McpServerState::Failed { error },
+            stderr.tail(STATUS_STDERR_CHARS),
+        );
+        lock(&self.failed_stderr).insert(name.to_owned(), stderr.clone());
+    }
+
+    /// Adds every MCP tool to `registry` as a runtime tool (skips preset and allow list,
+    /// obeys the deny list). A name already in the registry is refused, never replaced;
+    /// the returned warnings (also on the server's status) say which.
+    pub fn register(&self, registry: &mut ToolRegistry) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for tool in self.tools() {
+            let name = tool.spec().name.clone();
+            let server = tool.server_name().to_owned();
+            if let Err(e) = registry.register_runtime(tool as Arc<dyn Tool>) {
+                let warning = format!("tool {name} was not registered: {e}");
+                self.board.warn(&server, warning.clone());
+                warnings.push(warning);
+            }
+        }
+        warnings
+    }
+
+    /// Stops every server: closes its connection, lets stdio processes exit, kills the rest.
+    pub async fn shutdown(&self) {
+        let servers: Vec<Arc<Server>> = lock(&self.servers)
+            .values()
+            .map(|e| e.server.clone())
+            .collect();
+        futures_util::future::join_all(servers.iter().map(|s| s.shutdown())).await;
+    }
+
+    async fn server_path(&self, wanted: &[(&String, &McpServerConfig)]) -> Option<String> {
+        let any_stdio = wanted
+            .iter()
+            .any(|(_, c)| matches!(c.transport(), Ok(McpTransport::Stdio { .. })));
+        match &self.options.path {
+            ServerPath::Inherit => None,
+            ServerPath::Fixed(p) => Some(p.clone()),
+            ServerPath::LoginShell if any_stdio => {
+                shell_path::login_shell_path_or_current(shell_path::DEFAULT_TIMEOUT).await
+            }
+            ServerPath::LoginShell => None,
+        }
+    }
+}
+
+impl Drop for McpServers {
+    fn drop(&mut self) {
+        for entry in lock(&self.servers).values() {
+            entry.server.kill_now();
+        }
+    }
+}
+
+/// Publishes the exit of a running server. Holds no reference to the server itself, so
+/// it never keeps one alive.
+fn watch_exit(board: StatusBoard, name: String, lifeline: Arc<Lifeline>, stderr: StderrLog) {
+    tokio::spawn(async move {
+        lifeline.gone().await;
+        stderr.wait_closed(Duration::from_millis(500)).await;
+        let reason = lifeline
+            .reason()
+            .unwrap_or_else(|| "the server went away".to_owned());
+        tracing::warn!("MCP server '{name}' exited: {reason}");
+        board.set(
+            &name,
+            McpServerState::Exited { reason },
+            stderr.tail(STATUS_STDERR_CHARS),
+        );
+    });
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}

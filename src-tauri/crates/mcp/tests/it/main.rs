@@ -1,0 +1,8 @@
+//! paddock-mcp's integration tests, against the real `@modelcontextprotocol/server-everything`
+//! (installed by `npm ci --prefix tests/mcp-fixtures`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+mod everything;
+mod failures;
+mod lifecycle;
