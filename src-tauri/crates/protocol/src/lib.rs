@@ -2,6 +2,7 @@
 //!
 //! Everything here is plain data (serde + ts-rs). No async runtime, no HTTP, no Tauri.
 
+mod app;
 mod events;
 mod grants;
 mod mcp;
@@ -11,6 +12,10 @@ mod session;
 mod settings;
 mod usage;
 
+pub use app::{
+    AppError, AppErrorCode, ConnectionReport, ExportFormat, FilePreview, KeyStatus, ModelInfo,
+    ProjectInfo, RecentProject, SessionTranscript, WorkspaceChange, WorkspaceEntry, WorkspaceTree,
+};
 pub use events::{AgentEvent, ErrorKind, ExitReason, LoopAction, LoopKind};
 pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};

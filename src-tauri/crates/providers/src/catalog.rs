@@ -2,38 +2,19 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 
-/// One entry of the model dropdown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ModelInfo {
-    pub id: String,
-    /// A friendlier name when the vendor has one ("Claude Sonnet 4").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub display_name: Option<String>,
-}
+pub use paddock_protocol::{ConnectionReport, ModelInfo};
 
-/// The outcome of a successful "test connection".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ConnectionReport {
-    pub models: Vec<ModelInfo>,
-    pub latency_ms: u64,
-    /// Whether the model the user picked is on the list (`None` when none was given, or
-    /// the server lists nothing, as some local servers do).
-    pub model_available: Option<bool>,
-}
-
-impl ConnectionReport {
-    pub(crate) fn new(models: Vec<ModelInfo>, started: Instant, model: Option<&str>) -> Self {
-        let model_available = match model {
-            Some(m) if !models.is_empty() => Some(models.iter().any(|i| i.id == m)),
-            _ => None,
-        };
-        Self {
-            models,
-            latency_ms: millis(started.elapsed()),
-            model_available,
-        }
+/// The report for `models`, listed in the time since `started`.
+pub(crate) fn report(models: Vec<ModelInfo>, started: Instant, model: Option<&str>) -> ConnectionReport {
+    let model_available = match model {
+        Some(m) if !models.is_empty() => Some(models.iter().any(|i| i.id == m)),
+        _ => None,
+    };
+    ConnectionReport {
+        models,
+        latency_ms: millis(started.elapsed()),
+        model_available,
     }
 }
 

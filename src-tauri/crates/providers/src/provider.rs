@@ -7,7 +7,7 @@ use paddock_kernel::{Model, ModelError, ModelRequest, ModelStream};
 use paddock_protocol::ErrorKind;
 
 use crate::anthropic;
-use crate::catalog::{ConnectionReport, ModelInfo};
+use crate::catalog::{self, ConnectionReport, ModelInfo};
 use crate::config::{ProviderConfig, ProviderKind};
 use crate::http::Transport;
 use crate::openai;
@@ -88,7 +88,7 @@ impl Provider {
     ) -> Result<ConnectionReport, ModelError> {
         let started = Instant::now();
         let models = self.list_models().await?;
-        Ok(ConnectionReport::new(models, started, model))
+        Ok(catalog::report(models, started, model))
     }
 }
 

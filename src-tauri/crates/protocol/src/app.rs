@@ -1,0 +1,165 @@
+//! What the desktop app's commands take and return, besides the core types. Generated into
+//! TypeScript for the UI (ts-rs); see docs/desktop-ipc.md for the commands themselves.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::{AgentEvent, Message, ProjectSettings, ProviderKind, SandboxStatus, SessionHeader};
+
+/// The one error every desktop command returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AppError {
+    pub code: AppErrorCode,
+    /// A sentence the user can act on.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AppErrorCode {
+    /// Bad arguments from the UI.
+    Invalid,
+    /// The project's settings file is broken or could not be saved.
+    Settings,
+    /// The model provider could not be reached or refused.
+    Provider,
+    /// No keychain, or it refused.
+    Keychain,
+    Session,
+    /// Something that does not exist (project, session, file).
+    NotFound,
+    /// A path outside the workspace, or otherwise refused by the path rules.
+    PathRefused,
+    Io,
+    /// A run is already going in this session.
+    Busy,
+    Internal,
+}
+
+/// A project window's view of its project.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ProjectInfo {
+    /// Absolute path, symlinks resolved.
+    pub path: String,
+    /// The folder's name.
+    pub name: String,
+    /// The settings, or `None` when the file is broken (see `settings_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub settings: Option<ProjectSettings>,
+    /// Why the settings file could not be read; it is left untouched on disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub settings_error: Option<String>,
+    pub workspace_root: String,
+    pub sandbox: SandboxStatus,
+}
+
+/// An entry of the recent-projects list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RecentProject {
+    pub path: String,
+    pub name: String,
+    /// RFC 3339, UTC.
+    pub last_opened: String,
+    /// False when the folder no longer exists.
+    pub exists: bool,
+}
+
+/// One file or folder of the workspace tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WorkspaceEntry {
+    /// Relative to the workspace root, '/'-separated.
+    pub path: String,
+    pub is_dir: bool,
+    #[ts(type = "number")]
+    pub size: u64,
+}
+
+/// The workspace tree, capped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WorkspaceTree {
+    pub root: String,
+    /// False when the workspace folder does not exist yet.
+    pub exists: bool,
+    pub entries: Vec<WorkspaceEntry>,
+    /// More entries exist than were listed.
+    pub truncated: bool,
+}
+
+/// Sent (debounced) when files in the workspace change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WorkspaceChange {
+    /// Changed paths, relative to the workspace root.
+    pub paths: Vec<String>,
+}
+
+/// A size-capped look at a workspace file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct FilePreview {
+    pub path: String,
+    #[ts(type = "number")]
+    pub size: u64,
+    /// Binary files are not shown.
+    pub binary: bool,
+    /// Only the first part of the file is in `text`.
+    pub truncated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub text: Option<String>,
+}
+
+/// Whether a provider has a key, never the key itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct KeyStatus {
+    pub provider: ProviderKind,
+    /// A key is stored in the OS keychain.
+    pub stored: bool,
+    /// The environment variable that would be used, when it is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub env_var: Option<String>,
+    /// Why the keychain could not be asked, and how to fix it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub keychain_error: Option<String>,
+}
+
+/// One entry of the model dropdown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ModelInfo {
+    pub id: String,
+    /// A friendlier name when the vendor has one ("Claude Sonnet 4").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub display_name: Option<String>,
+}
+
+/// The outcome of a successful "test connection".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ConnectionReport {
+    pub models: Vec<ModelInfo>,
+    #[ts(type = "number")]
+    pub latency_ms: u64,
+    /// Whether the chosen model is offered (`None` when none was given or the server lists
+    /// nothing, as some local servers do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model_available: Option<bool>,
+}
+
+/// A whole stored session, for the transcript view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SessionTranscript {
+    pub header: SessionHeader,
+    pub messages: Vec<Message>,
+    pub events: Vec<AgentEvent>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+}

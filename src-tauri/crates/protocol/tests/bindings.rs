@@ -1,0 +1,57 @@
+//! The UI's TypeScript types are generated from these Rust types; this test fails when the
+//! committed `ui/src/lib/bindings.ts` is stale. Regenerate with
+//! `PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use paddock_protocol::*;
+use ts_rs::{Config, TS};
+
+macro_rules! decls {
+    ($cfg:expr; $($t:ty),* $(,)?) => {
+        vec![$( (<$t as TS>::ident($cfg), <$t as TS>::decl($cfg)) ),*]
+    };
+}
+
+fn generate() -> String {
+    let cfg = &Config::default();
+    let mut decls = decls!(cfg;
+        serde_json::Value,
+        AgentEvent, ApprovalDecision, AppError, AppErrorCode, ConnectionReport, ContentBlock,
+        ErrorKind, ExitReason, ExportFormat, FilePreview, FsConfinement, Grant, KeyStatus,
+        LoopAction, LoopKind, McpServerConfig, McpServerState, McpServerStatus, Message,
+        ModelInfo, NetworkConfinement, ProjectInfo, ProjectSettings, ProviderKind,
+        RecentProject, Role, SandboxStatus, SearchHit, SessionHeader, SessionRecord,
+        SessionSummary, SessionTranscript, StopReason, TeammateSettings, TokenUsage, ToolCall,
+        ToolGrantInfo, ToolPreset, ToolResult, ToolSpec, WorkspaceChange, WorkspaceEntry,
+        WorkspaceMode, WorkspaceTree,
+    );
+    decls.sort();
+    let mut out = String::from(
+        "// Generated from the paddock-protocol crate by its `bindings` test. Do not edit:\n\
+         // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings\n",
+    );
+    for (_, decl) in decls {
+        out.push('\n');
+        out.push_str("export ");
+        out.push_str(decl.trim());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn committed_typescript_bindings_are_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/lib/bindings.ts");
+    let generated = generate();
+    if std::env::var_os("PADDOCK_UPDATE_GENERATED").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "ui/src/lib/bindings.ts is stale: run PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings"
+    );
+}

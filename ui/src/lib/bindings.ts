@@ -1,0 +1,298 @@
+// Generated from the paddock-protocol crate by its `bindings` test. Do not edit:
+// PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings
+
+export type AgentEvent = { "type": "run_started", agent: string, model: string, } | { "type": "turn_started", turn: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_call_started", call: ToolCall, } | { "type": "tool_call_finished", id: string, name: string, output: string, is_error: boolean, duration_ms: number, } | { "type": "approval_requested", request_id: string, call: ToolCall, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+
+export type AppError = { code: AppErrorCode, 
+/**
+ * A sentence the user can act on.
+ */
+message: string, };
+
+export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "session" | "not_found" | "path_refused" | "io" | "busy" | "internal";
+
+export type ApprovalDecision = "once" | "session" | "deny";
+
+export type ConnectionReport = { models: Array<ModelInfo>, latency_ms: number, 
+/**
+ * Whether the chosen model is offered (`None` when none was given or the server lists
+ * nothing, as some local servers do).
+ */
+model_available?: boolean, };
+
+export type ContentBlock = { "type": "text", text: string, } | { "type": "thinking", thinking: string, signature?: string, } | { "type": "redacted_thinking", data: string, } | { "type": "tool_call" } & ToolCall | { "type": "tool_result" } & ToolResult;
+
+export type ErrorKind = "auth" | "rate_limited" | "context_too_long" | "server" | "network" | "invalid_response" | "invalid_request" | "cancelled" | "other";
+
+export type ExitReason = "end_turn" | "max_turns" | "aborted" | "budget_exceeded" | "loop_detected" | "error";
+
+export type ExportFormat = "markdown" | "json";
+
+export type FilePreview = { path: string, size: number, 
+/**
+ * Binary files are not shown.
+ */
+binary: boolean, 
+/**
+ * Only the first part of the file is in `text`.
+ */
+truncated: boolean, text?: string, };
+
+export type FsConfinement = { "state": "landlock", 
+/**
+ * The Landlock ABI the running kernel offers (1 = Linux 5.13, 7 = Linux 6.15).
+ */
+abi: number, } | { "state": "unavailable", reason: string, } | { "state": "disabled" };
+
+export type Grant = "allow" | "ask" | "deny";
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+export type KeyStatus = { provider: ProviderKind, 
+/**
+ * A key is stored in the OS keychain.
+ */
+stored: boolean, 
+/**
+ * The environment variable that would be used, when it is set.
+ */
+env_var?: string, 
+/**
+ * Why the keychain could not be asked, and how to fix it.
+ */
+keychain_error?: string, };
+
+export type LoopAction = "warned" | "terminated";
+
+export type LoopKind = "tool_repetition" | "text_repetition";
+
+export type McpServerConfig = { command?: string, args?: Array<string>, 
+/**
+ * Extra environment for the server process (not secrets you want in git: prefer
+ * variables already in your environment).
+ */
+env?: { [key in string]: string }, cwd?: string, url?: string, headers?: { [key in string]: string }, 
+/**
+ * Kept in the file but not started.
+ */
+disabled?: boolean, 
+/**
+ * Per-call time limit for this server's tools, in seconds.
+ */
+timeoutSecs?: bigint, };
+
+export type McpServerState = { "state": "disabled" } | { "state": "starting" } | { "state": "running", tools: Array<string>, } | { "state": "failed", error: string, } | { "state": "exited", reason: string, };
+
+export type McpServerStatus = { 
+/**
+ * The server's key in the settings' `mcpServers`.
+ */
+name: string, state: McpServerState, 
+/**
+ * Things the user should know that did not stop the server, e.g. a tool left out
+ * because its name collides with another.
+ */
+warnings?: Array<string>, 
+/**
+ * The end of what a stdio server wrote to stderr, for diagnostics.
+ */
+stderr_tail?: string, };
+
+export type Message = { role: Role, content: Array<ContentBlock>, };
+
+export type ModelInfo = { id: string, 
+/**
+ * A friendlier name when the vendor has one ("Claude Sonnet 4").
+ */
+display_name?: string, };
+
+export type NetworkConfinement = { "state": "namespace" } | { "state": "landlock_tcp" } | { "state": "granted" } | { "state": "unavailable", reason: string, } | { "state": "disabled" };
+
+export type ProjectInfo = { 
+/**
+ * Absolute path, symlinks resolved.
+ */
+path: string, 
+/**
+ * The folder's name.
+ */
+name: string, 
+/**
+ * The settings, or `None` when the file is broken (see `settings_error`).
+ */
+settings?: ProjectSettings, 
+/**
+ * Why the settings file could not be read; it is left untouched on disk.
+ */
+settings_error?: string, workspace_root: string, sandbox: SandboxStatus, };
+
+export type ProjectSettings = { 
+/**
+ * Format version; this Paddock understands 1.
+ */
+version: number, provider?: ProviderKind, model?: string, 
+/**
+ * Server address for openai-compatible providers (e.g. http://localhost:11434/v1).
+ */
+baseUrl?: string, systemPrompt?: string, 
+/**
+ * Tool bundle granted to the agent; none means no built-in tool unless granted below.
+ */
+preset?: ToolPreset, 
+/**
+ * Per-tool grants on top of the preset: allow adds a tool, ask adds it behind an
+ * approval, deny removes it (MCP tools included, as `mcp__<server>__<tool>`).
+ */
+tools?: { [key in string]: Grant }, 
+/**
+ * Where the agent may work: its own `.agent-workspace` folder or the whole project.
+ */
+workspace: WorkspaceMode, 
+/**
+ * Let bash reach the network.
+ */
+bashNetwork: boolean, 
+/**
+ * Run bash even where the OS sandbox is unavailable (the result says so).
+ */
+allowUnconfinedBash: boolean, maxTurns?: number, maxTokenBudget?: number, 
+/**
+ * Agents the main agent may hand work to with `delegate_to_agent`.
+ */
+teammates?: Array<TeammateSettings>, 
+/**
+ * MCP servers, in the de-facto `mcpServers` shape.
+ */
+mcpServers?: { [key in string]: McpServerConfig }, };
+
+export type ProviderKind = "anthropic" | "openai" | "openai-compatible";
+
+export type RecentProject = { path: string, name: string, 
+/**
+ * RFC 3339, UTC.
+ */
+last_opened: string, 
+/**
+ * False when the folder no longer exists.
+ */
+exists: boolean, };
+
+export type Role = "user" | "assistant";
+
+export type SandboxStatus = { workspace_mode: WorkspaceMode, 
+/**
+ * The workspace root the file tools and bash use.
+ */
+workspace_root: string, filesystem: FsConfinement, network: NetworkConfinement, 
+/**
+ * Folders bash may write (the workspace and its private TMPDIR); empty when writes are
+ * not confined.
+ */
+writable_roots: Array<string>, 
+/**
+ * Everything asked for is enforced.
+ */
+fully_confined: boolean, 
+/**
+ * bash will run: fully confined, or the settings accept running it without (full)
+ * confinement.
+ */
+bash_runs: boolean, 
+/**
+ * One line for people, e.g. "Landlock ABI 7; network isolated (namespace)".
+ */
+summary: string, };
+
+export type SearchHit = { session_id: string, title: string, 
+/**
+ * Index of the message in the session's history.
+ */
+message_index: number, 
+/**
+ * The text around the match.
+ */
+snippet: string, };
+
+export type SessionHeader = { format: number, id: string, 
+/**
+ * Absolute path of the project folder.
+ */
+project: string, provider?: string, model: string, 
+/**
+ * RFC 3339, UTC.
+ */
+created: string, 
+/**
+ * The first prompt's first line, shortened.
+ */
+title: string, };
+
+export type SessionRecord = { "type": "header" } & SessionHeader | { "type": "message", message: Message, } | { "type": "event", event: AgentEvent, };
+
+export type SessionSummary = { id: string, title: string, model: string, created: string, 
+/**
+ * Last write, RFC 3339, UTC.
+ */
+updated: string, size_bytes: number, };
+
+export type SessionTranscript = { header: SessionHeader, messages: Array<Message>, events: Array<AgentEvent>, warnings: Array<string>, };
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "unknown";
+
+export type TeammateSettings = { name: string, systemPrompt?: string, 
+/**
+ * Model name; defaults to the project's model (same provider).
+ */
+model?: string, preset?: ToolPreset, tools?: { [key in string]: Grant }, maxTurns?: number, };
+
+export type TokenUsage = { input_tokens: number, output_tokens: number, };
+
+export type ToolCall = { id: string, name: string, input: unknown, 
+/**
+ * True when the call was recovered from plain text (local models), not emitted natively.
+ */
+parsed_from_text?: boolean, };
+
+export type ToolGrantInfo = { name: string, grant: Grant, 
+/**
+ * Plain words, e.g. "denied — not in preset readonly".
+ */
+reason: string, 
+/**
+ * Added at run time (MCP): skips preset and allow list, obeys the deny list.
+ */
+runtime: boolean, };
+
+export type ToolPreset = "readonly" | "readwrite" | "full";
+
+export type ToolResult = { tool_call_id: string, content: string, is_error: boolean, };
+
+export type ToolSpec = { name: string, description: string, 
+/**
+ * JSON schema of the input object.
+ */
+input_schema: unknown, };
+
+export type WorkspaceChange = { 
+/**
+ * Changed paths, relative to the workspace root.
+ */
+paths: Array<string>, };
+
+export type WorkspaceEntry = { 
+/**
+ * Relative to the workspace root, '/'-separated.
+ */
+path: string, is_dir: boolean, size: number, };
+
+export type WorkspaceMode = "agent_workspace" | "project";
+
+export type WorkspaceTree = { root: string, 
+/**
+ * False when the workspace folder does not exist yet.
+ */
+exists: boolean, entries: Array<WorkspaceEntry>, 
+/**
+ * More entries exist than were listed.
+ */
+truncated: boolean, };
