@@ -123,6 +123,14 @@ impl McpServers {
         lock(&self.tools).clone()
     }
 
+    /// The same tools as trait objects, for hosts that register them themselves.
+    pub fn runtime_tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools()
+            .into_iter()
+            .map(|t| t as Arc<dyn Tool>)
+            .collect()
+    }
+
     /// Starts every enabled server at once and waits until each is running, has failed or
     /// ran out of time. One server's trouble never affects another's start.
     pub async fn start(&self, configs: &BTreeMap<String, McpServerConfig>) {

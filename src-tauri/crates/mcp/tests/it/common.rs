@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use paddock_kernel::protocol::{McpServerConfig, McpServerState, McpServerStatus};
 use paddock_kernel::scripted::{ScriptedModel, ScriptedTurn};
-use paddock_kernel::{Agent, AgentConfig, AgentResult, GrantPolicy, ToolRegistry};
+use paddock_kernel::{
+    Agent, AgentConfig, AgentResult, EventSink, GrantPolicy, NullSink, ToolRegistry,
+};
 use paddock_mcp::{McpOptions, McpServers};
 use tokio::process::{Child, Command};
 
@@ -175,10 +177,20 @@ pub async fn run_agent(
     grants: GrantPolicy,
     turns: Vec<ScriptedTurn>,
 ) -> Run {
+    run_agent_observed(registry, grants, turns, Arc::new(NullSink)).await
+}
+
+/// [`run_agent`], with the run's events going to `events`.
+pub async fn run_agent_observed(
+    registry: Arc<ToolRegistry>,
+    grants: GrantPolicy,
+    turns: Vec<ScriptedTurn>,
+    events: Arc<dyn EventSink>,
+) -> Run {
     let model = ScriptedModel::new(turns);
     let mut config = AgentConfig::new("main", "scripted");
     config.grants = grants;
-    let mut agent = Agent::new(config, Arc::new(model.clone()), registry);
+    let mut agent = Agent::new(config, Arc::new(model.clone()), registry).with_events(events);
     let result = agent.run("go").await;
     Run { result, model }
 }

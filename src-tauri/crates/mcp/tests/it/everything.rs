@@ -1,16 +1,19 @@
 //! The same checks over stdio and over streamable HTTP, against the real server-everything.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use paddock_kernel::GrantPolicy;
-use paddock_kernel::protocol::McpServerState;
+use paddock_kernel::protocol::{AgentEvent, Grant, McpServerState, ProjectSettings};
 use paddock_kernel::scripted::ScriptedTurn;
+use paddock_kernel::{FnSink, GrantPolicy};
 use paddock_mcp::McpOptions;
 use serde_json::json;
+use tokio::sync::Notify;
 
 use crate::common::{
-    Everything, Via, everything, kill9, one, registry_of, results, run_agent, running_tools,
-    started, wait_for_state,
+    Everything, Via, everything, kill9, one, registry_of, results, run_agent, run_agent_observed,
+    running_tools, started, wait_for_state,
 };
 
 /// Runs a check once per transport.
@@ -151,16 +154,16 @@ async fn maps_images_and_resources_to_text(via: Via) {
 async fn a_denied_tool_never_runs(via: Via) {
     let Some(js) = everything() else { return };
     let server = Everything::start(&js, via).await;
-    let servers = started(
-        &one("everything", server.config.clone()),
-        McpOptions::default(),
-    )
-    .await;
+    // The user's settings deny the tool; the host turns them into the kernel's policy.
     let denied = "mcp__everything__trigger-long-running-operation";
-    let grants = GrantPolicy {
-        deny: vec![denied.to_owned()],
-        ..GrantPolicy::default()
+    let settings = ProjectSettings {
+        tools: BTreeMap::from([(denied.to_owned(), Grant::Deny)]),
+        mcp_servers: one("everything", server.config.clone()),
+        ..ProjectSettings::default()
     };
+    let grants = paddock_kernel::settings::grant_policy(&settings);
+    assert_eq!(grants.deny, [denied]);
+    let servers = started(&settings.mcp_servers, McpOptions::default()).await;
     let started_at = Instant::now();
     let run = run_agent(
         registry_of(&servers),
@@ -198,12 +201,23 @@ async fn a_server_killed_mid_call_gives_an_error_result_and_a_status_change(via:
     .await;
     let registry = registry_of(&servers);
     let pid = server.pid(&servers, "everything");
+    // Kill the server once the call is on its way.
+    let call_started = Arc::new(Notify::new());
+    let events = {
+        let call_started = call_started.clone();
+        Arc::new(FnSink(move |e: AgentEvent| {
+            if matches!(e, AgentEvent::ToolCallStarted { .. }) {
+                call_started.notify_one();
+            }
+        }))
+    };
     let killer = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        call_started.notified().await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
         kill9(pid);
     });
     let started_at = Instant::now();
-    let run = run_agent(
+    let run = run_agent_observed(
         registry.clone(),
         GrantPolicy::default(),
         vec![
@@ -213,6 +227,7 @@ async fn a_server_killed_mid_call_gives_an_error_result_and_a_status_change(via:
             )]),
             ScriptedTurn::text("done"),
         ],
+        events,
     )
     .await;
     killer.await.unwrap();
