@@ -82,10 +82,25 @@ async fn stdout_then_stderr_then_exit_code() {
 #[tokio::test]
 async fn could_not_start_is_127() {
     let dir = tempfile::tempdir().unwrap();
-    let env = env_at(&dir.path().join("missing"));
+    // A workspace root that is a file cannot be a working directory.
+    let root = dir.path().join("not-a-folder");
+    std::fs::write(&root, "x").unwrap();
+    let env = env_at(&root);
     let seen = bash(&env, "echo hi").await;
     assert!(seen.is_error);
     assert!(seen.text.ends_with("[exit code: 127]"), "{}", seen.text);
+}
+
+#[tokio::test]
+async fn a_missing_workspace_is_created_like_file_write_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project").join(".agent-workspace");
+    let env = env_at(&root);
+    let seen = bash(&env, "pwd").await;
+    assert!(root.is_dir());
+    if confined(&env) || !seen.is_error {
+        assert_eq!(seen.text, format!("{}\n[exit code: 0]", root.display()));
+    }
 }
 
 #[tokio::test]

@@ -83,7 +83,8 @@ fn not_started(why: impl std::fmt::Display) -> ToolOutput {
 
 async fn run_bash(command: &str, limit: Duration, ctx: &ToolContext) -> ToolOutput {
     let env = &ctx.env;
-    let root = match PathGuard::new(env.workspace_root.clone()).open_root() {
+    // bash may write in the workspace like file_write does, so it may create the root too.
+    let root = match PathGuard::new(env.workspace_root.clone()).create_root() {
         Ok(root) => root,
         Err(e) => return not_started(format!("bash could not start: {e}")),
     };
