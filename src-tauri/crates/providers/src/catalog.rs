@@ -2,11 +2,14 @@
 
 use std::time::{Duration, Instant};
 
-
 pub use paddock_protocol::{ConnectionReport, ModelInfo};
 
 /// The report for `models`, listed in the time since `started`.
-pub(crate) fn report(models: Vec<ModelInfo>, started: Instant, model: Option<&str>) -> ConnectionReport {
+pub(crate) fn report(
+    models: Vec<ModelInfo>,
+    started: Instant,
+    model: Option<&str>,
+) -> ConnectionReport {
     let model_available = match model {
         Some(m) if !models.is_empty() => Some(models.iter().any(|i| i.id == m)),
         _ => None,
