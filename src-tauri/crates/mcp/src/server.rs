@@ -58,6 +58,7 @@ impl Lifeline {
 pub struct StartContext<'a> {
     pub base_dir: Option<&'a Path>,
     pub path: Option<&'a str>,
+    pub hide_env: &'a [String],
     /// Where a stdio server's stderr goes; owned by the caller so it outlives a failed start.
     pub stderr: StderrLog,
 }
@@ -150,6 +151,7 @@ pub async fn start(
                 env,
                 cwd: stdio::resolve_cwd(cwd, ctx.base_dir),
                 path: ctx.path,
+                hide_env: ctx.hide_env,
             };
             let stderr = &ctx.stderr;
             let spawned = stdio::spawn(&launch, lifeline.clone(), stderr)?;
@@ -187,10 +189,19 @@ pub async fn start(
             let client = http_client(headers)?;
             let transport =
                 StreamableHttpClientTransport::with_client(client.clone(), http_config(url));
-            let service = client_config()
-                .serve_with_ct(transport, stop.clone())
-                .await
-                .map_err(|e| handshake_error(&e))?;
+            let service = match client_config().serve_with_ct(transport, stop.clone()).await {
+                Ok(service) => service,
+                Err(e) => {
+                    // "Connection refused" says more than rmcp's layered transport error.
+                    let probe = client.get(url).timeout(PROBE_TIMEOUT).send().await;
+                    return Err(match probe {
+                        Err(p) if p.is_connect() || p.is_timeout() => {
+                            format!("could not connect to {url}: {}", innermost(&p))
+                        }
+                        _ => handshake_error(&e),
+                    });
+                }
+            };
             let tools = service
                 .peer()
                 .list_all_tools()
@@ -231,8 +242,17 @@ fn handshake_error(e: &ClientInitializeError) -> String {
         ClientInitializeError::ConnectionClosed(_) => {
             "the server closed the connection during the MCP handshake".to_owned()
         }
-        other => format!("the MCP handshake failed: {other}"),
+        other => format!("the MCP handshake failed: {}", innermost(other)),
     }
+}
+
+/// The deepest cause: the part of a layered error a user can act on.
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = e;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
 }
 
 /// Ends the lifeline when rmcp's connection task stops. A stdio process that closed the

@@ -40,6 +40,9 @@ pub struct McpOptions {
     pub path: ServerPath,
     /// The project folder: stdio servers run here, and a relative `cwd` starts here.
     pub base_dir: Option<PathBuf>,
+    /// Variables of Paddock's environment that stdio servers do not inherit, e.g. the
+    /// provider API key variables the host reads.
+    pub hide_env: Vec<String>,
 }
 
 impl Default for McpOptions {
@@ -49,6 +52,7 @@ impl Default for McpOptions {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             path: ServerPath::Inherit,
             base_dir: None,
+            hide_env: Vec::new(),
         }
     }
 }
@@ -152,6 +156,7 @@ impl McpServers {
             let ctx = StartContext {
                 base_dir: self.options.base_dir.as_deref(),
                 path: path.as_deref(),
+                hide_env: &self.options.hide_env,
                 stderr: StderrLog::new(),
             };
             async move {
@@ -244,6 +249,7 @@ impl McpServers {
             if let Err(e) = registry.register_runtime(tool as Arc<dyn Tool>) {
                 let warning = format!("tool {name} was not registered: {e}");
                 self.board.warn(&server, warning.clone());
+                self.board.forget_tool(&server, &name);
                 warnings.push(warning);
             }
         }

@@ -54,6 +54,15 @@ impl StatusBoard {
         self.update(name, |s| s.warnings.push(warning));
     }
 
+    /// Takes a tool off a running server's list (it could not be registered).
+    pub fn forget_tool(&self, name: &str, tool: &str) {
+        self.update(name, |s| {
+            if let McpServerState::Running { tools } = &mut s.state {
+                tools.retain(|t| t != tool);
+            }
+        });
+    }
+
     fn update(&self, name: &str, change: impl FnOnce(&mut McpServerStatus)) {
         let mut changed = None;
         self.tx.send_modify(|all| {

@@ -22,6 +22,8 @@ pub struct Launch<'a> {
     pub cwd: Option<PathBuf>,
     /// PATH for the server (the login shell's, for GUI starts); the settings' `env` wins.
     pub path: Option<&'a str>,
+    /// Inherited variables the server must not see; the settings' `env` may still set them.
+    pub hide_env: &'a [String],
 }
 
 pub struct Spawned {
@@ -72,7 +74,8 @@ impl Drop for ChildGuard {
 }
 
 /// Starts the process and its watcher. The server inherits Paddock's environment (it runs
-/// as the user, unsandboxed, like any program the user launches) plus the settings' `env`.
+/// as the user, unsandboxed, like any program the user launches) minus `hide_env`, plus
+/// the settings' `env`.
 pub fn spawn(
     launch: &Launch<'_>,
     lifeline: Arc<Lifeline>,
@@ -92,6 +95,9 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    for name in launch.hide_env {
+        cmd.env_remove(name);
+    }
     if let Some(path) = launch.path {
         cmd.env("PATH", path);
     }

@@ -38,6 +38,13 @@ async fn a_broken_server_fails_clearly_while_the_others_start() {
         ),
         ("empty".to_owned(), McpServerConfig::default()),
         (
+            "unreachable".to_owned(),
+            McpServerConfig {
+                url: Some(format!("http://127.0.0.1:{}/mcp", closed_port())),
+                ..McpServerConfig::default()
+            },
+        ),
+        (
             "off".to_owned(),
             McpServerConfig {
                 disabled: true,
@@ -90,6 +97,11 @@ async fn a_broken_server_fails_clearly_while_the_others_start() {
     );
     assert!(error_of("slow").contains("did not finish starting within 6 s"));
     assert!(error_of("empty").contains("invalid settings"));
+    let unreachable = error_of("unreachable");
+    assert!(
+        unreachable.starts_with("could not connect to http://127.0.0.1:"),
+        "{unreachable}"
+    );
     assert_eq!(
         servers.status("off").unwrap().state,
         McpServerState::Disabled
@@ -129,6 +141,12 @@ async fn a_broken_server_fails_clearly_while_the_others_start() {
     .await;
     assert_eq!(results(&run.result), vec![("Echo: ok".to_owned(), false)]);
     servers.shutdown().await;
+}
+
+/// A loopback port nobody listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
 }
 
 /// Accepts anything; stands for a tool that was registered first.
@@ -189,6 +207,9 @@ async fn colliding_names_are_refused_never_overwritten() {
         "placeholder"
     );
     assert!(registry.is_runtime("mcp__a_b__get-sum"));
+    let listed = running_tools(&servers.status("a.b").unwrap());
+    assert!(!listed.contains(&"mcp__a_b__echo".to_owned()), "{listed:?}");
+    assert!(listed.contains(&"mcp__a_b__get-sum".to_owned()));
     servers.shutdown().await;
 }
 

@@ -25,7 +25,7 @@ async fn wait_gone(pid: u32) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stdio_servers_get_the_chosen_path_and_their_env() {
+async fn stdio_servers_get_the_chosen_path_and_env() {
     let Some(js) = everything() else { return };
     let path = format!(
         "/paddock/login-shell/bin:{}",
@@ -39,6 +39,7 @@ async fn stdio_servers_get_the_chosen_path_and_their_env() {
         &one("everything", config),
         McpOptions {
             path: ServerPath::Fixed(path),
+            hide_env: vec!["HOME".into()],
             ..McpOptions::default()
         },
     )
@@ -56,6 +57,7 @@ async fn stdio_servers_get_the_chosen_path_and_their_env() {
     assert!(!is_error, "{env}");
     assert!(env.contains("/paddock/login-shell/bin:"), "{env}");
     assert!(env.contains("from settings"), "{env}");
+    assert!(!env.contains("\"HOME\":"), "{env}");
     servers.shutdown().await;
 }
 
