@@ -2,6 +2,7 @@
 //! it changes the process environment, which must not race other tests.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "it/tools_support.rs"]
 mod tools_support;
 
 use serde_json::json;

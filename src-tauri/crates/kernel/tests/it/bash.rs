@@ -3,19 +3,16 @@
 //! Where a facility is missing the test checks that bash is refused instead, which is what
 //! the default settings promise.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod tools_support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::tools_support::{Seen, call, call_with, context, env_at};
 use paddock_kernel::ToolEnv;
 use paddock_kernel::protocol::{FsConfinement, NetworkConfinement};
 use paddock_kernel::sandbox;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tools_support::{Seen, call, call_with, context, env_at};
 
 fn workspace() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

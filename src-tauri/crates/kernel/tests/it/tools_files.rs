@@ -1,14 +1,11 @@
 //! file_read, file_write, file_edit, grep and glob through the tool interface, as the
 //! model sees them.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod tools_support;
 
 use std::path::{Path, PathBuf};
 
+use crate::tools_support::{Seen, call, env_at};
 use paddock_kernel::ToolEnv;
 use serde_json::{Value, json};
-use tools_support::{Seen, call, env_at};
 
 fn workspace() -> (tempfile::TempDir, PathBuf, ToolEnv) {
     let dir = tempfile::tempdir().unwrap();
