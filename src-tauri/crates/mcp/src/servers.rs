@@ -309,3 +309,59 @@ fn watch_exit(board: StatusBoard, name: String, lifeline: Arc<Lifeline>, stderr:
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn hosts_can_share_the_handle_and_spawn_its_futures() {
+        assert_send_sync::<McpServers>();
+        assert_send_sync::<McpTool>();
+        let servers = McpServers::new(McpOptions::default());
+        let configs = BTreeMap::new();
+        let start = servers.start(&configs);
+        assert_send(&start);
+        let shutdown = servers.shutdown();
+        assert_send(&shutdown);
+    }
+
+    #[tokio::test]
+    async fn disabled_and_invalid_entries_get_a_status_without_starting() {
+        let servers = McpServers::new(McpOptions::default());
+        let configs = BTreeMap::from([
+            (
+                "off".to_owned(),
+                McpServerConfig {
+                    disabled: true,
+                    command: Some("paddock-no-such-command".into()),
+                    ..McpServerConfig::default()
+                },
+            ),
+            (
+                "both".to_owned(),
+                McpServerConfig {
+                    command: Some("x".into()),
+                    url: Some("http://127.0.0.1:9/mcp".into()),
+                    ..McpServerConfig::default()
+                },
+            ),
+        ]);
+        servers.start(&configs).await;
+        let statuses = servers.statuses();
+        assert_eq!(statuses.len(), 2);
+        assert_eq!(statuses[1].name, "off");
+        assert_eq!(statuses[1].state, McpServerState::Disabled);
+        match &statuses[0].state {
+            McpServerState::Failed { error } => {
+                assert!(error.starts_with("invalid settings: "), "{error}");
+                assert!(error.contains("not both"), "{error}");
+            }
+            other => panic!("expected Failed, got {other:?}"),
+        }
+        assert!(servers.tools().is_empty());
+    }
+}
