@@ -1,0 +1,133 @@
+// The only module that talks to the Tauri shell. Every command of docs/desktop-ipc.md has one
+// typed function here; components import these, never `invoke`.
+import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
+import type {
+  AgentEvent,
+  AppError,
+  ApprovalDecision,
+  ConnectionReport,
+  ExportFormat,
+  FilePreview,
+  Grant,
+  KeyStatus,
+  McpServerStatus,
+  ModelInfo,
+  ProjectInfo,
+  ProjectSettings,
+  ProviderKind,
+  RecentProject,
+  SandboxStatus,
+  SearchHit,
+  SessionSummary,
+  SessionTranscript,
+  ToolGrantInfo,
+  ToolPreset,
+  WorkspaceChange,
+  WorkspaceTree,
+} from './bindings';
+
+const NO_BACKEND: AppError = {
+  code: 'internal',
+  message:
+    'The Paddock backend is not reachable: this page only works inside the Paddock app ' +
+    '(cargo tauri dev), not in a plain browser.',
+};
+
+/** Any rejection from a command, as the one error shape the UI shows. */
+export function toAppError(err: unknown): AppError {
+  if (err && typeof err === 'object' && 'code' in err && 'message' in err) {
+    const { code, message } = err as AppError;
+    return { code, message: String(message) };
+  }
+  // Tauri's own failures (unknown command, bad arguments) arrive as plain strings.
+  return { code: 'internal', message: err instanceof Error ? err.message : String(err) };
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  if (!isTauri()) throw NO_BACKEND;
+  try {
+    return await invoke<T>(command, args);
+  } catch (err) {
+    throw toAppError(err);
+  }
+}
+
+// Projects and windows
+export const recentProjects = () => call<RecentProject[]>('recent_projects');
+export const pickProjectFolder = () => call<string | null>('pick_project_folder');
+export const openProject = (path: string) => call<ProjectInfo>('open_project', { path });
+export const projectInfo = (project: string) => call<ProjectInfo>('project_info', { project });
+export const saveSettings = (project: string, settings: ProjectSettings) =>
+  call<ProjectInfo>('save_settings', { project, settings });
+
+// Grants
+export const toolGrants = (project: string) => call<ToolGrantInfo[]>('tool_grants', { project });
+export const setToolGrant = (project: string, tool: string, grant: Grant | null) =>
+  call<ToolGrantInfo[]>('set_tool_grant', { project, tool, grant });
+export const setPreset = (project: string, preset: ToolPreset | null) =>
+  call<ToolGrantInfo[]>('set_preset', { project, preset });
+export const mcpStatus = (project: string) => call<McpServerStatus[]>('mcp_status', { project });
+
+// Providers and keys
+export const keyStatus = (provider: ProviderKind) => call<KeyStatus>('key_status', { provider });
+export const setApiKey = (provider: ProviderKind, key: string) =>
+  call<KeyStatus>('set_api_key', { provider, key });
+export const deleteApiKey = (provider: ProviderKind) =>
+  call<KeyStatus>('delete_api_key', { provider });
+export const listModels = (provider: ProviderKind, baseUrl: string | null) =>
+  call<ModelInfo[]>('list_models', { provider, baseUrl });
+export const testConnection = (
+  provider: ProviderKind,
+  baseUrl: string | null,
+  model: string | null,
+) => call<ConnectionReport>('test_connection', { provider, baseUrl, model });
+
+// Runs and sessions
+/** Starts a run; events arrive on `onEvent` (possibly before this resolves with the id). */
+export function sendPrompt(
+  project: string,
+  sessionId: string | null,
+  prompt: string,
+  onEvent: (event: AgentEvent) => void,
+): Promise<string> {
+  if (!isTauri()) return Promise.reject(NO_BACKEND);
+  const channel = new Channel<AgentEvent>();
+  channel.onmessage = onEvent;
+  return call<string>('send_prompt', { project, sessionId, prompt, onEvent: channel });
+}
+export const stopRun = (project: string, sessionId: string) =>
+  call<null>('stop_run', { project, sessionId });
+export const approve = (
+  project: string,
+  sessionId: string,
+  requestId: string,
+  decision: ApprovalDecision,
+) => call<null>('approve', { project, sessionId, requestId, decision });
+export const listSessions = (project: string) =>
+  call<SessionSummary[]>('list_sessions', { project });
+export const searchSessions = (project: string, query: string) =>
+  call<SearchHit[]>('search_sessions', { project, query });
+export const loadSession = (project: string, sessionId: string) =>
+  call<SessionTranscript>('load_session', { project, sessionId });
+export const deleteSession = (project: string, sessionId: string) =>
+  call<null>('delete_session', { project, sessionId });
+export const exportSession = (project: string, sessionId: string, format: ExportFormat) =>
+  call<string | null>('export_session', { project, sessionId, format });
+
+// Workspace
+export const workspaceTree = (project: string) =>
+  call<WorkspaceTree>('workspace_tree', { project });
+export const readWorkspaceFile = (project: string, path: string) =>
+  call<FilePreview>('read_workspace_file', { project, path });
+/** Starts (or replaces) this window's watcher; `onChange` gets debounced batches. */
+export function watchWorkspace(
+  project: string,
+  onChange: (change: WorkspaceChange) => void,
+): Promise<null> {
+  if (!isTauri()) return Promise.reject(NO_BACKEND);
+  const channel = new Channel<WorkspaceChange>();
+  channel.onmessage = onChange;
+  return call<null>('watch_workspace', { project, onChange: channel });
+}
+export const sandboxStatus = (project: string) =>
+  call<SandboxStatus>('sandbox_status', { project });

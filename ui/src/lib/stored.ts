@@ -1,0 +1,193 @@
+// A stored session back into the transcript the live stream built. The session file keeps the
+// messages and only the events worth keeping (no token deltas, no turn or tool-call starts),
+// so this puts back what the live stream had, from the messages, and replays the result
+// through the same reducer.
+import type { AgentEvent, ContentBlock, Message, ToolCall } from './bindings';
+import { emptyTranscript, reduce, type Transcript, type TranscriptAction } from './transcript';
+
+/** The transcript of a stored session, as it looked when it ran. */
+export function fromStored(messages: Message[], events: AgentEvent[]): Transcript {
+  let state = emptyTranscript();
+  for (const action of replayActions(messages, events)) state = reduce(state, action);
+  return fillResults(state, messages);
+}
+
+/** The actions the live stream would have produced for this session. */
+export function replayActions(messages: Message[], events: AgentEvent[]): TranscriptAction[] {
+  const groups = promptGroups(messages);
+  const runs = splitRuns(nestDelegated(events));
+  const out: TranscriptAction[] = [];
+  const count = Math.max(groups.length, runs.length);
+  for (let i = 0; i < count; i++) {
+    const group = groups[i];
+    if (group) out.push({ type: 'user_prompt', text: group.prompt });
+    const run = runs[i];
+    if (run) out.push(...rebuildRun(run, group?.replies ?? null));
+    else if (group) out.push(...fromMessagesOnly(group.replies));
+  }
+  return out;
+}
+
+interface PromptGroup {
+  prompt: string;
+  /** The assistant messages that answered it, in order (one per model call). */
+  replies: Message[];
+}
+
+/** A prompt is a user message with text and no tool results. */
+function promptGroups(messages: Message[]): PromptGroup[] {
+  const groups: PromptGroup[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      if (m.content.some((b) => b.type === 'tool_result')) continue;
+      groups.push({ prompt: textOf(m.content), replies: [] });
+    } else {
+      groups.at(-1)?.replies.push(m);
+    }
+  }
+  return groups;
+}
+
+function textOf(blocks: ContentBlock[]): string {
+  return blocks
+    .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+    .join('\n\n');
+}
+
+function callsOf(message: Message | undefined): ToolCall[] {
+  return (message?.content ?? []).flatMap((b) =>
+    b.type === 'tool_call'
+      ? [{ id: b.id, name: b.name, input: b.input, parsed_from_text: b.parsed_from_text }]
+      : [],
+  );
+}
+
+/** What the model streamed for this message, as deltas. */
+function deltas(message: Message | undefined): AgentEvent[] {
+  return (message?.content ?? []).flatMap((b): AgentEvent[] => {
+    if (b.type === 'text') return [{ type: 'text_delta', text: b.text }];
+    if (b.type === 'thinking') return [{ type: 'thinking_delta', text: b.thinking }];
+    return [];
+  });
+}
+
+function splitRuns(events: AgentEvent[]): AgentEvent[][] {
+  const runs: AgentEvent[][] = [];
+  for (const e of events) {
+    if (e.type === 'run_started' || runs.length === 0) runs.push([]);
+    runs.at(-1)!.push(e);
+  }
+  return runs;
+}
+
+/**
+ * One run's events with the turn starts, deltas and tool-call starts put back. The kernel
+ * emits, per turn: usage of the model call, then `turn_finished` (or, when the call failed
+ * or was stopped, that usage last before `error` / `run_finished`), then warnings and loop
+ * checks, then the tools' events. `replies` is null for a teammate's run (not stored).
+ */
+function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] {
+  const starts: number[] = [];
+  run.forEach((e, i) => {
+    if (e.type === 'turn_finished') starts.push(run[i - 1]?.type === 'usage' ? i - 1 : i);
+  });
+  const end = run.findLast((e) => e.type === 'run_finished');
+  const turns = end?.type === 'run_finished' ? end.turns : Math.max(starts.length, replies?.length ?? 0);
+  if (turns > starts.length) {
+    // The last turn did not finish: it starts at its usage, else at the error or the end.
+    const lastFinished = run.findLastIndex((e) => e.type === 'turn_finished');
+    let at = run.findLastIndex((e, i) => i > lastFinished && e.type === 'usage');
+    if (at < 0) {
+      at = run.findIndex(
+        (e, i) => i > lastFinished && (e.type === 'error' || e.type === 'run_finished'),
+      );
+    }
+    starts.push(at < 0 ? run.length : at);
+  }
+
+  const out = run.slice(0, starts[0] ?? run.length);
+  starts.forEach((start, t) => {
+    const segment = run.slice(start, starts[t + 1] ?? run.length);
+    const reply = replies?.[t];
+    out.push({ type: 'turn_started', turn: t + 1 }, ...deltas(reply));
+    const finished = segment.some((e) => e.type === 'turn_finished');
+    const terminated = segment.some((e) => e.type === 'loop_detected' && e.action === 'terminated');
+    const calls = finished && !terminated ? callsOf(reply) : [];
+    // Tool calls start after the turn's end and its warnings and loop checks.
+    let at = segment.findIndex((e) => e.type === 'turn_finished') + 1;
+    while (at > 0 && (segment[at]?.type === 'warning' || segment[at]?.type === 'loop_detected')) at++;
+    out.push(
+      ...segment.slice(0, at),
+      ...calls.map((call): AgentEvent => ({ type: 'tool_call_started', call })),
+      ...segment.slice(at),
+    );
+  });
+  return out;
+}
+
+/**
+ * Unwraps each delegation's events, rebuilds them as a run of their own (recursively) and
+ * wraps them again, in place of the first of them.
+ */
+function nestDelegated(events: AgentEvent[]): AgentEvent[] {
+  const byCall = new Map<string, { agent: string; depth: number; inner: AgentEvent[] }>();
+  for (const e of events) {
+    if (e.type !== 'delegated') continue;
+    const entry = byCall.get(e.call_id) ?? { agent: e.agent, depth: e.depth, inner: [] };
+    entry.inner.push(e.event);
+    byCall.set(e.call_id, entry);
+  }
+  const out: AgentEvent[] = [];
+  for (const e of events) {
+    if (e.type !== 'delegated') {
+      out.push(e);
+      continue;
+    }
+    const entry = byCall.get(e.call_id);
+    if (!entry) continue;
+    byCall.delete(e.call_id);
+    const inner = splitRuns(nestDelegated(entry.inner)).flatMap((run) => rebuildRun(run, null));
+    out.push(
+      ...inner.map(
+        (event): AgentEvent => ({
+          type: 'delegated',
+          agent: entry.agent,
+          depth: entry.depth,
+          call_id: e.call_id,
+          event,
+        }),
+      ),
+    );
+  }
+  return out;
+}
+
+/** A prompt whose events were lost: one turn per reply, with the calls it made. */
+function fromMessagesOnly(replies: Message[]): AgentEvent[] {
+  return replies.flatMap((reply, t): AgentEvent[] => [
+    { type: 'turn_started', turn: t + 1 },
+    ...deltas(reply),
+    ...callsOf(reply).map((call): AgentEvent => ({ type: 'tool_call_started', call })),
+  ]);
+}
+
+/** Cards without a result event take it from the messages (e.g. lost when Paddock stopped). */
+function fillResults(state: Transcript, messages: Message[]): Transcript {
+  const results = new Map<string, { content: string; is_error: boolean }>();
+  for (const m of messages) {
+    for (const b of m.content) if (b.type === 'tool_result') results.set(b.tool_call_id, b);
+  }
+  return {
+    runs: state.runs.map((run) => ({
+      ...run,
+      turns: run.turns.map((turn) => ({
+        ...turn,
+        cards: turn.cards.map((card) => {
+          const r = results.get(card.id);
+          if (!r || card.output !== undefined) return card;
+          return { ...card, state: r.is_error ? 'error' : 'ok', output: r.content };
+        }),
+      })),
+    })),
+  };
+}

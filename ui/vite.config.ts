@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { svelteTesting } from '@testing-library/svelte/vite';
+
+// Tauri loads the dev server from a fixed port and the built files from dist/.
+export default defineConfig({
+  plugins: [svelte(), svelteTesting()],
+  clearScreen: false,
+  server: { port: 1420, strictPort: true },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // WebKitGTK on current Debian/Ubuntu and WebView2 both handle ES2022.
+    target: 'es2022',
+    sourcemap: false,
+  },
+  test: {
+    environment: 'jsdom',
+    include: ['src/**/*.test.ts'],
+    setupFiles: ['src/test-setup.ts'],
+  },
+});
