@@ -1,0 +1,69 @@
+// Small wording and number helpers shared by the screens.
+import type { ErrorKind, ExitReason, TokenUsage } from './bindings';
+
+const num = new Intl.NumberFormat('en');
+
+export const formatTokens = (u: TokenUsage) =>
+  `${num.format(u.input_tokens)} in · ${num.format(u.output_tokens)} out`;
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const min = Math.floor(ms / 60_000);
+  return `${min} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function formatDate(rfc3339: string): string {
+  const d = new Date(rfc3339);
+  if (Number.isNaN(d.getTime())) return rfc3339;
+  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The banner line for how a run ended. */
+export function exitText(exit: ExitReason, turns: number): string {
+  const t = `${turns} ${turns === 1 ? 'turn' : 'turns'}`;
+  switch (exit) {
+    case 'end_turn':
+      return `Finished after ${t}.`;
+    case 'max_turns':
+      return `Stopped: the run used all ${t} it may take (max turns). Raise it in Settings or send another prompt to go on.`;
+    case 'aborted':
+      return `Stopped by you after ${t}.`;
+    case 'budget_exceeded':
+      return `Stopped: the token budget was used up after ${t}. Raise it in Settings to go further.`;
+    case 'loop_detected':
+      return 'Stopped: the model kept repeating itself.';
+    case 'error':
+      return `Stopped by an error after ${t}.`;
+  }
+}
+
+/** What the user can do about a model error. */
+export function errorHint(kind: ErrorKind): string {
+  switch (kind) {
+    case 'auth':
+      return 'Check the API key in Settings.';
+    case 'rate_limited':
+      return 'The provider is limiting requests; wait a little and try again.';
+    case 'context_too_long':
+      return 'The conversation no longer fits the model; start a new session.';
+    case 'server':
+      return "The provider's server failed; try again later.";
+    case 'network':
+      return 'Check the connection or the base URL in Settings.';
+    case 'invalid_request':
+      return 'Check the model name in Settings.';
+    case 'invalid_response':
+      return 'The server answered in an unexpected format; check the provider and base URL.';
+    case 'cancelled':
+      return '';
+    case 'other':
+      return '';
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolGrantInfo } from './bindings';
+import { exitText, formatDuration, formatTokens } from './format';
+import { groupGrants, splitMcpName } from './grants';
+import { summarizeInput } from './summary';
+import { treeRows } from './tree';
+
+describe('summarizeInput', () => {
+  it.each([
+    ['file_read', { path: 'src/a.rs' }, 'src/a.rs'],
+    ['grep', { pattern: 'TODO', path: 'src' }, 'TODO in src'],
+    ['glob', { pattern: '**/*.rs' }, '**/*.rs'],
+    ['bash', { command: 'ls -la\nrm x' }, 'ls -la'],
+    ['delegate_to_agent', { agent: 'reviewer', task: 'check it' }, 'reviewer: check it'],
+    ['mcp__everything__echo', { message: 'hi  there' }, 'hi there'],
+    ['mcp__x__add', { a: 1, b: 2 }, '{"a":1,"b":2}'],
+  ])('%s', (name, input, expected) => {
+    expect(summarizeInput(name, input)).toBe(expected);
+  });
+
+  it('clips long input to one line', () => {
+    const s = summarizeInput('bash', { command: 'x'.repeat(500) });
+    expect(s.length).toBeLessThanOrEqual(100);
+    expect(s.endsWith('…')).toBe(true);
+  });
+});
+
+describe('grants grouping', () => {
+  const info = (name: string): ToolGrantInfo => ({ name, grant: 'deny', reason: '', runtime: name.startsWith('mcp__') });
+
+  it('splits MCP names, preferring known servers', () => {
+    expect(splitMcpName('mcp__everything__echo')).toEqual({ server: 'everything', tool: 'echo' });
+    expect(splitMcpName('mcp__my__srv__get_x', ['my__srv'])).toEqual({ server: 'my__srv', tool: 'get_x' });
+    expect(splitMcpName('bash')).toBeNull();
+  });
+
+  it('keeps built-ins in order and groups MCP tools by server', () => {
+    const g = groupGrants(['file_read', 'mcp__b__x', 'bash', 'mcp__a__y', 'mcp__b__z'].map(info));
+    expect(g.builtIn.map((t) => t.name)).toEqual(['file_read', 'bash']);
+    expect(g.mcp.map((m) => [m.server, m.tools.map((t) => t.tool)])).toEqual([
+      ['a', ['y']],
+      ['b', ['x', 'z']],
+    ]);
+  });
+});
+
+describe('treeRows', () => {
+  const entries = [
+    { path: 'b.txt', is_dir: false, size: 3 },
+    { path: 'src', is_dir: true, size: 0 },
+    { path: 'src/main.rs', is_dir: false, size: 10 },
+    { path: 'a.txt', is_dir: false, size: 1 },
+  ];
+
+  it('puts folders first, indents children', () => {
+    expect(treeRows(entries, new Set()).map((r) => `${r.depth}:${r.path}`)).toEqual([
+      '0:src',
+      '1:src/main.rs',
+      '0:a.txt',
+      '0:b.txt',
+    ]);
+  });
+
+  it('hides what is under a collapsed folder', () => {
+    expect(treeRows(entries, new Set(['src'])).map((r) => r.path)).toEqual(['src', 'a.txt', 'b.txt']);
+  });
+});
+
+describe('format', () => {
+  it('formats usage, durations and run ends', () => {
+    expect(formatTokens({ input_tokens: 1234, output_tokens: 5 })).toBe('1,234 in · 5 out');
+    expect(formatDuration(12)).toBe('12 ms');
+    expect(formatDuration(1500)).toBe('1.5 s');
+    expect(exitText('max_turns', 10)).toContain('max turns');
+  });
+});

@@ -1,0 +1,166 @@
+// One project window's conversation: which session is open, its transcript, and the runs in
+// flight. A run keeps streaming into its own transcript when the user opens another session;
+// coming back shows it live again.
+import * as api from './api';
+import type { AgentEvent, AppError, ApprovalDecision } from './bindings';
+import { fromStored } from './stored';
+import { emptyTranscript, reduce, type Transcript } from './transcript';
+
+interface LiveRun {
+  sessionId: string | null;
+  /** Resolves with the session id once `send_prompt` answered. */
+  id: Promise<string>;
+  transcript: Transcript;
+  queue: AgentEvent[];
+  timer?: ReturnType<typeof setTimeout>;
+  finished: boolean;
+}
+
+/** How long events gather before the view updates: one render per batch, not per token. */
+const BATCH_MS = 30;
+
+export class SessionController {
+  readonly project: string;
+  sessionId = $state<string | null>(null);
+  transcript = $state.raw<Transcript>(emptyTranscript());
+  /** Lines of the session file that could not be read. */
+  loadWarnings = $state.raw<string[]>([]);
+  /** The open session has a run in flight. */
+  running = $state(false);
+  draft = $state('');
+  error = $state<AppError | null>(null);
+  /** Bumped when the session list may have changed. */
+  listVersion = $state(0);
+
+  // Bookkeeping only; what renders is `transcript` and `running`.
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  #live = new Set<LiveRun>();
+  #shown: LiveRun | null = null;
+
+  constructor(project: string) {
+    this.project = project;
+  }
+
+  async send(): Promise<void> {
+    const prompt = this.draft.trim();
+    if (!prompt || this.running) return;
+    this.error = null;
+    const before = this.transcript;
+    const run: LiveRun = {
+      sessionId: this.sessionId,
+      id: Promise.resolve(''),
+      transcript: reduce(before, { type: 'user_prompt', text: prompt }),
+      queue: [],
+      finished: false,
+    };
+    this.#live.add(run);
+    this.#show(run);
+    this.draft = '';
+    run.id = api.sendPrompt(this.project, this.sessionId, prompt, (e) => this.#receive(run, e));
+    try {
+      const id = await run.id;
+      run.sessionId = id;
+      if (this.#shown === run) this.sessionId = id;
+      this.listVersion++;
+    } catch (err) {
+      this.#live.delete(run);
+      if (this.#shown === run) {
+        this.#shown = null;
+        this.transcript = before;
+        this.running = false;
+        this.draft = prompt;
+        this.error = api.toAppError(err);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    const run = this.#shown;
+    if (!run || run.finished) return;
+    await this.#try(async () => api.stopRun(this.project, await run.id));
+  }
+
+  /** True when the answer reached the shell. */
+  async approve(requestId: string, decision: ApprovalDecision): Promise<boolean> {
+    const run = this.#shown;
+    if (!run) return false;
+    return this.#try(async () => api.approve(this.project, await run.id, requestId, decision));
+  }
+
+  /** Opens a stored session, or its live run when one is going. */
+  async open(sessionId: string): Promise<void> {
+    this.error = null;
+    const live = [...this.#live].find((r) => r.sessionId === sessionId && !r.finished);
+    if (live) {
+      this.sessionId = sessionId;
+      this.#show(live);
+      return;
+    }
+    await this.#try(async () => {
+      const stored = await api.loadSession(this.project, sessionId);
+      this.#shown = null;
+      this.sessionId = sessionId;
+      this.transcript = fromStored(stored.messages, stored.events);
+      this.loadWarnings = stored.warnings;
+      this.running = false;
+    });
+  }
+
+  newSession(): void {
+    this.#shown = null;
+    this.sessionId = null;
+    this.transcript = emptyTranscript();
+    this.loadWarnings = [];
+    this.running = false;
+    this.error = null;
+  }
+
+  async remove(sessionId: string): Promise<void> {
+    await this.#try(async () => {
+      await api.deleteSession(this.project, sessionId);
+      if (this.sessionId === sessionId) this.newSession();
+      this.listVersion++;
+    });
+  }
+
+  #show(run: LiveRun): void {
+    this.#shown = run;
+    this.transcript = run.transcript;
+    this.loadWarnings = [];
+    this.running = !run.finished;
+  }
+
+  #receive(run: LiveRun, event: AgentEvent): void {
+    run.queue.push(event);
+    run.timer ??= setTimeout(() => this.#flush(run), BATCH_MS);
+  }
+
+  #flush(run: LiveRun): void {
+    run.timer = undefined;
+    const events = run.queue.splice(0);
+    let t = run.transcript;
+    for (const e of events) {
+      t = reduce(t, e);
+      if (e.type === 'run_finished') run.finished = true;
+    }
+    run.transcript = t;
+    if (run.finished) {
+      this.#live.delete(run);
+      this.listVersion++;
+    }
+    if (this.#shown === run) {
+      this.transcript = t;
+      this.running = !run.finished;
+    }
+  }
+
+  async #try(f: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await f();
+      return true;
+    } catch (err) {
+      this.error = api.toAppError(err);
+      return false;
+    }
+  }
+}
