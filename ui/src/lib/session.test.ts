@@ -1,0 +1,128 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AgentEvent } from './bindings';
+import { SessionController } from './session.svelte';
+import { kept } from '../test/events';
+import { toolMessages, toolRun } from '../test/sessions';
+
+vi.mock('./api', async (original) => {
+  const real = await original<typeof import('./api')>();
+  return {
+    toAppError: real.toAppError,
+    sendPrompt: vi.fn(),
+    stopRun: vi.fn(),
+    approve: vi.fn(),
+    loadSession: vi.fn(),
+    deleteSession: vi.fn(),
+  };
+});
+const api = vi.mocked(await import('./api'));
+
+const events = toolRun.filter((a): a is AgentEvent => a.type !== 'user_prompt');
+let emit: (e: AgentEvent) => void = () => {};
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  api.sendPrompt.mockImplementation(async (_p, _s, _prompt, onEvent) => {
+    emit = onEvent;
+    return 'session-1';
+  });
+});
+
+describe('SessionController', () => {
+  it('streams a run into the transcript and learns the session id', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'Write hello.txt';
+    await s.send();
+    expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'Write hello.txt', expect.any(Function));
+    expect(s.sessionId).toBe('session-1');
+    expect(s.draft).toBe('');
+    expect(s.running).toBe(true);
+    expect(s.transcript.runs[0]!.prompt).toBe('Write hello.txt');
+
+    events.forEach((e) => emit(e));
+    await vi.waitFor(() => expect(s.running).toBe(false));
+    expect(s.transcript.runs[0]!.turns.map((t) => t.text)).toEqual(["I'll write it.", 'Done.']);
+  });
+
+  it('continues the open session with its id', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'one';
+    await s.send();
+    emit({ type: 'run_started', agent: 'main', model: 'm' });
+    emit({ type: 'run_finished', exit: 'end_turn', turns: 0, usage: { input_tokens: 0, output_tokens: 0 } });
+    await vi.waitFor(() => expect(s.running).toBe(false));
+    s.draft = 'two';
+    await s.send();
+    expect(api.sendPrompt).toHaveBeenLastCalledWith('/p', 'session-1', 'two', expect.any(Function));
+    expect(s.transcript.runs.map((r) => r.prompt)).toEqual(['one', 'two']);
+  });
+
+  it('puts the prompt back and shows the error when sending fails', async () => {
+    api.sendPrompt.mockRejectedValue({ code: 'busy', message: 'A run is already going.' });
+    const s = new SessionController('/p');
+    s.draft = 'hello';
+    await s.send();
+    expect(s.error).toEqual({ code: 'busy', message: 'A run is already going.' });
+    expect(s.draft).toBe('hello');
+    expect(s.transcript.runs).toEqual([]);
+    expect(s.running).toBe(false);
+  });
+
+  it('approves and stops with the run session id', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'go';
+    await s.send();
+    expect(await s.approve('approval-1', 'once')).toBe(true);
+    expect(api.approve).toHaveBeenCalledWith('/p', 'session-1', 'approval-1', 'once');
+    await s.stop();
+    expect(api.stopRun).toHaveBeenCalledWith('/p', 'session-1');
+  });
+
+  it('opens a stored session through the replay', async () => {
+    api.loadSession.mockResolvedValue({
+      header: { format: 1, id: 's2', project: '/p', model: 'm1', created: '', title: 'Write' },
+      messages: toolMessages,
+      events: kept(events),
+      warnings: ['line 9 was cut short'],
+    });
+    const s = new SessionController('/p');
+    await s.open('s2');
+    expect(api.loadSession).toHaveBeenCalledWith('/p', 's2');
+    expect(s.sessionId).toBe('s2');
+    expect(s.loadWarnings).toEqual(['line 9 was cut short']);
+    expect(s.transcript.runs[0]!.turns[0]!.cards).toHaveLength(2);
+  });
+
+  it('keeps a run streaming while another session is open, and shows it again live', async () => {
+    api.loadSession.mockResolvedValue({
+      header: { format: 1, id: 'old', project: '/p', model: 'm', created: '', title: '' },
+      messages: [],
+      events: [],
+      warnings: [],
+    });
+    const s = new SessionController('/p');
+    s.draft = 'long job';
+    await s.send();
+    await s.open('old');
+    expect(s.running).toBe(false);
+    emit({ type: 'run_started', agent: 'main', model: 'm' });
+    emit({ type: 'turn_started', turn: 1 });
+    emit({ type: 'text_delta', text: 'still going' });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(s.transcript.runs).toEqual([]);
+    await s.open('session-1');
+    expect(api.loadSession).toHaveBeenCalledTimes(1);
+    expect(s.running).toBe(true);
+    expect(s.transcript.runs[0]!.turns[0]!.text).toBe('still going');
+  });
+
+  it('starts afresh after deleting the open session', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'x';
+    await s.send();
+    await s.remove('session-1');
+    expect(api.deleteSession).toHaveBeenCalledWith('/p', 'session-1');
+    expect(s.sessionId).toBeNull();
+    expect(s.transcript.runs).toEqual([]);
+  });
+});
