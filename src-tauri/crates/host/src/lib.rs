@@ -4,12 +4,14 @@
 
 mod error;
 mod keys;
+mod mcp;
 mod options;
 mod project;
 mod runtime;
 
 pub use error::{HostError, HostErrorKind};
 pub use keys::{EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, resolve_key};
+pub use mcp::mcp_options;
 pub use options::RunOptions;
 pub use project::Project;
 pub use runtime::{MAIN_AGENT, ProjectRuntime};
