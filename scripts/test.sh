@@ -12,7 +12,7 @@ step "setup"
 step "format"
 cargo fmt --all -- --check
 
-step "lint"
+step "lint (clippy also type-checks tests and benchmarks)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "rust tests (in a private D-Bus session with an unlocked Secret Service)"
@@ -26,9 +26,6 @@ HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 \
     printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
     exec cargo test --workspace --locked
   '
-
-step "benchmarks compile"
-cargo bench -p paddock-kernel --locked --no-run >/dev/null
 
 echo
 echo "all tests passed ($here)"
