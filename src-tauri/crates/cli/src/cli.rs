@@ -1,0 +1,212 @@
+//! The command line: subcommands, flags and the help text (which documents the exit codes).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use paddock_host::RunOptions;
+use paddock_protocol::{ProviderKind, ToolPreset};
+
+const EXIT_CODES_HELP: &str = "\
+Exit codes:
+    0    success: the agent finished its answer (end_turn)
+    1    failure not listed below (I/O, unreadable session file); doctor: something is broken
+    2    usage error: bad flags or arguments, no model set, unknown session
+    3    settings error: .paddock/settings.json is broken (the message names line or field)
+    4    provider error: the model could not be reached, refused the key or request, or no
+         key was found (environment variable or keychain)
+    5    token budget exceeded (--budget / maxTokenBudget)
+    6    loop detected: the model kept repeating itself
+    7    max turns reached (--max-turns / maxTurns)
+    8    denied: the run ended, but a tool call was refused by the grants (not granted, on a
+         deny list, or an Ask tool in a headless run without --ask-allows)
+  130    aborted (Ctrl-C or SIGTERM); the session stays consistent and can be resumed
+
+API keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, PADDOCK_OPENAI_COMPAT_API_KEY, else the OS keychain.
+Sessions live in $PADDOCK_DATA_DIR/sessions (default: the user data directory).";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "paddock",
+    version,
+    about = "Run a project's fenced-in LLM agent headless, and manage its sessions.",
+    after_help = EXIT_CODES_HELP
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one prompt in a new session and stream the answer.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Exec {
+        #[command(flatten)]
+        run: RunArgs,
+        /// The prompt; `-` reads it from standard input.
+        prompt: String,
+    },
+    /// Continue a stored session with a new prompt.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Resume {
+        #[command(flatten)]
+        run: RunArgs,
+        /// The session id (see `paddock sessions list`).
+        session: String,
+        /// The prompt; `-` reads it from standard input.
+        prompt: String,
+    },
+    /// List, show, search, export or delete this project's sessions.
+    Sessions {
+        /// The project folder (default: the current directory).
+        #[arg(long, global = true, value_name = "DIR")]
+        project: Option<PathBuf>,
+        #[command(subcommand)]
+        action: SessionsAction,
+    },
+    /// Check the sandbox, keychain, provider, MCP servers and settings.
+    Doctor {
+        #[command(flatten)]
+        model: ModelArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// Sessions of the project, newest first.
+    List {
+        /// One JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A session as a readable transcript.
+    Show { id: String },
+    /// Case-insensitive text search across the project's sessions.
+    Search {
+        query: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a session as Markdown or JSON.
+    Export {
+        id: String,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
+        format: ExportFormat,
+        /// Write to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Delete a session file.
+    Delete { id: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+}
+
+/// Which project and model: shared by every command that talks to a model.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// anthropic, openai or openai-compatible.
+    #[arg(long, value_name = "P")]
+    pub provider: Option<ProviderKind>,
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Server address, e.g. http://localhost:11434/v1 for Ollama.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+}
+
+/// Flags of `exec` and `resume`. They override the project's settings for this run.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Tool bundle: readonly, readwrite or full.
+    #[arg(long, value_name = "P")]
+    pub preset: Option<ToolPreset>,
+    /// Grant these tools (comma-separated or repeated: --allow grep,glob --allow bash).
+    #[arg(long, value_name = "TOOL", value_delimiter = ',')]
+    pub allow: Vec<String>,
+    /// Grant these tools behind an approval (denied headless unless --ask-allows).
+    #[arg(long, value_name = "TOOL", value_delimiter = ',')]
+    pub ask: Vec<String>,
+    /// Take these tools away, whatever else grants them.
+    #[arg(long, value_name = "TOOL", value_delimiter = ',')]
+    pub deny: Vec<String>,
+    /// Model calls allowed in this run.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Token budget (input + output); the run stops once it is exceeded.
+    #[arg(long, value_name = "N")]
+    pub budget: Option<u64>,
+    /// One JSON object per event on stdout (JSON Lines) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Let Ask tools run without approval (nobody can approve in a headless run).
+    #[arg(long)]
+    pub ask_allows: bool,
+}
+
+impl RunArgs {
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            provider: self.model.provider,
+            model: self.model.model.clone(),
+            base_url: self.model.base_url.clone(),
+            preset: self.preset,
+            allow: self.allow.clone(),
+            ask: self.ask.clone(),
+            deny: self.deny.clone(),
+            max_turns: self.max_turns,
+            max_token_budget: self.budget,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn flags_become_run_options() {
+        let cli = Cli::try_parse_from([
+            "paddock",
+            "exec",
+            "--provider",
+            "openai-compatible",
+            "--preset",
+            "readwrite",
+            "--allow",
+            "grep,glob",
+            "--deny",
+            "bash",
+            "--budget",
+            "100",
+            "hi",
+        ])
+        .unwrap();
+        let Command::Exec { run, prompt } = cli.command else {
+            panic!("not exec");
+        };
+        let o = run.options();
+        assert_eq!(prompt, "hi");
+        assert_eq!(o.provider, Some(ProviderKind::OpenAiCompatible));
+        assert_eq!(o.preset, Some(ToolPreset::Readwrite));
+        assert_eq!(o.allow, ["grep", "glob"]);
+        assert_eq!(o.deny, ["bash"]);
+        assert_eq!(o.max_token_budget, Some(100));
+        assert!(Cli::try_parse_from(["paddock", "exec", "--preset", "all", "x"]).is_err());
+    }
+}

@@ -1,0 +1,333 @@
+//! `paddock doctor`: is everything a run needs in place? One line per check, each saying
+//! ok, warn or fail and what to do about it.
+
+use std::time::Duration;
+
+use paddock_host::{KeyError, KeyStore, Keychain, Project, RunOptions};
+use paddock_kernel::settings::{self, settings_path};
+use paddock_mcp::{McpOptions, McpServers};
+use paddock_protocol::{
+    FsConfinement, McpServerState, NetworkConfinement, ProjectSettings, ProviderKind, SandboxStatus,
+};
+use paddock_providers::{ApiKey, Provider, ProviderConfig, RetryPolicy};
+
+use crate::cli::ModelArgs;
+use crate::exit::{CliError, Code};
+use crate::output;
+use crate::run::project_dir;
+
+/// The longest the provider check waits for an answer.
+const PROVIDER_TIMEOUT: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Ok,
+    Warn,
+    Fail,
+}
+
+#[derive(Default)]
+struct Report {
+    failed: bool,
+}
+
+impl Report {
+    fn line(&mut self, level: Level, what: &str, text: &str) {
+        let tag = match level {
+            Level::Ok => "ok  ",
+            Level::Warn => "warn",
+            Level::Fail => {
+                self.failed = true;
+                "fail"
+            }
+        };
+        output::out(&format!("{tag}  {what}: {text}\n"));
+    }
+
+    fn detail(&self, text: &str) {
+        output::out(&format!("        {text}\n"));
+    }
+}
+
+pub async fn run(args: &ModelArgs) -> Result<Code, CliError> {
+    let dir = project_dir(args.project.as_deref())?;
+    let root = std::fs::canonicalize(&dir)
+        .map_err(|e| CliError::failure(format!("cannot open {}: {e}", dir.display())))?;
+    let mut report = Report::default();
+
+    let path = settings_path(&root);
+    let stored = match settings::load(&root) {
+        Ok(s) if path.exists() => {
+            report.line(
+                Level::Ok,
+                "settings",
+                &format!("{} is valid", path.display()),
+            );
+            s
+        }
+        Ok(s) => {
+            report.line(
+                Level::Ok,
+                "settings",
+                &format!("no {}; using defaults", path.display()),
+            );
+            s
+        }
+        Err(e) => {
+            report.line(
+                Level::Fail,
+                "settings",
+                &format!("{e}. Fix the file, or move it away to start from defaults"),
+            );
+            ProjectSettings::default()
+        }
+    };
+    let options = RunOptions {
+        provider: args.provider,
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        ..RunOptions::default()
+    };
+    let project = Project {
+        root,
+        settings: options.apply(&stored),
+    };
+    sandbox(&mut report, &project.sandbox_status());
+    let key = keys(&mut report, &project.settings);
+    provider(&mut report, &project.settings, key).await;
+    mcp(&mut report, &project).await;
+    Ok(if report.failed {
+        Code::Failure
+    } else {
+        Code::Success
+    })
+}
+
+fn sandbox(report: &mut Report, status: &SandboxStatus) {
+    if status.fully_confined {
+        report.line(Level::Ok, "sandbox", &status.summary);
+    } else if status.bash_runs {
+        report.line(
+            Level::Warn,
+            "sandbox",
+            &format!(
+                "{}; bash runs without full confinement because the settings allow it. \
+                 Remove \"allowUnconfinedBash\" to withhold bash instead",
+                status.summary
+            ),
+        );
+    } else {
+        report.line(
+            Level::Warn,
+            "sandbox",
+            &format!(
+                "{}; bash is withheld (the other tools work). Use a kernel with Landlock \
+                 (Linux 5.13+) and unprivileged user namespaces, or set \
+                 \"allowUnconfinedBash\": true to run bash unconfined",
+                status.summary
+            ),
+        );
+    }
+    report.detail(&format!(
+        "workspace: {} ({})",
+        status.workspace_root,
+        status.workspace_mode.as_str()
+    ));
+    report.detail(&format!("filesystem: {}", describe_fs(&status.filesystem)));
+    report.detail(&format!("network: {}", describe_net(&status.network)));
+    if !status.writable_roots.is_empty() {
+        report.detail(&format!(
+            "bash may write: {}",
+            status.writable_roots.join(", ")
+        ));
+    }
+}
+
+/// Checks the keychain and finds the provider's key (environment first, like a run).
+fn keys(report: &mut Report, s: &ProjectSettings) -> Option<ApiKey> {
+    let kind = provider_kind(s);
+    let var = kind.key_env_var();
+    let from_env = ApiKey::from_env(var);
+    let needed = kind.requires_key() && from_env.is_none();
+    let stored = match Keychain.probe().and_then(|()| Keychain.get(kind)) {
+        Ok(stored) => {
+            report.line(Level::Ok, "keychain", "reachable");
+            stored.filter(|k| !k.is_empty()).map(ApiKey::new)
+        }
+        Err(e) => {
+            let level = if needed { Level::Fail } else { Level::Warn };
+            let hint = match e {
+                KeyError::Unavailable(_) => format!("{e}. Headless runs can use {var} instead"),
+                KeyError::Failed(_) => e.to_string(),
+            };
+            report.line(level, "keychain", &hint);
+            None
+        }
+    };
+    match (&from_env, &stored) {
+        (Some(_), _) => report.line(Level::Ok, "api key", &format!("from {var}")),
+        (None, Some(_)) => report.line(Level::Ok, "api key", "stored in the keychain"),
+        (None, None) if kind.requires_key() => report.line(
+            Level::Fail,
+            "api key",
+            &format!(
+                "none for {}: set {var}, or save a key in the Paddock app's settings",
+                kind.label()
+            ),
+        ),
+        (None, None) => report.line(
+            Level::Ok,
+            "api key",
+            &format!("none (local servers usually need none; set {var} if yours does)"),
+        ),
+    }
+    from_env.or(stored)
+}
+
+async fn provider(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey>) {
+    let kind = provider_kind(s);
+    let model = s.model.as_deref();
+    if model.is_none() {
+        report.line(
+            Level::Warn,
+            "model",
+            "none set: pass --model or set \"model\" in .paddock/settings.json",
+        );
+    }
+    let mut config = ProviderConfig::new(kind)
+        .with_retry(RetryPolicy::never())
+        .with_timeouts(Duration::from_secs(5), Duration::from_secs(10));
+    if let Some(url) = &s.base_url {
+        config = config.with_base_url(url.clone());
+    }
+    if let Some(key) = key {
+        config = config.with_api_key(key);
+    }
+    let provider = match Provider::new(config.with_env()) {
+        Ok(p) => p,
+        Err(e) => {
+            report.line(Level::Fail, "provider", &format!("{kind}: {}", e.message));
+            return;
+        }
+    };
+    let what = format!("{kind} at {}", provider.base_url());
+    match tokio::time::timeout(PROVIDER_TIMEOUT, provider.test_connection(model)).await {
+        Err(_) => report.line(
+            Level::Fail,
+            "provider",
+            &format!(
+                "{what} did not answer within {} s. Check that the server runs and the \
+                 base URL is right",
+                PROVIDER_TIMEOUT.as_secs()
+            ),
+        ),
+        Ok(Err(e)) => report.line(
+            Level::Fail,
+            "provider",
+            &format!(
+                "{what}: {}. Check the base URL (--base-url / \"baseUrl\") and the key",
+                e.message
+            ),
+        ),
+        Ok(Ok(r)) => {
+            report.line(
+                Level::Ok,
+                "provider",
+                &format!(
+                    "{what} answered in {} ms, {} model(s) listed",
+                    r.latency_ms,
+                    r.models.len()
+                ),
+            );
+            if let (Some(m), Some(false)) = (model, r.model_available) {
+                let offered: Vec<&str> = r.models.iter().take(8).map(|i| i.id.as_str()).collect();
+                report.line(
+                    Level::Warn,
+                    "model",
+                    &format!(
+                        "'{m}' is not among the server's models ({}). Pick one of them with \
+                         --model or \"model\"",
+                        offered.join(", ")
+                    ),
+                );
+            } else if let Some(m) = model {
+                report.line(Level::Ok, "model", m);
+            }
+        }
+    }
+}
+
+async fn mcp(report: &mut Report, project: &Project) {
+    let configs = &project.settings.mcp_servers;
+    if configs.is_empty() {
+        report.line(Level::Ok, "mcp", "no servers configured");
+        return;
+    }
+    let servers = McpServers::new(McpOptions {
+        base_dir: Some(project.root.clone()),
+        ..McpOptions::default()
+    });
+    servers.start(configs).await;
+    for status in servers.statuses() {
+        let what = format!("mcp server '{}'", status.name);
+        match &status.state {
+            McpServerState::Running { tools } => {
+                report.line(
+                    Level::Ok,
+                    &what,
+                    &format!("running, {} tool(s)", tools.len()),
+                );
+            }
+            McpServerState::Disabled => report.line(Level::Ok, &what, "disabled in the settings"),
+            McpServerState::Failed { error } | McpServerState::Exited { reason: error } => {
+                report.line(
+                    Level::Fail,
+                    &what,
+                    &format!(
+                        "{error}. Check its command/url in \"mcpServers\", or set \
+                         \"disabled\": true"
+                    ),
+                );
+                if let Some(tail) = &status.stderr_tail {
+                    for l in tail
+                        .lines()
+                        .rev()
+                        .take(5)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                    {
+                        report.detail(&format!("stderr: {l}"));
+                    }
+                }
+            }
+            McpServerState::Starting => report.line(Level::Warn, &what, "still starting"),
+        }
+        for w in &status.warnings {
+            report.line(Level::Warn, &what, w);
+        }
+    }
+    servers.shutdown().await;
+}
+
+fn describe_fs(fs: &FsConfinement) -> String {
+    match fs {
+        FsConfinement::Landlock { abi } => format!("Landlock ABI {abi} (writes confined)"),
+        FsConfinement::Unavailable { reason } => format!("not confined: {reason}"),
+        FsConfinement::Disabled => "sandbox turned off".to_owned(),
+    }
+}
+
+fn describe_net(net: &NetworkConfinement) -> String {
+    match net {
+        NetworkConfinement::Namespace => "isolated (private network namespace)".to_owned(),
+        NetworkConfinement::LandlockTcp => "TCP blocked by Landlock".to_owned(),
+        NetworkConfinement::Granted => "allowed (\"bashNetwork\": true)".to_owned(),
+        NetworkConfinement::Unavailable { reason } => format!("not isolated: {reason}"),
+        NetworkConfinement::Disabled => "sandbox turned off".to_owned(),
+    }
+}
+
+fn provider_kind(s: &ProjectSettings) -> ProviderKind {
+    s.provider.unwrap_or(ProviderKind::OpenAiCompatible)
+}

@@ -1,0 +1,136 @@
+//! `paddock`: a project's fenced-in agent, headless. Runs prompts (`exec`, `resume`), manages
+//! stored sessions and checks the setup (`doctor`). Exit codes are listed in `cli.rs`.
+
+mod cli;
+mod doctor;
+mod exit;
+mod keys;
+mod output;
+mod run;
+mod sessions;
+
+use clap::Parser;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::{Cli, Command};
+use crate::exit::{CliError, Code};
+use crate::run::Target;
+
+fn main() {
+    // One line, no backtrace: a panic is a bug to report, not a screen of frames.
+    std::panic::set_hook(Box::new(|info| {
+        output::err(&format!("paddock: error: internal error (a bug): {info}"));
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors; clap picks the stream and the code.
+            let _ = e.print();
+            std::process::exit(e.exit_code());
+        }
+    };
+    init_logging();
+    let code = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(dispatch(cli)),
+        Err(e) => Err(CliError::failure(format!("cannot start the runtime: {e}"))),
+    };
+    let code = code.unwrap_or_else(|e| {
+        output::err(&format!("paddock: error: {}", e.message));
+        e.code
+    });
+    std::process::exit(code.as_i32());
+}
+
+async fn dispatch(cli: Cli) -> Result<Code, CliError> {
+    match &cli.command {
+        Command::Exec { run, prompt } => {
+            run::run(run, Target::New, prompt, cancel_on_signals()).await
+        }
+        Command::Resume {
+            run,
+            session,
+            prompt,
+        } => run::run(run, Target::Resume(session), prompt, cancel_on_signals()).await,
+        Command::Sessions { project, action } => sessions::run(project.as_deref(), action),
+        Command::Doctor { model } => doctor::run(model).await,
+    }
+}
+
+/// Ctrl-C (or SIGTERM) cancels the run, which then stops cleanly with its history paired;
+/// a second one quits at once.
+fn cancel_on_signals() -> CancellationToken {
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    // Registered before the run starts, so an early Ctrl-C is not lost.
+    let Some(mut signals) = Signals::new() else {
+        return token;
+    };
+    tokio::spawn(async move {
+        if signals.next().await {
+            output::err("paddock: stopping (press Ctrl-C again to quit at once)");
+            cancel.cancel();
+        }
+        if signals.next().await {
+            std::process::exit(Code::Aborted.as_i32());
+        }
+    });
+    token
+}
+
+/// SIGINT and SIGTERM, watched from the start so none is missed between two waits.
+#[cfg(unix)]
+struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Signals {
+    fn new() -> Option<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Some(Self {
+            int: signal(SignalKind::interrupt()).ok()?,
+            term: signal(SignalKind::terminate()).ok()?,
+        })
+    }
+
+    /// False when signals can no longer be received.
+    async fn next(&mut self) -> bool {
+        tokio::select! {
+            got = self.int.recv() => got.is_some(),
+            got = self.term.recv() => got.is_some(),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn new() -> Option<Self> {
+        Some(Self)
+    }
+
+    async fn next(&mut self) -> bool {
+        tokio::signal::ctrl_c().await.is_ok()
+    }
+}
+
+/// Warnings from the libraries go to stderr; `PADDOCK_LOG=debug` shows more.
+fn init_logging() {
+    let level = std::env::var("PADDOCK_LOG")
+        .ok()
+        .and_then(|l| l.parse::<tracing::Level>().ok())
+        .unwrap_or(tracing::Level::WARN);
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .with_target(false)
+        .without_time()
+        .try_init();
+}

@@ -1,0 +1,110 @@
+//! `paddock sessions`: the stored conversations of one project.
+
+use std::path::{Path, PathBuf};
+
+use paddock_kernel::session::{SessionStore, to_json, to_markdown};
+
+use crate::cli::{ExportFormat, SessionsAction};
+use crate::exit::{CliError, Code};
+use crate::output;
+use crate::run::project_dir;
+
+pub fn run(project: Option<&Path>, action: &SessionsAction) -> Result<Code, CliError> {
+    let dir = project_dir(project)?;
+    // Sessions are filed under the project's resolved path, as `exec` records them.
+    let root = std::fs::canonicalize(&dir).map_err(|e| {
+        CliError::failure(format!("cannot open project folder {}: {e}", dir.display()))
+    })?;
+    let store = SessionStore::open_default()?;
+    match action {
+        SessionsAction::List { json } => list(&store, &root, *json),
+        SessionsAction::Show { id } => {
+            let session = store.load(&root, id)?;
+            warn_all(id, &session.warnings);
+            output::out(&to_markdown(&session));
+            Ok(Code::Success)
+        }
+        SessionsAction::Search { query, json } => search(&store, &root, query, *json),
+        SessionsAction::Export { id, format, output } => {
+            let session = store.load(&root, id)?;
+            warn_all(id, &session.warnings);
+            let mut text = match format {
+                ExportFormat::Markdown => to_markdown(&session),
+                ExportFormat::Json => serde_json::to_string_pretty(&to_json(&session))
+                    .map_err(|e| CliError::failure(format!("cannot encode the session: {e}")))?,
+            };
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            write_out(output.as_deref(), &text)
+        }
+        SessionsAction::Delete { id } => {
+            store.delete(&root, id)?;
+            output::err(&format!("paddock: deleted session {id}"));
+            Ok(Code::Success)
+        }
+    }
+}
+
+fn list(store: &SessionStore, root: &Path, json: bool) -> Result<Code, CliError> {
+    let sessions = store.list(root)?;
+    if json {
+        output::json_line(&serde_json::json!(sessions));
+        return Ok(Code::Success);
+    }
+    if sessions.is_empty() {
+        output::err(&format!("paddock: no sessions for {}", root.display()));
+        return Ok(Code::Success);
+    }
+    let mut text = String::new();
+    for s in &sessions {
+        text.push_str(&format!(
+            "{}  {}  {}  {}\n",
+            s.id, s.updated, s.model, s.title
+        ));
+    }
+    output::out(&text);
+    Ok(Code::Success)
+}
+
+fn search(store: &SessionStore, root: &Path, query: &str, json: bool) -> Result<Code, CliError> {
+    if query.trim().is_empty() {
+        return Err(CliError::usage("the search text is empty"));
+    }
+    let hits = store.search(root, query)?;
+    if json {
+        output::json_line(&serde_json::json!(hits));
+    } else {
+        let mut text = String::new();
+        for h in &hits {
+            text.push_str(&format!(
+                "{}  #{}  {}\n",
+                h.session_id, h.message_index, h.snippet
+            ));
+        }
+        output::out(&text);
+        if hits.is_empty() {
+            output::err(&format!("paddock: no session mentions {query:?}"));
+        }
+    }
+    Ok(Code::Success)
+}
+
+fn write_out(path: Option<&Path>, text: &str) -> Result<Code, CliError> {
+    match path {
+        None => output::out(text),
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| {
+                CliError::failure(format!("cannot write {}: {e}", PathBuf::from(p).display()))
+            })?;
+            output::err(&format!("paddock: wrote {}", p.display()));
+        }
+    }
+    Ok(Code::Success)
+}
+
+fn warn_all(id: &str, warnings: &[String]) {
+    for w in warnings {
+        output::err(&format!("paddock: warning: session {id}: {w}"));
+    }
+}

@@ -1,0 +1,10 @@
+//! End-to-end tests of the `paddock` binary against an in-process fake model server on
+//! 127.0.0.1. Every run gets its own project folder, data directory and HOME.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+mod doctor;
+mod exec;
+mod exit_codes;
+mod resume;
+mod sessions;
