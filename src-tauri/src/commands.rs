@@ -1,0 +1,336 @@
+//! The Tauri commands of docs/desktop-ipc.md. Each is a short delegation: resolve the
+//! project, call the module that does the work, return `Result<T, AppError>`.
+
+use std::sync::Arc;
+
+use paddock_kernel::events::FnSink;
+use paddock_protocol::{
+    AgentEvent, AppError, ApprovalDecision, ConnectionReport, ExportFormat, FilePreview, Grant,
+    KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectSettings, ProviderKind,
+    RecentProject, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo,
+    ToolPreset, WorkspaceChange, WorkspaceTree,
+};
+use tauri::ipc::{Channel, Invoke};
+use tauri::{AppHandle, Runtime, State, WebviewWindow};
+
+use crate::error::{AppResult, internal, invalid};
+use crate::state::Desktop;
+use crate::{keys, projects, runs, sessions, watch, windows, workspace};
+
+type Result<T> = std::result::Result<T, AppError>;
+
+/// Every command, for `Builder::invoke_handler` (and the mock runtime in tests).
+pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        recent_projects,
+        pick_project_folder,
+        open_project,
+        project_info,
+        save_settings,
+        tool_grants,
+        set_tool_grant,
+        set_preset,
+        mcp_status,
+        key_status,
+        set_api_key,
+        delete_api_key,
+        list_models,
+        test_connection,
+        send_prompt,
+        stop_run,
+        approve,
+        list_sessions,
+        search_sessions,
+        load_session,
+        delete_session,
+        export_session,
+        workspace_tree,
+        read_workspace_file,
+        watch_workspace,
+        sandbox_status,
+    ]
+}
+
+/// Blocking file work (sessions, trees) off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> AppResult<T> + Send + 'static,
+) -> AppResult<T> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(internal)?
+}
+
+// Projects and windows
+
+#[tauri::command]
+pub async fn recent_projects(state: State<'_, Desktop>) -> Result<Vec<RecentProject>> {
+    Ok(state.recent.list())
+}
+
+#[tauri::command]
+pub async fn pick_project_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>> {
+    windows::pick_folder(&app).await
+}
+
+#[tauri::command]
+pub async fn open_project<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, Desktop>,
+    path: String,
+) -> Result<ProjectInfo> {
+    let root = projects::canonical(&path)?;
+    let info = projects::info(&root);
+    if let Some(settings) = &info.settings {
+        // MCP servers start now, so their tools are up by the first prompt.
+        state.project(&root).mcp(settings);
+    }
+    state.recent.touch(&root)?;
+    windows::open_project_window(&app, &root, &info.name)?;
+    Ok(info)
+}
+
+#[tauri::command]
+pub async fn project_info(project: String) -> Result<ProjectInfo> {
+    Ok(projects::info(&projects::canonical(&project)?))
+}
+
+#[tauri::command]
+pub async fn save_settings(project: String, settings: ProjectSettings) -> Result<ProjectInfo> {
+    projects::save_settings(&projects::canonical(&project)?, &settings)
+}
+
+// Grants
+
+#[tauri::command]
+pub async fn tool_grants(state: State<'_, Desktop>, project: String) -> Result<Vec<ToolGrantInfo>> {
+    let root = projects::canonical(&project)?;
+    let settings = projects::load_settings(&root)?;
+    state.project(&root).grants(&settings)
+}
+
+#[tauri::command]
+pub async fn set_tool_grant(
+    state: State<'_, Desktop>,
+    project: String,
+    tool: String,
+    grant: Option<Grant>,
+) -> Result<Vec<ToolGrantInfo>> {
+    let root = projects::canonical(&project)?;
+    let tool = tool.trim().to_owned();
+    if tool.is_empty() {
+        return Err(invalid("no tool name given"));
+    }
+    let settings = projects::update_settings(&root, |s| match grant {
+        Some(g) => {
+            s.tools.insert(tool, g);
+        }
+        None => {
+            s.tools.remove(&tool);
+        }
+    })?;
+    state.project(&root).grants(&settings)
+}
+
+#[tauri::command]
+pub async fn set_preset(
+    state: State<'_, Desktop>,
+    project: String,
+    preset: Option<ToolPreset>,
+) -> Result<Vec<ToolGrantInfo>> {
+    let root = projects::canonical(&project)?;
+    let settings = projects::update_settings(&root, |s| s.preset = preset)?;
+    state.project(&root).grants(&settings)
+}
+
+#[tauri::command]
+pub async fn mcp_status(
+    state: State<'_, Desktop>,
+    project: String,
+) -> Result<Vec<McpServerStatus>> {
+    let root = projects::canonical(&project)?;
+    let settings = projects::load_settings(&root)?;
+    Ok(state.project(&root).mcp(&settings).servers.statuses())
+}
+
+// Providers and keys
+
+#[tauri::command]
+pub async fn key_status(state: State<'_, Desktop>, provider: ProviderKind) -> Result<KeyStatus> {
+    keys::status(state.keys.clone(), provider).await
+}
+
+#[tauri::command]
+pub async fn set_api_key(
+    state: State<'_, Desktop>,
+    provider: ProviderKind,
+    key: String,
+) -> Result<KeyStatus> {
+    let status = keys::set(state.keys.clone(), provider, key).await;
+    state.keys_changed();
+    status
+}
+
+#[tauri::command]
+pub async fn delete_api_key(
+    state: State<'_, Desktop>,
+    provider: ProviderKind,
+) -> Result<KeyStatus> {
+    let status = keys::delete(state.keys.clone(), provider).await;
+    state.keys_changed();
+    status
+}
+
+#[tauri::command]
+pub async fn list_models(
+    state: State<'_, Desktop>,
+    provider: ProviderKind,
+    base_url: Option<String>,
+) -> Result<Vec<ModelInfo>> {
+    keys::list_models(state.keys.clone(), provider, base_url).await
+}
+
+#[tauri::command]
+pub async fn test_connection(
+    state: State<'_, Desktop>,
+    provider: ProviderKind,
+    base_url: Option<String>,
+    model: Option<String>,
+) -> Result<ConnectionReport> {
+    keys::test_connection(state.keys.clone(), provider, base_url, model).await
+}
+
+// Runs and sessions
+
+#[tauri::command]
+pub async fn send_prompt(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: Option<String>,
+    prompt: String,
+    on_event: Channel<AgentEvent>,
+) -> Result<String> {
+    let root = projects::canonical(&project)?;
+    // A closed window drops its channel; the run carries on and is saved.
+    let sink = Arc::new(FnSink(move |event| {
+        let _ = on_event.send(event);
+    }));
+    runs::send_prompt(&state, &root, session_id, prompt, sink).await
+}
+
+#[tauri::command]
+pub async fn stop_run(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+) -> Result<()> {
+    state
+        .runs
+        .stop(&projects::canonical(&project)?, &session_id);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn approve(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+    request_id: String,
+    decision: ApprovalDecision,
+) -> Result<()> {
+    let root = projects::canonical(&project)?;
+    state
+        .runs
+        .approve(&root, &session_id, &request_id, decision)
+}
+
+#[tauri::command]
+pub async fn list_sessions(
+    state: State<'_, Desktop>,
+    project: String,
+) -> Result<Vec<SessionSummary>> {
+    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    blocking(move || sessions::list(&store, &root)).await
+}
+
+#[tauri::command]
+pub async fn search_sessions(
+    state: State<'_, Desktop>,
+    project: String,
+    query: String,
+) -> Result<Vec<SearchHit>> {
+    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    blocking(move || sessions::search(&store, &root, &query)).await
+}
+
+#[tauri::command]
+pub async fn load_session(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+) -> Result<SessionTranscript> {
+    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    blocking(move || sessions::load(&store, &root, &session_id)).await
+}
+
+#[tauri::command]
+pub async fn delete_session(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+) -> Result<()> {
+    let root = projects::canonical(&project)?;
+    sessions::delete(&state.store, &state.runs, &root, &session_id)
+}
+
+#[tauri::command]
+pub async fn export_session<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+    format: ExportFormat,
+) -> Result<Option<String>> {
+    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    let (text, name) =
+        blocking(move || sessions::export(&store, &root, &session_id, format)).await?;
+    let Some(path) = windows::pick_save_path(&app, &name).await? else {
+        return Ok(None);
+    };
+    std::fs::write(&path, text)
+        .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
+    Ok(Some(path.to_string_lossy().into_owned()))
+}
+
+// Workspace
+
+#[tauri::command]
+pub async fn workspace_tree(project: String) -> Result<WorkspaceTree> {
+    let root = projects::canonical(&project)?;
+    blocking(move || workspace::tree(&projects::workspace_root(&root))).await
+}
+
+#[tauri::command]
+pub async fn read_workspace_file(project: String, path: String) -> Result<FilePreview> {
+    let root = projects::canonical(&project)?;
+    blocking(move || workspace::preview(&projects::workspace_root(&root), &path)).await
+}
+
+#[tauri::command]
+pub async fn watch_workspace<R: Runtime>(
+    window: WebviewWindow<R>,
+    state: State<'_, Desktop>,
+    project: String,
+    on_change: Channel<WorkspaceChange>,
+) -> Result<()> {
+    let root = projects::canonical(&project)?;
+    let watch = watch::watch(&projects::workspace_root(&root), move |change| {
+        let _ = on_change.send(change);
+    })?;
+    state.set_watcher(window.label(), watch);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn sandbox_status(project: String) -> Result<SandboxStatus> {
+    Ok(projects::info(&projects::canonical(&project)?).sandbox)
+}

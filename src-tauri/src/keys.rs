@@ -1,0 +1,114 @@
+//! API keys and provider checks for the settings screen. Keys go into the OS keychain and
+//! never come back out: the UI only learns whether one is stored.
+
+use std::sync::Arc;
+
+use paddock_host::{KeyStore, resolve_key};
+use paddock_protocol::{ConnectionReport, KeyStatus, ModelInfo, ProviderKind};
+use paddock_providers::{Provider, ProviderConfig};
+
+use crate::error::{AppResult, ToAppError, invalid};
+
+/// Keychain calls block on D-Bus; they run off the async threads.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> AppResult<T> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(ToAppError::app_error)
+}
+
+/// Whether a key is stored (or why the keychain cannot say), and whether the environment
+/// variable that would be used instead is set.
+pub async fn status(keys: Arc<dyn KeyStore>, provider: ProviderKind) -> AppResult<KeyStatus> {
+    let stored = blocking(move || keys.get(provider)).await?;
+    let env_var = provider.key_env_var();
+    let (stored, keychain_error) = match stored {
+        Ok(key) => (key.is_some_and(|k| !k.is_empty()), None),
+        Err(e) => (false, Some(e.to_string())),
+    };
+    Ok(KeyStatus {
+        provider,
+        stored,
+        env_var: std::env::var_os(env_var)
+            .filter(|v| !v.is_empty())
+            .map(|_| env_var.to_owned()),
+        keychain_error,
+    })
+}
+
+/// Stores the key in the keychain. No keychain is an error that says how to get one; there is
+/// no plain-text fallback.
+pub async fn set(
+    keys: Arc<dyn KeyStore>,
+    provider: ProviderKind,
+    key: String,
+) -> AppResult<KeyStatus> {
+    let key = key.trim().to_owned();
+    if key.is_empty() {
+        return Err(invalid("the API key is empty"));
+    }
+    if key.chars().any(char::is_control) {
+        return Err(invalid("the API key contains control characters"));
+    }
+    let store = keys.clone();
+    blocking(move || store.set(provider, &key))
+        .await?
+        .map_err(ToAppError::app_error)?;
+    tracing::info!(
+        provider = provider.as_str(),
+        "API key stored in the keychain"
+    );
+    status(keys, provider).await
+}
+
+pub async fn delete(keys: Arc<dyn KeyStore>, provider: ProviderKind) -> AppResult<KeyStatus> {
+    let store = keys.clone();
+    blocking(move || store.delete(provider))
+        .await?
+        .map_err(ToAppError::app_error)?;
+    tracing::info!(
+        provider = provider.as_str(),
+        "API key removed from the keychain"
+    );
+    status(keys, provider).await
+}
+
+/// A provider connection as the settings screen describes it, with the stored key.
+async fn provider(
+    keys: Arc<dyn KeyStore>,
+    kind: ProviderKind,
+    base_url: Option<String>,
+) -> AppResult<Provider> {
+    let key = blocking(move || resolve_key(kind, Some(&*keys)))
+        .await?
+        .map_err(ToAppError::app_error)?;
+    let mut config = ProviderConfig::new(kind);
+    if let Some(url) = base_url.filter(|u| !u.trim().is_empty()) {
+        config = config.with_base_url(url.trim());
+    }
+    if let Some(key) = key {
+        config = config.with_api_key(key);
+    }
+    Provider::new(config.with_env()).map_err(ToAppError::app_error)
+}
+
+pub async fn list_models(
+    keys: Arc<dyn KeyStore>,
+    kind: ProviderKind,
+    base_url: Option<String>,
+) -> AppResult<Vec<ModelInfo>> {
+    let p = provider(keys, kind, base_url).await?;
+    p.list_models().await.map_err(ToAppError::app_error)
+}
+
+pub async fn test_connection(
+    keys: Arc<dyn KeyStore>,
+    kind: ProviderKind,
+    base_url: Option<String>,
+    model: Option<String>,
+) -> AppResult<ConnectionReport> {
+    let p = provider(keys, kind, base_url).await?;
+    let model = model.filter(|m| !m.trim().is_empty());
+    p.test_connection(model.as_deref())
+        .await
+        .map_err(ToAppError::app_error)
+}

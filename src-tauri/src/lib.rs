@@ -1,0 +1,80 @@
+//! Paddock's desktop app: a Tauri 2 shell whose commands are thin delegations to the host,
+//! kernel, providers and MCP crates. See docs/desktop-ipc.md for the command contract.
+
+pub mod commands;
+pub mod error;
+pub mod keys;
+pub mod logging;
+pub mod project;
+pub mod projects;
+pub mod recent;
+pub mod runs;
+pub mod sessions;
+pub mod state;
+pub mod watch;
+pub mod windows;
+pub mod workspace;
+
+use std::sync::Arc;
+
+use paddock_host::Keychain;
+use paddock_kernel::session;
+use tauri::{Manager, RunEvent, WindowEvent};
+
+use crate::state::Desktop;
+
+/// Builds and runs the app; returns when the last window has closed.
+pub fn run() {
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .setup(|app| {
+            match app.path().app_log_dir() {
+                Ok(dir) => match logging::init(&dir) {
+                    Ok(guard) => {
+                        app.manage(guard);
+                    }
+                    Err(e) => eprintln!("paddock: {e}"),
+                },
+                Err(e) => eprintln!("paddock: no log folder: {e}"),
+            }
+            // The same data dir as the CLI (PADDOCK_DATA_DIR overrides it), so sessions are
+            // shared and survive restarts.
+            let data_dir = session::data_dir()?;
+            tracing::info!(data_dir = %data_dir.display(), "Paddock started");
+            app.manage(Desktop::new(&data_dir, Arc::new(Keychain)));
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let WindowEvent::Destroyed = event {
+                window_closed(window.app_handle(), window.label());
+            }
+        })
+        .invoke_handler(commands::handler())
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("paddock: cannot start the app: {e}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        if let RunEvent::Exit = event {
+            if let Some(desktop) = handle.try_state::<Desktop>() {
+                tauri::async_runtime::block_on(desktop.shutdown());
+            }
+        }
+    });
+}
+
+/// A project window's runs stop with it, and its watcher goes.
+fn window_closed<R: tauri::Runtime>(app: &tauri::AppHandle<R>, label: &str) {
+    let Some(desktop) = app.try_state::<Desktop>() else {
+        return;
+    };
+    desktop.drop_watcher(label);
+    if let Some(root) = desktop.project_for_window(label) {
+        tracing::info!(project = %root.display(), "project window closed; stopping its runs");
+        desktop.runs.stop_project(&root);
+    }
+}

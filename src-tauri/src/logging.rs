@@ -1,0 +1,34 @@
+//! Logs go to a daily-rotated file in the app's log dir (a week kept). Nothing logged carries a
+//! key: keys stay in the keychain and the providers' `ApiKey` never prints itself.
+
+use std::path::Path;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::rolling::{Builder, Rotation};
+use tracing_subscriber::EnvFilter;
+
+/// Overrides the log filter (e.g. `PADDOCK_LOG=debug`).
+pub const LOG_ENV: &str = "PADDOCK_LOG";
+const DEFAULT_FILTER: &str = "info,hyper=warn,reqwest=warn,tao=warn,wry=warn";
+
+/// Starts logging to `<dir>/paddock.<date>.log`. Keep the guard for the app's lifetime: it
+/// flushes the writer thread on drop.
+pub fn init(dir: &Path) -> Result<WorkerGuard, String> {
+    let appender = Builder::new()
+        .rotation(Rotation::DAILY)
+        .filename_prefix("paddock")
+        .filename_suffix("log")
+        .max_log_files(7)
+        .build(dir)
+        .map_err(|e| format!("cannot write logs to {}: {e}", dir.display()))?;
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let filter =
+        EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init()
+        .map_err(|e| format!("logging is already set up: {e}"))?;
+    Ok(guard)
+}

@@ -1,0 +1,117 @@
+//! One window per project, and the native dialogs (run from Rust: the webview has no dialog
+//! permission).
+
+use std::path::{Path, PathBuf};
+
+use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
+use tauri_plugin_dialog::DialogExt;
+use tokio::sync::oneshot;
+
+use crate::error::{AppResult, internal};
+
+/// Prefix of project window labels (the capability file matches `project-*`).
+pub const PROJECT_LABEL_PREFIX: &str = "project-";
+
+/// A stable window label for a project: labels allow only a few characters, so the path is
+/// hashed (FNV-1a, stable across runs).
+pub fn label(root: &Path) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in root.to_string_lossy().as_bytes() {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{PROJECT_LABEL_PREFIX}{hash:016x}")
+}
+
+/// The page a project window loads; the UI reads the `project` query parameter.
+pub fn project_url(root: &Path) -> String {
+    let encoded: String =
+        url::form_urlencoded::byte_serialize(root.to_string_lossy().as_bytes()).collect();
+    format!("index.html?project={encoded}")
+}
+
+/// Focuses the project's window, or opens it.
+pub fn open_project_window<R: Runtime>(
+    app: &AppHandle<R>,
+    root: &Path,
+    name: &str,
+) -> AppResult<()> {
+    let label = label(root);
+    if let Some(window) = app.get_webview_window(&label) {
+        let _ = window.unminimize();
+        window
+            .set_focus()
+            .map_err(|e| internal(format!("cannot focus the project window: {e}")))?;
+        return Ok(());
+    }
+    WebviewWindowBuilder::new(
+        app,
+        &label,
+        WebviewUrl::App(PathBuf::from(project_url(root))),
+    )
+    .title(format!("{name} — Paddock"))
+    .inner_size(1200.0, 800.0)
+    .min_inner_size(640.0, 480.0)
+    .build()
+    .map_err(|e| internal(format!("cannot open a window for {}: {e}", root.display())))?;
+    tracing::info!(project = %root.display(), window = %label, "project window opened");
+    Ok(())
+}
+
+/// The native folder picker; `None` when cancelled.
+pub async fn pick_folder<R: Runtime>(app: &AppHandle<R>) -> AppResult<Option<String>> {
+    let (tx, rx) = oneshot::channel();
+    app.dialog()
+        .file()
+        .set_title("Open a project folder")
+        .pick_folder(move |folder| {
+            let _ = tx.send(folder);
+        });
+    let folder = rx
+        .await
+        .map_err(|_| internal("the folder dialog closed without an answer"))?;
+    Ok(folder
+        .and_then(|f| f.into_path().ok())
+        .map(|p| p.to_string_lossy().into_owned()))
+}
+
+/// The native save dialog; `None` when cancelled.
+pub async fn pick_save_path<R: Runtime>(
+    app: &AppHandle<R>,
+    suggested: &str,
+) -> AppResult<Option<PathBuf>> {
+    let (tx, rx) = oneshot::channel();
+    app.dialog()
+        .file()
+        .set_title("Export session")
+        .set_file_name(suggested)
+        .save_file(move |path| {
+            let _ = tx.send(path);
+        });
+    let path = rx
+        .await
+        .map_err(|_| internal("the save dialog closed without an answer"))?;
+    Ok(path.and_then(|p| p.into_path().ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_stable_and_distinct() {
+        let a = label(Path::new("/home/me/a"));
+        assert_eq!(a, label(Path::new("/home/me/a")));
+        assert_ne!(a, label(Path::new("/home/me/b")));
+        assert!(a.starts_with(PROJECT_LABEL_PREFIX));
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    }
+
+    #[test]
+    fn the_project_path_is_url_encoded() {
+        assert_eq!(
+            project_url(Path::new("/tmp/my project/ü&x")),
+            "index.html?project=%2Ftmp%2Fmy+project%2F%C3%BC%26x"
+        );
+    }
+}

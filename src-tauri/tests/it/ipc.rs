@@ -1,0 +1,172 @@
+//! The commands as the webview calls them (camelCase arguments, `{code, message}` errors),
+//! on Tauri's mock runtime.
+
+use std::sync::Arc;
+
+use paddock_desktop::commands;
+use paddock_desktop::state::Desktop;
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{
+    INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets,
+};
+use tauri::webview::InvokeRequest;
+use tauri::{Manager, WebviewWindow, WebviewWindowBuilder};
+
+use crate::common::MemoryKeys;
+
+struct Ipc {
+    _app: tauri::App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    _data: tempfile::TempDir,
+}
+
+fn app() -> Ipc {
+    let data = tempfile::tempdir().unwrap();
+    let app = mock_builder()
+        .invoke_handler(commands::handler())
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    app.manage(Desktop::new(data.path(), Arc::new(MemoryKeys::default())));
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    Ipc {
+        _app: app,
+        window,
+        _data: data,
+    }
+}
+
+impl Ipc {
+    fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.window, request).map(|b| b.deserialize::<Value>().unwrap())
+    }
+}
+
+#[test]
+fn project_commands_take_the_documented_arguments() {
+    let ipc = app();
+    let project = tempfile::tempdir().unwrap();
+    let path = project.path().canonicalize().unwrap();
+    let path = path.to_str().unwrap();
+
+    let info = ipc.call("project_info", json!({"project": path})).unwrap();
+    assert_eq!(info["path"], path);
+    assert!(info["sandbox"]["summary"].is_string(), "{info}");
+
+    let grants = ipc
+        .call(
+            "set_preset",
+            json!({"project": path, "preset": "readwrite"}),
+        )
+        .unwrap();
+    let file_write = grants
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "file_write")
+        .unwrap();
+    assert_eq!(file_write["grant"], "allow");
+    let grants = ipc
+        .call(
+            "set_tool_grant",
+            json!({"project": path, "tool": "file_write", "grant": "ask"}),
+        )
+        .unwrap();
+    assert!(
+        grants
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["name"] == "file_write" && g["grant"] == "ask")
+    );
+    let saved = std::fs::read_to_string(project.path().join(".paddock/settings.json")).unwrap();
+    assert!(
+        saved.contains("\"readwrite\"") && saved.contains("\"ask\""),
+        "{saved}"
+    );
+    ipc.call(
+        "set_tool_grant",
+        json!({"project": path, "tool": "file_write", "grant": null}),
+    )
+    .unwrap();
+    let saved = std::fs::read_to_string(project.path().join(".paddock/settings.json")).unwrap();
+    assert!(
+        !saved.contains("\"ask\""),
+        "null removes the override: {saved}"
+    );
+
+    assert_eq!(
+        ipc.call("list_sessions", json!({"project": path})).unwrap(),
+        json!([])
+    );
+    let tree = ipc
+        .call("workspace_tree", json!({"project": path}))
+        .unwrap();
+    assert_eq!(tree["exists"], false);
+    assert_eq!(ipc.call("recent_projects", json!({})).unwrap(), json!([]));
+}
+
+#[test]
+fn errors_are_code_and_message() {
+    let ipc = app();
+    let project = tempfile::tempdir().unwrap();
+    let path = project.path().to_str().unwrap();
+
+    let err = ipc
+        .call("project_info", json!({"project": "not/absolute"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "invalid", "{err}");
+    assert!(err["message"].as_str().unwrap().contains("full path"));
+
+    let err = ipc
+        .call(
+            "load_session",
+            json!({"project": path, "sessionId": "../../etc"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "invalid", "{err}");
+    let err = ipc
+        .call(
+            "load_session",
+            json!({"project": path, "sessionId": "20250101-0000"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "not_found", "{err}");
+
+    let err = ipc
+        .call(
+            "approve",
+            json!({"project": path, "sessionId": "s1", "requestId": "approval-1", "decision": "once"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "not_found", "{err}");
+
+    std::fs::create_dir_all(project.path().join(".agent-workspace")).unwrap();
+    let err = ipc
+        .call(
+            "read_workspace_file",
+            json!({"project": path, "path": "../secret"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "path_refused", "{err}");
+
+    let status = ipc
+        .call("key_status", json!({"provider": "anthropic"}))
+        .unwrap();
+    assert_eq!(status["stored"], false);
+    let err = ipc
+        .call("set_api_key", json!({"provider": "anthropic", "key": ""}))
+        .unwrap_err();
+    assert_eq!(err["code"], "invalid");
+}

@@ -1,0 +1,108 @@
+//! A throwaway home for one test: HOME, the XDG folders and Paddock's data dir all inside a
+//! temporary folder, so every file the app writes can be found (and searched for secrets).
+
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+use tokio::process::Command;
+
+use crate::Result;
+
+pub struct TestHome {
+    dir: TempDir,
+}
+
+impl TestHome {
+    pub fn new() -> Result<Self> {
+        let dir = tempfile::Builder::new().prefix("paddock-e2e-").tempdir()?;
+        for sub in [
+            ".config",
+            ".local/share",
+            ".cache",
+            ".local/state",
+            "data",
+            "projects",
+        ] {
+            std::fs::create_dir_all(dir.path().join(sub))?;
+        }
+        Ok(Self { dir })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Paddock's data dir (sessions, recent projects).
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// A new project folder with `settings` as its `.paddock/settings.json` (when given).
+    pub fn project(&self, name: &str, settings: Option<&serde_json::Value>) -> Result<PathBuf> {
+        let root = self.dir.path().join("projects").join(name);
+        std::fs::create_dir_all(&root)?;
+        if let Some(s) = settings {
+            std::fs::create_dir_all(root.join(".paddock"))?;
+            std::fs::write(
+                root.join(".paddock/settings.json"),
+                serde_json::to_string_pretty(s)?,
+            )?;
+        }
+        Ok(root.canonicalize()?)
+    }
+
+    /// Points the command (tauri-driver, and through it the app) at this home. The display
+    /// and the D-Bus session (the keychain) are inherited.
+    pub fn apply(&self, cmd: &mut Command) {
+        let home = self.dir.path();
+        cmd.env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_DATA_HOME", home.join(".local/share"))
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .env("PADDOCK_DATA_DIR", self.data_dir())
+            .env("PADDOCK_LOG", "debug")
+            // Keys must come from the keychain in these tests, never from the environment.
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("PADDOCK_OPENAI_COMPAT_API_KEY");
+    }
+
+    /// Every file under the home whose bytes contain `needle` (logs, data, config, caches,
+    /// WebKit storage, projects).
+    pub fn files_containing(&self, needle: &str) -> Result<Vec<PathBuf>> {
+        let mut hits = Vec::new();
+        let mut stack = vec![self.dir.path().to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir)? {
+                let entry = entry?;
+                let kind = entry.file_type()?;
+                if kind.is_dir() {
+                    stack.push(entry.path());
+                } else if kind.is_file() {
+                    let bytes = std::fs::read(entry.path()).unwrap_or_default();
+                    if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                        hits.push(entry.path());
+                    }
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    /// How many files there are under the home (to show the search covered something).
+    pub fn file_count(&self) -> usize {
+        let mut n = 0;
+        let mut stack = vec![self.dir.path().to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(entry.path()),
+                    Ok(t) if t.is_file() => n += 1,
+                    _ => {}
+                }
+            }
+        }
+        n
+    }
+}
