@@ -180,6 +180,29 @@ mod tests {
     }
 
     #[test]
+    fn the_help_lists_every_exit_code() {
+        use crate::exit::Code;
+        let codes = [
+            Code::Success,
+            Code::Failure,
+            Code::Usage,
+            Code::Settings,
+            Code::Provider,
+            Code::BudgetExceeded,
+            Code::LoopDetected,
+            Code::MaxTurns,
+            Code::Denied,
+            Code::Aborted,
+        ];
+        let listed: Vec<i32> = EXIT_CODES_HELP
+            .lines()
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect();
+        let expected: Vec<i32> = codes.iter().map(|c| c.as_i32()).collect();
+        assert_eq!(listed, expected);
+    }
+
+    #[test]
     fn flags_become_run_options() {
         let cli = Cli::try_parse_from([
             "paddock",

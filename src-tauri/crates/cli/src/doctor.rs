@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use paddock_host::{KeyError, KeyStore, Keychain, Project, RunOptions};
+use paddock_host::{KeyError, KeyStore, Keychain, Project, RunOptions, mcp_options};
 use paddock_kernel::settings::{self, settings_path};
-use paddock_mcp::{McpOptions, McpServers};
+use paddock_mcp::{McpServers, ServerPath};
 use paddock_protocol::{
     FsConfinement, McpServerState, NetworkConfinement, ProjectSettings, ProviderKind, SandboxStatus,
 };
@@ -263,10 +263,7 @@ async fn mcp(report: &mut Report, project: &Project) {
         report.line(Level::Ok, "mcp", "no servers configured");
         return;
     }
-    let servers = McpServers::new(McpOptions {
-        base_dir: Some(project.root.clone()),
-        ..McpOptions::default()
-    });
+    let servers = McpServers::new(mcp_options(&project.root, ServerPath::Inherit));
     servers.start(configs).await;
     for status in servers.statuses() {
         let what = format!("mcp server '{}'", status.name);

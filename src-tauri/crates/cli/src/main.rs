@@ -30,6 +30,10 @@ fn main() {
         }
     };
     init_logging();
+    let json = match &cli.command {
+        Command::Exec { run, .. } | Command::Resume { run, .. } => run.json,
+        _ => false,
+    };
     let code = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -40,6 +44,14 @@ fn main() {
     };
     let code = code.unwrap_or_else(|e| {
         output::err(&format!("paddock: error: {}", e.message));
+        if json {
+            // Scripts reading stdout learn why too.
+            output::json_line(&serde_json::json!({
+                "type": "error",
+                "code": e.code.as_i32(),
+                "message": e.message,
+            }));
+        }
         e.code
     });
     std::process::exit(code.as_i32());
@@ -121,16 +133,27 @@ impl Signals {
     }
 }
 
-/// Warnings from the libraries go to stderr; `PADDOCK_LOG=debug` shows more.
+/// Warnings from the libraries go to stderr; `PADDOCK_LOG=debug` shows more. MCP servers
+/// are reported by the commands themselves (statuses, tool lines), so the MCP client's own
+/// notices, such as a server exiting at shutdown, stay quiet unless asked for.
 fn init_logging() {
-    let level = std::env::var("PADDOCK_LOG")
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let asked = std::env::var("PADDOCK_LOG")
         .ok()
-        .and_then(|l| l.parse::<tracing::Level>().ok())
-        .unwrap_or(tracing::Level::WARN);
-    let _ = tracing_subscriber::fmt()
+        .and_then(|l| l.parse::<LevelFilter>().ok());
+    let filter = match asked {
+        Some(level) => Targets::new().with_default(level),
+        None => Targets::new()
+            .with_default(LevelFilter::WARN)
+            .with_target("paddock_mcp", LevelFilter::ERROR),
+    };
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_max_level(level)
         .with_target(false)
-        .without_time()
+        .without_time();
+    let _ = tracing_subscriber::registry()
+        .with(fmt)
+        .with(filter)
         .try_init();
 }

@@ -5,10 +5,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use paddock_host::{Project, ProjectRuntime, RunOptions};
+use paddock_host::{Project, ProjectRuntime, RunOptions, mcp_options};
 use paddock_kernel::session::{SessionStore, SessionWriter};
 use paddock_kernel::{Approvals, AskPolicy, EventSink, Fanout};
-use paddock_mcp::{McpOptions, McpServers};
+use paddock_mcp::{McpServers, ServerPath};
 use paddock_protocol::{ExitReason, McpServerState, Message, TokenUsage};
 use paddock_providers::RetryNotice;
 use serde_json::json;
@@ -209,10 +209,8 @@ fn explain(
 
 /// The project's MCP servers, started; the ones that failed are reported and left out.
 async fn start_mcp(project: &Project) -> McpServers {
-    let servers = McpServers::new(McpOptions {
-        base_dir: Some(project.root.clone()),
-        ..McpOptions::default()
-    });
+    // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
+    let servers = McpServers::new(mcp_options(&project.root, ServerPath::Inherit));
     if project.settings.mcp_servers.is_empty() {
         return servers;
     }

@@ -96,9 +96,12 @@ async fn a_broken_settings_file_exits_3_naming_the_line_or_field() {
     );
 
     env.write_settings(r#"{"version": 1, "modle": "m"}"#);
-    let field = env.run(&["exec", "hi"]).await;
+    let field = env.run(&["exec", "--json", "hi"]).await;
     field.expect_code(3);
     assert!(field.stderr.contains("modle"), "{}", field.stderr);
+    let error: serde_json::Value = serde_json::from_str(field.stdout.trim()).unwrap();
+    assert_eq!(error["type"], json!("error"));
+    assert_eq!(error["code"], json!(3));
 
     env.write_settings(r#"{"version": 1, "preset": "everything"}"#);
     let value = env.run(&["exec", "hi"]).await;

@@ -6,5 +6,6 @@ mod common;
 mod doctor;
 mod exec;
 mod exit_codes;
+mod mcp;
 mod resume;
 mod sessions;
