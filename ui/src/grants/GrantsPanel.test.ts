@@ -1,0 +1,103 @@
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ToolGrantInfo } from '../lib/bindings';
+import { project, settings } from '../test/project';
+import GrantRow from './GrantRow.svelte';
+import GrantsPanel from './GrantsPanel.svelte';
+
+vi.mock('../lib/api', () => import('../test/api-mock'));
+const api = vi.mocked(await import('../lib/api'));
+
+const grants: ToolGrantInfo[] = [
+  { name: 'file_read', grant: 'allow', reason: 'allowed — preset readonly', runtime: false },
+  { name: 'bash', grant: 'ask', reason: 'ask — set for this project', runtime: false },
+  { name: 'file_write', grant: 'deny', reason: 'denied — not in preset readonly', runtime: false },
+  { name: 'mcp__everything__echo', grant: 'allow', reason: 'allowed — MCP server everything', runtime: true },
+  { name: 'mcp__everything__add', grant: 'deny', reason: 'denied — deny list', runtime: true },
+];
+
+describe('GrantRow', () => {
+  it('shows the effective grant, the reason and which control is set', () => {
+    render(GrantRow, { props: { tool: grants[2]!, onset: () => {} } });
+    const row = screen.getByTestId('grant-row');
+    expect(row).toHaveAttribute('data-tool', 'file_write');
+    expect(row).toHaveAttribute('data-grant', 'deny');
+    expect(within(row).getByTestId('grant-reason')).toHaveTextContent(
+      'file_write: denied — not in preset readonly',
+    );
+    expect(within(row).getByTestId('grant-inherit')).toHaveAttribute('aria-pressed', 'true');
+    expect(within(row).getByTestId('grant-deny')).toHaveAttribute('aria-pressed', 'false');
+  });
+
+  it('marks an override and reports clicks, null for inherit', async () => {
+    const onset = vi.fn();
+    render(GrantRow, { props: { tool: grants[1]!, override: 'ask', onset } });
+    expect(screen.getByTestId('grant-ask')).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByTestId('grant-inherit')).toHaveAttribute('aria-pressed', 'false');
+    await fireEvent.click(screen.getByTestId('grant-allow'));
+    await fireEvent.click(screen.getByTestId('grant-inherit'));
+    expect(onset.mock.calls).toEqual([['allow'], [null]]);
+  });
+});
+
+describe('GrantsPanel', () => {
+  beforeEach(() => {
+    vi.resetAllMocks();
+    api.toolGrants.mockResolvedValue(grants);
+    api.mcpStatus.mockResolvedValue([{ name: 'everything', state: { state: 'running', tools: ['echo', 'add'] } }]);
+    api.projectInfo.mockResolvedValue(project());
+  });
+
+  it('lists built-in tools, then MCP tools under their server', async () => {
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    const server = await screen.findByTestId('mcp-server');
+    expect(server).toHaveAttribute('data-server', 'everything');
+    expect(within(server).getAllByTestId('grant-row').map((r) => r.dataset.tool)).toEqual([
+      'mcp__everything__echo',
+      'mcp__everything__add',
+    ]);
+    expect(screen.getAllByTestId('grant-row')).toHaveLength(5);
+    expect(screen.getByTestId('preset-select')).toHaveValue('readonly');
+  });
+
+  it('saves a grant at once and shows the new state', async () => {
+    const onchange = vi.fn();
+    api.setToolGrant.mockResolvedValue(
+      grants.map((g) => (g.name === 'file_write' ? { ...g, grant: 'ask', reason: 'ask — set for this project' } : g)),
+    );
+    render(GrantsPanel, { props: { info: project(), onchange } });
+    await screen.findByTestId('mcp-server');
+    const row = screen.getAllByTestId('grant-row').find((r) => r.dataset.tool === 'file_write')!;
+    await fireEvent.click(within(row).getByTestId('grant-ask'));
+    expect(api.setToolGrant).toHaveBeenCalledWith('/home/u/proj', 'file_write', 'ask');
+    await vi.waitFor(() => expect(row).toHaveAttribute('data-grant', 'ask'));
+    expect(onchange).toHaveBeenCalled();
+  });
+
+  it('sets the preset, and none as null', async () => {
+    api.setPreset.mockResolvedValue(grants);
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    const select = screen.getByTestId('preset-select');
+    await fireEvent.change(select, { target: { value: 'full' } });
+    await vi.waitFor(() => expect(api.setPreset).toHaveBeenCalledWith('/home/u/proj', 'full'));
+    await fireEvent.change(select, { target: { value: '' } });
+    await vi.waitFor(() => expect(api.setPreset).toHaveBeenLastCalledWith('/home/u/proj', null));
+  });
+
+  it('saves the bash network toggle into the settings', async () => {
+    api.saveSettings.mockResolvedValue(project());
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    await fireEvent.click(screen.getByTestId('bash-network-toggle'));
+    await vi.waitFor(() =>
+      expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...settings, bashNetwork: true }),
+    );
+  });
+
+  it('shows why a save failed', async () => {
+    api.setToolGrant.mockRejectedValue({ code: 'settings', message: 'settings.json line 3: bad' });
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    await screen.findByTestId('mcp-server');
+    await fireEvent.click(screen.getAllByTestId('grant-deny')[0]!);
+    expect(await screen.findByRole('alert')).toHaveTextContent('settings.json line 3: bad');
+  });
+});

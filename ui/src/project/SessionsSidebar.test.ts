@@ -1,0 +1,80 @@
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { SessionController } from '../lib/session.svelte';
+import SessionsSidebar from './SessionsSidebar.svelte';
+
+vi.mock('../lib/api', () => import('../test/api-mock'));
+const api = vi.mocked(await import('../lib/api'));
+
+const summary = (id: string, title: string) => ({
+  id,
+  title,
+  model: 'm',
+  created: '2025-01-01T10:00:00Z',
+  updated: '2025-01-01T11:00:00Z',
+  size_bytes: 100,
+});
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  api.listSessions.mockResolvedValue([summary('s1', 'Write hello'), summary('s2', 'Fix the bug')]);
+  api.loadSession.mockResolvedValue({
+    header: { format: 1, id: 's2', project: '/p', model: 'm', created: '', title: 'Fix the bug' },
+    messages: [],
+    events: [],
+    warnings: [],
+  });
+});
+
+const items = () => screen.getAllByTestId('session-item');
+const item = (id: string) => items().find((i) => i.dataset.sessionId === id)!;
+
+describe('SessionsSidebar', () => {
+  it('lists sessions and opens one', async () => {
+    const session = new SessionController('/p');
+    render(SessionsSidebar, { props: { session } });
+    await vi.waitFor(() => expect(items().map((i) => i.dataset.sessionId)).toEqual(['s1', 's2']));
+    await fireEvent.click(within(item('s2')).getByTestId('session-open'));
+    await vi.waitFor(() => expect(session.sessionId).toBe('s2'));
+    expect(api.loadSession).toHaveBeenCalledWith('/p', 's2');
+  });
+
+  it('deletes a session and reloads the list', async () => {
+    api.deleteSession.mockResolvedValue(null);
+    render(SessionsSidebar, { props: { session: new SessionController('/p') } });
+    await vi.waitFor(() => expect(items()).toHaveLength(2));
+    api.listSessions.mockResolvedValue([summary('s2', 'Fix the bug')]);
+    await fireEvent.click(within(item('s1')).getByTestId('session-delete'));
+    expect(api.deleteSession).toHaveBeenCalledWith('/p', 's1');
+    await vi.waitFor(() => expect(items()).toHaveLength(1));
+  });
+
+  it('exports as Markdown and JSON and says where', async () => {
+    api.exportSession.mockResolvedValueOnce('/home/u/s1.md').mockResolvedValueOnce(null);
+    render(SessionsSidebar, { props: { session: new SessionController('/p') } });
+    await vi.waitFor(() => expect(items()).toHaveLength(2));
+    await fireEvent.click(within(item('s1')).getByTestId('session-export-markdown'));
+    expect(await screen.findByText('Exported to /home/u/s1.md')).toBeInTheDocument();
+    await fireEvent.click(within(item('s1')).getByTestId('session-export-json'));
+    expect(api.exportSession).toHaveBeenLastCalledWith('/p', 's1', 'json');
+  });
+
+  it('searches and shows the hits', async () => {
+    api.searchSessions.mockResolvedValue([
+      { session_id: 's2', title: 'Fix the bug', message_index: 3, snippet: '…the bug in parser…' },
+    ]);
+    render(SessionsSidebar, { props: { session: new SessionController('/p') } });
+    await fireEvent.input(screen.getByTestId('session-search'), { target: { value: 'parser' } });
+    await vi.waitFor(() => expect(items().map((i) => i.dataset.sessionId)).toEqual(['s2']));
+    expect(api.searchSessions).toHaveBeenCalledWith('/p', 'parser');
+    expect(item('s2')).toHaveTextContent('the bug in parser');
+  });
+
+  it('starts a new session', async () => {
+    const session = new SessionController('/p');
+    session.sessionId = 's1';
+    render(SessionsSidebar, { props: { session } });
+    await fireEvent.click(screen.getByTestId('new-session'));
+    expect(session.sessionId).toBeNull();
+  });
+});

@@ -1,0 +1,38 @@
+// A stand-in for lib/api.ts in component tests: every command is a vi.fn() to script, with
+// the real error normalisation. Use: vi.mock('../lib/api', () => import('../test/api-mock')).
+import { vi } from 'vitest';
+import type * as Api from '../lib/api';
+
+// The real module, not the mock (importing '../lib/api' here would import this file again).
+const real = await vi.importActual<typeof Api>('../lib/api');
+export const toAppError = real.toAppError;
+
+type Fn<K extends keyof typeof Api> = ReturnType<typeof vi.fn<(typeof Api)[K]>>;
+const fn = <K extends keyof typeof Api>(): Fn<K> => vi.fn<(typeof Api)[K]>();
+
+export const recentProjects = fn<'recentProjects'>();
+export const pickProjectFolder = fn<'pickProjectFolder'>();
+export const openProject = fn<'openProject'>();
+export const projectInfo = fn<'projectInfo'>();
+export const saveSettings = fn<'saveSettings'>();
+export const toolGrants = fn<'toolGrants'>();
+export const setToolGrant = fn<'setToolGrant'>();
+export const setPreset = fn<'setPreset'>();
+export const mcpStatus = fn<'mcpStatus'>();
+export const keyStatus = fn<'keyStatus'>();
+export const setApiKey = fn<'setApiKey'>();
+export const deleteApiKey = fn<'deleteApiKey'>();
+export const listModels = fn<'listModels'>();
+export const testConnection = fn<'testConnection'>();
+export const sendPrompt = fn<'sendPrompt'>();
+export const stopRun = fn<'stopRun'>();
+export const approve = fn<'approve'>();
+export const listSessions = fn<'listSessions'>();
+export const searchSessions = fn<'searchSessions'>();
+export const loadSession = fn<'loadSession'>();
+export const deleteSession = fn<'deleteSession'>();
+export const exportSession = fn<'exportSession'>();
+export const workspaceTree = fn<'workspaceTree'>();
+export const readWorkspaceFile = fn<'readWorkspaceFile'>();
+export const watchWorkspace = fn<'watchWorkspace'>();
+export const sandboxStatus = fn<'sandboxStatus'>();

@@ -1,0 +1,84 @@
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { WorkspaceChange, WorkspaceTree } from '../lib/bindings';
+import { project, settings } from '../test/project';
+import WorkspacePanel from './WorkspacePanel.svelte';
+
+vi.mock('../lib/api', () => import('../test/api-mock'));
+const api = vi.mocked(await import('../lib/api'));
+
+const tree = (...paths: string[]): WorkspaceTree => ({
+  root: '/home/u/proj/.agent-workspace',
+  exists: true,
+  truncated: false,
+  entries: paths.map((p) => ({ path: p.replace(/\/$/, ''), is_dir: p.endsWith('/'), size: 5 })),
+});
+
+let notify: (c: WorkspaceChange) => void = () => {};
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  api.workspaceTree.mockResolvedValue(tree('notes/', 'notes/a.md', 'hello.txt'));
+  api.watchWorkspace.mockImplementation(async (_p, onChange) => {
+    notify = onChange;
+    return null;
+  });
+});
+
+const paths = () => screen.getAllByTestId('workspace-entry').map((e) => `${e.dataset.kind}:${e.dataset.path}`);
+
+describe('WorkspacePanel', () => {
+  it('shows the tree, folders first', async () => {
+    render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
+    await vi.waitFor(() => expect(paths()).toEqual(['dir:notes', 'file:notes/a.md', 'file:hello.txt']));
+    expect(screen.getByTestId('workspace-tree')).toBeInTheDocument();
+    expect(api.watchWorkspace).toHaveBeenCalledWith('/home/u/proj', expect.any(Function));
+  });
+
+  it('refreshes when the watcher reports a change', async () => {
+    render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
+    await vi.waitFor(() => expect(paths()).toHaveLength(3));
+    api.workspaceTree.mockResolvedValue(tree('notes/', 'notes/a.md', 'hello.txt', 'new.rs'));
+    notify({ paths: ['new.rs'] });
+    await vi.waitFor(() => expect(paths()).toContain('file:new.rs'));
+  });
+
+  it('previews text, says when a file is binary, and reloads a changed preview', async () => {
+    api.readWorkspaceFile.mockResolvedValueOnce({ path: 'hello.txt', size: 5, binary: false, truncated: true, text: 'hello' });
+    render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
+    await vi.waitFor(() => expect(paths()).toHaveLength(3));
+    const entry = () => screen.getAllByTestId('workspace-entry').find((e) => e.dataset.path === 'hello.txt')!;
+    await fireEvent.click(entry());
+    const preview = await screen.findByTestId('file-preview');
+    expect(preview).toHaveTextContent('hello');
+    expect(preview).toHaveTextContent('Only the start of this file is shown.');
+
+    api.readWorkspaceFile.mockResolvedValueOnce({ path: 'hello.txt', size: 9, binary: true, truncated: false });
+    notify({ paths: ['hello.txt'] });
+    await vi.waitFor(() => expect(screen.getByTestId('file-preview')).toHaveTextContent('Binary file'));
+    expect(api.readWorkspaceFile).toHaveBeenCalledTimes(2);
+  });
+
+  it('collapses a folder', async () => {
+    render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
+    await vi.waitFor(() => expect(paths()).toHaveLength(3));
+    await fireEvent.click(screen.getAllByTestId('workspace-entry')[0]!);
+    expect(paths()).toEqual(['dir:notes', 'file:hello.txt']);
+  });
+
+  it('switches the workspace mode and watches the new root', async () => {
+    const onchange = vi.fn();
+    api.saveSettings.mockResolvedValue(project({ settings: { ...settings, workspace: 'project' } }));
+    render(WorkspacePanel, { props: { info: project(), onchange } });
+    await fireEvent.change(screen.getByTestId('workspace-mode-select'), { target: { value: 'project' } });
+    await vi.waitFor(() => expect(onchange).toHaveBeenCalled());
+    expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...settings, workspace: 'project' });
+    await vi.waitFor(() => expect(api.watchWorkspace).toHaveBeenCalledTimes(2));
+  });
+
+  it('says when the workspace does not exist yet', async () => {
+    api.workspaceTree.mockResolvedValue({ ...tree(), exists: false });
+    render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
+    expect(await screen.findByText(/does not exist yet/)).toBeInTheDocument();
+  });
+});
