@@ -4,7 +4,7 @@
 import * as api from './api';
 import type { AgentEvent, AppError, ApprovalDecision } from './bindings';
 import { fromStored } from './stored';
-import { emptyTranscript, reduce, type Transcript } from './transcript';
+import { emptyTranscript, reduce, reduceAll, type Transcript } from './transcript';
 
 interface LiveRun {
   sessionId: string | null;
@@ -138,11 +138,8 @@ export class SessionController {
   #flush(run: LiveRun): void {
     run.timer = undefined;
     const events = run.queue.splice(0);
-    let t = run.transcript;
-    for (const e of events) {
-      t = reduce(t, e);
-      if (e.type === 'run_finished') run.finished = true;
-    }
+    const t = reduceAll(run.transcript, events);
+    if (events.some((e) => e.type === 'run_finished')) run.finished = true;
     run.transcript = t;
     if (run.finished) {
       this.#live.delete(run);

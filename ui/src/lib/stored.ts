@@ -3,13 +3,11 @@
 // so this puts back what the live stream had, from the messages, and replays the result
 // through the same reducer.
 import type { AgentEvent, ContentBlock, Message, ToolCall } from './bindings';
-import { emptyTranscript, reduce, type Transcript, type TranscriptAction } from './transcript';
+import { emptyTranscript, reduceAll, type Transcript, type TranscriptAction } from './transcript';
 
 /** The transcript of a stored session, as it looked when it ran. */
 export function fromStored(messages: Message[], events: AgentEvent[]): Transcript {
-  let state = emptyTranscript();
-  for (const action of replayActions(messages, events)) state = reduce(state, action);
-  return fillResults(state, messages);
+  return fillResults(reduceAll(emptyTranscript(), replayActions(messages, events)), messages);
 }
 
 /** The actions the live stream would have produced for this session. */
@@ -22,8 +20,7 @@ export function replayActions(messages: Message[], events: AgentEvent[]): Transc
     const group = groups[i];
     if (group) out.push({ type: 'user_prompt', text: group.prompt });
     const run = runs[i];
-    if (run) out.push(...rebuildRun(run, group?.replies ?? null));
-    else if (group) out.push(...fromMessagesOnly(group.replies));
+    append(out, run ? rebuildRun(run, group?.replies ?? null) : fromMessagesOnly(group?.replies ?? []));
   }
   return out;
 }
@@ -116,13 +113,16 @@ function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] 
     // Tool calls start after the turn's end and its warnings and loop checks.
     let at = segment.findIndex((e) => e.type === 'turn_finished') + 1;
     while (at > 0 && (segment[at]?.type === 'warning' || segment[at]?.type === 'loop_detected')) at++;
-    out.push(
-      ...segment.slice(0, at),
-      ...calls.map((call): AgentEvent => ({ type: 'tool_call_started', call })),
-      ...segment.slice(at),
-    );
+    append(out, segment.slice(0, at));
+    append(out, calls.map((call): AgentEvent => ({ type: 'tool_call_started', call })));
+    append(out, segment.slice(at));
   });
   return out;
+}
+
+/** push(...items) without the argument limit: a teammate's run can be thousands of events. */
+function append<T>(out: T[], items: readonly T[]): void {
+  for (const item of items) out.push(item);
 }
 
 /**
@@ -147,17 +147,9 @@ function nestDelegated(events: AgentEvent[]): AgentEvent[] {
     if (!entry) continue;
     byCall.delete(e.call_id);
     const inner = splitRuns(nestDelegated(entry.inner)).flatMap((run) => rebuildRun(run, null));
-    out.push(
-      ...inner.map(
-        (event): AgentEvent => ({
-          type: 'delegated',
-          agent: entry.agent,
-          depth: entry.depth,
-          call_id: e.call_id,
-          event,
-        }),
-      ),
-    );
+    for (const event of inner) {
+      out.push({ type: 'delegated', agent: entry.agent, depth: entry.depth, call_id: e.call_id, event });
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@ import {
   emptyTranscript,
   isRunning,
   reduce,
+  reduceAll,
   totalUsage,
   type Transcript,
   type TranscriptAction,
@@ -72,6 +73,23 @@ describe('runs and text', () => {
     );
     expect(JSON.stringify(before)).toBe(snapshot);
     expect(after.runs[0]!.turns[0]!.text).toBe('ab');
+  });
+});
+
+describe('batches', () => {
+  it('a batch gives what the same actions give one by one, and leaves its input alone', () => {
+    const actions: TranscriptAction[] = [
+      ...start,
+      { type: 'text_delta', text: 'x' },
+      { type: 'tool_call_started', call: call('c1', 'grep') },
+      { type: 'approval_requested', request_id: 'r1', call: call('c1', 'grep') },
+      { type: 'approval_resolved', request_id: 'r1', decision: 'once' },
+      { type: 'tool_call_finished', id: 'c1', name: 'grep', output: 'o', is_error: false, duration_ms: 1 },
+      { type: 'run_finished', exit: 'end_turn', turns: 1, usage: usage(1, 1) },
+    ];
+    const half = deepFreeze(play(actions.slice(0, 4)));
+    expect(reduceAll(half, actions.slice(4))).toEqual(play(actions));
+    expect(half).toEqual(play(actions.slice(0, 4)));
   });
 });
 

@@ -1,6 +1,7 @@
 // The transcript as the UI shows it, built by a pure reducer over the run's events. The live
-// stream and a stored session (see stored.ts) go through the same `reduce`, so both render
-// the same way.
+// stream and a stored session (see stored.ts) go through the same reducer, so both render
+// the same way. Inputs are never changed: a batch of actions copies each object it touches
+// once (copy-on-write), so replaying 10,000 events stays linear.
 import type {
   AgentEvent,
   ApprovalDecision,
@@ -85,10 +86,6 @@ export const emptyTranscript = (): Transcript => ({ runs: [] });
 
 const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0 };
 
-const newRun = (prompt?: string): Run => ({ prompt, notices: [], turns: [], usage: ZERO });
-
-const newTurn = (n: number): Turn => ({ n, thinking: '', text: '', cards: [], notices: [] });
-
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return {
     input_tokens: a.input_tokens + b.input_tokens,
@@ -107,117 +104,145 @@ export function isRunning(t: Transcript): boolean {
   return last !== undefined && last.agent !== undefined && last.end === undefined;
 }
 
+/** The state after one action. */
 export function reduce(state: Transcript, action: TranscriptAction): Transcript {
+  return reduceAll(state, [action]);
+}
+
+/** The state after a batch of actions, in order. */
+export function reduceAll(state: Transcript, actions: Iterable<TranscriptAction>): Transcript {
+  const d = new Draft();
+  let t = state;
+  for (const action of actions) t = apply(d, t, action);
+  return t;
+}
+
+/** Copies made during one batch may be changed in place; everything else is copied first. */
+class Draft {
+  #mine = new WeakSet<object>();
+
+  own<T extends object>(o: T): T {
+    if (this.#mine.has(o)) return o;
+    return this.fresh((Array.isArray(o) ? o.slice() : { ...o }) as T);
+  }
+
+  fresh<T extends object>(o: T): T {
+    this.#mine.add(o);
+    return o;
+  }
+}
+
+const newRun = (d: Draft, prompt?: string): Run =>
+  d.fresh({ prompt, notices: d.fresh([]), turns: d.fresh([]), usage: ZERO });
+
+const newTurn = (d: Draft, n: number): Turn =>
+  d.fresh({ n, thinking: '', text: '', cards: d.fresh([]), notices: d.fresh([]) });
+
+function apply(d: Draft, state: Transcript, action: TranscriptAction): Transcript {
+  const t = d.own(state);
+  t.runs = d.own(t.runs);
   if (action.type === 'user_prompt') {
-    return { runs: [...state.runs, newRun(action.text)] };
+    t.runs.push(newRun(d, action.text));
+    return t;
   }
-  const event = action;
-  if (event.type === 'run_started') {
-    const last = state.runs.at(-1);
-    // The run the UI opened with the prompt, or a new one.
-    if (last && last.agent === undefined && last.turns.length === 0 && !last.end) {
-      return withLastRun(state, { ...last, agent: event.agent, model: event.model });
-    }
-    return { runs: [...state.runs, { ...newRun(), agent: event.agent, model: event.model }] };
-  }
-  const run = state.runs.at(-1) ?? newRun();
-  return withLastRun(state, reduceRun(run, event));
+  const last = t.runs.at(-1);
+  // run_started fills the run the UI opened with the prompt, or starts a new one.
+  const reuse =
+    action.type !== 'run_started' ||
+    (last && last.agent === undefined && last.turns.length === 0 && !last.end);
+  if (!last || !reuse) t.runs.push(newRun(d));
+  const run = d.own(t.runs.at(-1)!);
+  t.runs[t.runs.length - 1] = run;
+  applyToRun(d, run, action);
+  return t;
 }
 
-function withLastRun(state: Transcript, run: Run): Transcript {
-  const runs = state.runs.length ? state.runs.slice(0, -1) : [];
-  runs.push(run);
-  return { runs };
-}
-
-function reduceRun(run: Run, event: AgentEvent): Run {
+function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
   switch (event.type) {
     case 'run_started':
-      return run; // handled by `reduce`
+      run.agent = event.agent;
+      run.model = event.model;
+      return;
     case 'turn_started':
-      return { ...run, turns: [...run.turns, newTurn(event.turn)] };
+      run.turns = d.own(run.turns);
+      run.turns.push(newTurn(d, event.turn));
+      return;
     case 'text_delta':
-      return updateTurn(run, (t) => ({ ...t, text: t.text + event.text }));
+      turnOf(d, run).text += event.text;
+      return;
     case 'thinking_delta':
-      return updateTurn(run, (t) => ({ ...t, thinking: t.thinking + event.text }));
-    case 'usage':
-      return {
-        ...updateTurn(run, (t) => ({ ...t, usage: addUsage(t.usage ?? ZERO, event.turn) })),
-        usage: event.total,
-      };
+      turnOf(d, run).thinking += event.text;
+      return;
+    case 'usage': {
+      const turn = turnOf(d, run);
+      turn.usage = addUsage(turn.usage ?? ZERO, event.turn);
+      run.usage = event.total;
+      return;
+    }
     case 'turn_finished':
-      return updateTurn(run, (t) => ({ ...t, stop: event.stop_reason }), event.turn);
+      turnOf(d, run, event.turn).stop = event.stop_reason;
+      return;
     case 'warning':
-      return addNotice(run, { kind: 'warning', message: event.message });
+      addNotice(d, run, { kind: 'warning', message: event.message });
+      return;
     case 'loop_detected':
-      return addNotice(run, {
+      addNotice(d, run, {
         kind: 'loop',
         loop: event.kind,
         repetitions: event.repetitions,
         action: event.action,
         detail: event.detail,
       });
+      return;
     case 'error':
-      return addNotice(run, { kind: 'error', error: event.kind, message: event.message });
+      addNotice(d, run, { kind: 'error', error: event.kind, message: event.message });
+      return;
     case 'run_finished':
-      return {
-        ...run,
-        usage: event.usage,
-        end: { exit: event.exit, turns: event.turns, usage: event.usage },
-        // Nothing runs after the end: a card still open lost its result (e.g. cancelled).
-        turns: run.turns.map(closeOpenCards),
-      };
-    case 'tool_call_started':
-      return upsertCard(run, event.call.id, (c) => ({ ...fromCall(event.call), ...c }), () =>
-        fromCall(event.call),
-      );
-    case 'approval_requested': {
-      const approval = { requestId: event.request_id };
-      return upsertCard(
-        run,
-        event.call.id,
-        (c) => ({ ...c, input: c.input ?? event.call.input, state: 'waiting', approval }),
-        () => ({ ...fromCall(event.call), state: 'waiting', approval }),
-      );
+      run.usage = event.usage;
+      run.end = { exit: event.exit, turns: event.turns, usage: event.usage };
+      closeOpenCards(d, run);
+      return;
+    case 'tool_call_started': {
+      const card = cardOf(d, run, event.call.id, () => fromCall(event.call), true);
+      card.input ??= event.call.input;
+      return;
     }
-    case 'approval_resolved':
-      return mapCards(run, (c) =>
-        c.approval?.requestId === event.request_id
-          ? {
-              ...c,
-              approval: { ...c.approval, decision: event.decision },
-              state: c.state === 'waiting' ? 'running' : c.state,
-            }
-          : c,
-      );
+    case 'approval_requested': {
+      const card = cardOf(d, run, event.call.id, () => fromCall(event.call), true);
+      card.input ??= event.call.input;
+      card.state = 'waiting';
+      card.approval = { requestId: event.request_id };
+      return;
+    }
+    case 'approval_resolved': {
+      const card = cardWhere(d, run, (c) => c.approval?.requestId === event.request_id);
+      if (!card) return;
+      card.approval = { requestId: event.request_id, decision: event.decision };
+      if (card.state === 'waiting') card.state = 'running';
+      return;
+    }
     case 'tool_call_finished': {
-      const done = (c: ToolCard): ToolCard => ({
-        ...c,
-        state: event.is_error ? 'error' : 'ok',
-        output: event.output,
-        durationMs: event.duration_ms,
-      });
-      return upsertCard(run, event.id, done, () =>
-        done({ id: event.id, name: event.name, parsedFromText: false, state: 'running' }),
-      );
+      const card = cardOf(d, run, event.id, () => ({
+        id: event.id,
+        name: event.name,
+        parsedFromText: false,
+        state: 'running',
+      }));
+      card.state = event.is_error ? 'error' : 'ok';
+      card.output = event.output;
+      card.durationMs = event.duration_ms;
+      return;
     }
     case 'delegated': {
-      const nest = (c: ToolCard): ToolCard => {
-        const sub = c.delegated ?? {
-          agent: event.agent,
-          depth: event.depth,
-          transcript: emptyTranscript(),
-        };
-        return { ...c, delegated: { ...sub, transcript: reduce(sub.transcript, event.event) } };
-      };
-      return upsertCard(run, event.call_id, nest, () =>
-        nest({
-          id: event.call_id,
-          name: 'delegate_to_agent',
-          parsedFromText: false,
-          state: 'running',
-        }),
-      );
+      const card = cardOf(d, run, event.call_id, () => ({
+        id: event.call_id,
+        name: 'delegate_to_agent',
+        parsedFromText: false,
+        state: 'running',
+      }));
+      const sub = card.delegated ?? { agent: event.agent, depth: event.depth, transcript: emptyTranscript() };
+      card.delegated = { ...sub, transcript: apply(d, sub.transcript, event.event) };
+      return;
     }
   }
 }
@@ -232,62 +257,77 @@ function fromCall(call: ToolCall): ToolCard {
   };
 }
 
-function closeOpenCards(turn: Turn): Turn {
-  if (!turn.cards.some((c) => c.state === 'running' || c.state === 'waiting')) return turn;
-  return {
-    ...turn,
-    cards: turn.cards.map((c) =>
-      c.state === 'running' || c.state === 'waiting'
-        ? { ...c, state: 'error', output: c.output ?? 'No result: the run ended first.' }
-        : c,
-    ),
-  };
-}
-
-/** Applies `f` to turn `n` (default: the current, last turn), creating it when missing. */
-function updateTurn(run: Run, f: (t: Turn) => Turn, n?: number): Run {
-  const turns = run.turns.slice();
-  let at = n === undefined ? turns.length - 1 : turns.findIndex((t) => t.n === n);
+/** Turn `n` (default: the current, last one), writable, created when missing. */
+function turnOf(d: Draft, run: Run, n?: number): Turn {
+  run.turns = d.own(run.turns);
+  const turns = run.turns;
+  let at = n === undefined ? turns.length - 1 : turns.findLastIndex((t) => t.n === n);
   if (at < 0) {
-    turns.push(newTurn(n ?? turns.length + 1));
+    turns.push(newTurn(d, n ?? turns.length + 1));
     at = turns.length - 1;
   }
-  turns[at] = f(turns[at]!);
-  return { ...run, turns };
+  return turnAt(d, run, at);
 }
 
-function addNotice(run: Run, notice: Notice): Run {
-  if (run.turns.length === 0) return { ...run, notices: [...run.notices, notice] };
-  return updateTurn(run, (t) => ({ ...t, notices: [...t.notices, notice] }));
+/** The turn at index `at`, writable. */
+function turnAt(d: Draft, run: Run, at: number): Turn {
+  run.turns = d.own(run.turns);
+  const turn = d.own(run.turns[at]!);
+  run.turns[at] = turn;
+  return turn;
 }
 
-/** Updates the card `id` of this run, or adds `create()` to the current turn. */
-function upsertCard(
+function addNotice(d: Draft, run: Run, notice: Notice): void {
+  const owner = run.turns.length === 0 ? run : turnOf(d, run);
+  owner.notices = d.own(owner.notices);
+  owner.notices.push(notice);
+}
+
+/**
+ * The card `id` of this run, writable; `create()` goes into the current turn when missing.
+ * A new call can only be in the current turn: `currentOnly` spares a search of the whole run.
+ */
+function cardOf(
+  d: Draft,
   run: Run,
   id: string,
-  update: (c: ToolCard) => ToolCard,
   create: () => ToolCard,
-): Run {
-  for (let i = run.turns.length - 1; i >= 0; i--) {
-    const turn = run.turns[i]!;
-    const at = turn.cards.findIndex((c) => c.id === id);
-    if (at >= 0) {
-      const cards = turn.cards.slice();
-      cards[at] = update(cards[at]!);
-      const turns = run.turns.slice();
-      turns[i] = { ...turn, cards };
-      return { ...run, turns };
-    }
-  }
-  return updateTurn(run, (t) => ({ ...t, cards: [...t.cards, create()] }));
+  currentOnly = false,
+): ToolCard {
+  const found = cardWhere(d, run, (c) => c.id === id, currentOnly ? 1 : Infinity);
+  if (found) return found;
+  const turn = turnOf(d, run);
+  turn.cards = d.own(turn.cards);
+  const card = d.fresh(create());
+  turn.cards.push(card);
+  return card;
 }
 
-function mapCards(run: Run, f: (c: ToolCard) => ToolCard): Run {
-  return {
-    ...run,
-    turns: run.turns.map((t) => {
-      const cards = t.cards.map(f);
-      return cards.every((c, i) => c === t.cards[i]) ? t : { ...t, cards };
-    }),
-  };
+/** The latest card matching `test` in the last `turns` turns, writable. */
+function cardWhere(
+  d: Draft,
+  run: Run,
+  test: (c: ToolCard) => boolean,
+  turns = Infinity,
+): ToolCard | undefined {
+  for (let i = run.turns.length - 1; i >= 0 && i >= run.turns.length - turns; i--) {
+    const at = run.turns[i]!.cards.findIndex(test);
+    if (at < 0) continue;
+    const turn = turnAt(d, run, i);
+    turn.cards = d.own(turn.cards);
+    const card = d.own(turn.cards[at]!);
+    turn.cards[at] = card;
+    return card;
+  }
+  return undefined;
+}
+
+/** Nothing runs after the end: a card still open lost its result (e.g. cancelled). */
+function closeOpenCards(d: Draft, run: Run): void {
+  for (;;) {
+    const card = cardWhere(d, run, (c) => c.state === 'running' || c.state === 'waiting');
+    if (!card) return;
+    card.state = 'error';
+    card.output ??= 'No result: the run ended first.';
+  }
 }

@@ -87,3 +87,34 @@ describe('TranscriptView', () => {
     expect((window as unknown as { pwned?: number }).pwned).toBeUndefined();
   });
 });
+
+describe('long transcripts', () => {
+  const many = (turns: number) =>
+    live([
+      prompt('go'),
+      { type: 'run_started', agent: 'main', model: 'm' },
+      ...Array.from({ length: turns }, (_, i): TranscriptAction[] => [
+        { type: 'turn_started', turn: i + 1 },
+        { type: 'text_delta', text: `answer ${i + 1}` },
+      ]).flat(),
+    ]);
+
+  it('renders the last turns and offers the earlier ones', async () => {
+    let limit = 3;
+    const view = render(TranscriptView, {
+      props: { transcript: many(5), limit, onshowmore: () => (limit += 3) },
+    });
+    expect(screen.getAllByTestId('message-assistant').map((e) => e.textContent?.trim())).toEqual([
+      'answer 3',
+      'answer 4',
+      'answer 5',
+    ]);
+    expect(screen.queryByTestId('message-user')).toBeNull();
+    expect(screen.getByTestId('show-earlier')).toHaveTextContent('2 more turns');
+    await screen.getByTestId('show-earlier').click();
+    await view.rerender({ transcript: many(5), limit, onshowmore: () => {} });
+    expect(screen.getAllByTestId('message-assistant')).toHaveLength(5);
+    expect(screen.getByTestId('message-user')).toBeInTheDocument();
+    expect(screen.queryByTestId('show-earlier')).toBeNull();
+  });
+});
