@@ -59,25 +59,41 @@ pub async fn run(
     };
 
     let mcp = start_mcp(&project).await;
-    let result = run_agent(
-        args, project, &options, &mcp, &store, resumed, &prompt, cancel,
-    )
-    .await;
+    let prepared = Prepared {
+        project,
+        options,
+        store,
+        resumed,
+        prompt,
+    };
+    let result = run_agent(args, prepared, &mcp, cancel).await;
     mcp.shutdown().await;
     result
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Everything a run needs that is known before the model and tools are set up.
+struct Prepared {
+    project: Project,
+    options: RunOptions,
+    store: SessionStore,
+    /// The resumed session's history and writer; `None` starts a new session.
+    resumed: Option<(Vec<Message>, SessionWriter)>,
+    prompt: String,
+}
+
 async fn run_agent(
     args: &RunArgs,
-    project: Project,
-    options: &RunOptions,
+    prepared: Prepared,
     mcp: &McpServers,
-    store: &SessionStore,
-    resumed: Option<(Vec<Message>, SessionWriter)>,
-    prompt: &str,
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
+    let Prepared {
+        project,
+        options,
+        store,
+        resumed,
+        prompt,
+    } = prepared;
     let on_retry = Arc::new(|n: &RetryNotice| {
         output::err(&format!(
             "paddock: {} (attempt {} of {}); retrying in {:.1} s",
@@ -89,7 +105,7 @@ async fn run_agent(
     });
     let runtime = ProjectRuntime::new(
         project,
-        options,
+        &options,
         Some(&CliKeys),
         mcp.runtime_tools(),
         Some(on_retry),
@@ -103,7 +119,7 @@ async fn run_agent(
                 &root,
                 Some(runtime.provider().as_str()),
                 runtime.model_name(),
-                prompt,
+                &prompt,
             )?;
             (Vec::new(), writer)
         }
@@ -141,7 +157,7 @@ async fn run_agent(
     let mut agent = agent
         .with_events(Arc::new(Fanout(sinks)))
         .with_checkpoint(writer.clone());
-    let result = agent.run(prompt).await;
+    let result = agent.run(&prompt).await;
     printer.finish_text();
     writer.flush();
     if let Some(e) = writer.error() {

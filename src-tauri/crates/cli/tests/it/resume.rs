@@ -206,3 +206,30 @@ async fn resume_repairs_a_lost_tool_result_and_a_torn_line() {
     assert_eq!(prompts(&after.messages), ["start", "and now?"]);
     assert_eq!(after.messages.last().unwrap().text(), "carrying on");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_keeps_the_sessions_model_unless_told_otherwise() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([Reply::text("one"), Reply::text("two"), Reply::text("three")]);
+    // No model in the settings: the first run names it with a flag.
+    let env = Env::new(&server, json!({"model": null}));
+    let first = env.run(&["exec", "--model", "picked-model", "hi"]).await;
+    first.expect_code(0);
+    let id = first.session_id();
+    env.run(&["resume", &id, "again"]).await.expect_code(0);
+    env.run(&["resume", "--model", "other-model", &id, "and again"])
+        .await
+        .expect_code(0);
+    let models: Vec<Value> = chat_bodies(&server)
+        .iter()
+        .map(|b| b["model"].clone())
+        .collect();
+    assert_eq!(
+        models,
+        [
+            json!("picked-model"),
+            json!("picked-model"),
+            json!("other-model")
+        ]
+    );
+}
