@@ -218,7 +218,8 @@ fn explain(
                 "stopped: max turns reached after {turns} model call(s); raise it with --max-turns"
             )
         }
-        Code::Aborted => "aborted".to_owned(),
+        Code::Aborted => "aborted; the session is saved and can be resumed".to_owned(),
+        Code::Provider => "stopped: the model provider failed (see the error above)".to_owned(),
         _ => format!("stopped: {}", exit.as_str()),
     })
 }
