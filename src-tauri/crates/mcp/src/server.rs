@@ -23,6 +23,9 @@ use crate::stdio::{self, ChildGuard, Launch};
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// The exit reason of a server Paddock shut down itself.
+pub const STOPPED_BY_PADDOCK: &str = "stopped by Paddock";
+
 /// Marks the end of a server's life, once, with the first reason given.
 #[derive(Default)]
 pub struct Lifeline {
@@ -83,7 +86,7 @@ impl Server {
 
     /// Stops the server: closes the connection, lets a stdio process exit, then kills it.
     pub async fn shutdown(&self) {
-        self.lifeline.end("stopped by Paddock".to_owned());
+        self.lifeline.end(STOPPED_BY_PADDOCK.to_owned());
         self.stop.cancel();
         if let Some(child) = &self.child {
             if !child.wait_exit(EXIT_GRACE).await {
@@ -111,7 +114,7 @@ impl Server {
 
     /// Stops the server at once, from any thread (drop paths).
     pub fn kill_now(&self) {
-        self.lifeline.end("stopped by Paddock".to_owned());
+        self.lifeline.end(STOPPED_BY_PADDOCK.to_owned());
         self.stop.cancel();
         if let Some(child) = &self.child {
             child.kill_now();
@@ -274,7 +277,7 @@ fn watch_service(
             }
         }
         lifeline.end(match quit {
-            Ok(QuitReason::Cancelled) => "stopped by Paddock".to_owned(),
+            Ok(QuitReason::Cancelled) => STOPPED_BY_PADDOCK.to_owned(),
             Ok(QuitReason::JoinError(e)) | Err(e) => {
                 format!("the connection to the server failed: {e}")
             }

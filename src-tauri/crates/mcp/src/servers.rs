@@ -297,7 +297,12 @@ fn watch_exit(board: StatusBoard, name: String, lifeline: Arc<Lifeline>, stderr:
         let reason = lifeline
             .reason()
             .unwrap_or_else(|| "the server went away".to_owned());
-        tracing::warn!("MCP server '{name}' exited: {reason}");
+        // A stop Paddock asked for is routine; anything else is worth a warning.
+        if reason == server::STOPPED_BY_PADDOCK {
+            tracing::debug!("MCP server '{name}' exited: {reason}");
+        } else {
+            tracing::warn!("MCP server '{name}' exited: {reason}");
+        }
         board.set(
             &name,
             McpServerState::Exited { reason },
