@@ -62,7 +62,7 @@ describe('SettingsPanel', () => {
     show();
     await fireEvent.click(screen.getByTestId('test-connection'));
     const result = await screen.findByTestId('connection-result');
-    expect(result).toHaveTextContent('Connected in 87 ms; 1 models listed. The model is offered.');
+    expect(result).toHaveTextContent('Connected in 87 ms; 1 model listed. The model is offered.');
     expect(result).toHaveAttribute('data-ok', 'true');
     expect(api.testConnection).toHaveBeenCalledWith('anthropic', null, 'claude-x');
   });
