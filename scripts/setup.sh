@@ -50,6 +50,16 @@ setup_node() {
     echo "Node.js 20+ and npm are needed: install them (e.g. apt-get install nodejs npm)" >&2
     return 1
   fi
+  local node_version
+  node_version=$(node -p 'process.versions.node' 2>/dev/null || echo 0)
+  if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' 2>/dev/null; then
+    echo "Node.js $node_version is too old: the UI build needs Node.js 20.19 or newer" >&2
+    return 1
+  fi
+  if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules ]; then
+    say "installing the UI's packages (npm)"
+    npm ci --prefix ui --no-audit --no-fund --loglevel=error
+  fi
   if [ -f tests/mcp-fixtures/package-lock.json ]; then
     if [ ! -d tests/mcp-fixtures/node_modules ] || [ tests/mcp-fixtures/package-lock.json -nt tests/mcp-fixtures/node_modules ]; then
       say "installing the MCP test server (npm)"

@@ -15,6 +15,9 @@ cargo fmt --all -- --check
 step "lint (clippy also type-checks tests and benchmarks)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "ui: lint, type check, unit tests, build"
+(cd ui && npm run lint && npm run check && npm test && npm run build)
+
 step "rust tests (in a private D-Bus session with an unlocked Secret Service)"
 # The keychain tests use the real Secret Service: a throwaway HOME keeps the test keyring
 # away from the user's. CARGO_HOME/RUSTUP_HOME are fixed before HOME changes.

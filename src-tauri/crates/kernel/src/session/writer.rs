@@ -108,16 +108,52 @@ impl Checkpoint for SessionWriter {
     }
 }
 
-/// Events the transcript needs to look the same after a restart. Token deltas are already
-/// in the messages.
+/// Events the transcript needs to look the same after a restart. The main agent's deltas
+/// and tool calls are already in the messages; a teammate's messages are not stored, so its
+/// tool calls are kept as events.
 fn worth_keeping(event: &AgentEvent) -> bool {
     match event {
+        AgentEvent::Delegated { event, .. } => {
+            matches!(**event, AgentEvent::ToolCallStarted { .. }) || worth_keeping(event)
+        }
         AgentEvent::TextDelta { .. }
         | AgentEvent::ThinkingDelta { .. }
         | AgentEvent::TurnStarted { .. }
         | AgentEvent::ToolCallStarted { .. } => false,
-        AgentEvent::Delegated { event, .. } => worth_keeping(event),
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paddock_protocol::ToolCall;
+
+    fn nested(event: AgentEvent) -> AgentEvent {
+        AgentEvent::Delegated {
+            agent: "helper".into(),
+            depth: 1,
+            call_id: "c1".into(),
+            event: Box::new(event),
+        }
+    }
+
+    #[test]
+    fn keeps_what_the_messages_do_not_hold() {
+        let call = AgentEvent::ToolCallStarted {
+            call: ToolCall {
+                id: "t1".into(),
+                name: "grep".into(),
+                input: serde_json::json!({}),
+                parsed_from_text: false,
+            },
+        };
+        let delta = AgentEvent::TextDelta { text: "x".into() };
+        assert!(!worth_keeping(&call));
+        assert!(!worth_keeping(&delta));
+        assert!(worth_keeping(&nested(call.clone())));
+        assert!(worth_keeping(&nested(nested(call))));
+        assert!(!worth_keeping(&nested(delta)));
     }
 }
 
