@@ -124,6 +124,18 @@ fn worth_keeping(event: &AgentEvent) -> bool {
     }
 }
 
+impl EventSink for SessionWriter {
+    fn emit(&self, event: AgentEvent) {
+        if worth_keeping(&event) {
+            let finished = matches!(event, AgentEvent::RunFinished { .. });
+            self.append(&SessionRecord::Event { event });
+            if finished {
+                self.flush();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,17 +166,5 @@ mod tests {
         assert!(worth_keeping(&nested(call.clone())));
         assert!(worth_keeping(&nested(nested(call))));
         assert!(!worth_keeping(&nested(delta)));
-    }
-}
-
-impl EventSink for SessionWriter {
-    fn emit(&self, event: AgentEvent) {
-        if worth_keeping(&event) {
-            let finished = matches!(event, AgentEvent::RunFinished { .. });
-            self.append(&SessionRecord::Event { event });
-            if finished {
-                self.flush();
-            }
-        }
     }
 }
