@@ -16,18 +16,21 @@ pub mod windows;
 pub mod workspace;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use paddock_host::Keychain;
 use paddock_kernel::session;
+use tauri::webview::PageLoadEvent;
 use tauri::{Manager, RunEvent, WindowEvent};
 
 use crate::state::Desktop;
 
 /// Builds and runs the app; returns when the last window has closed.
 pub fn run() {
+    let started = Instant::now();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .setup(|app| {
+        .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::init(&dir) {
                     Ok(guard) => {
@@ -40,9 +43,17 @@ pub fn run() {
             // The same data dir as the CLI (PADDOCK_DATA_DIR overrides it), so sessions are
             // shared and survive restarts.
             let data_dir = session::data_dir()?;
-            tracing::info!(data_dir = %data_dir.display(), "Paddock started");
+            let ms = started.elapsed().as_millis();
+            tracing::info!(data_dir = %data_dir.display(), ms, "Paddock started");
             app.manage(Desktop::new(&data_dir, Arc::new(Keychain)));
             Ok(())
+        })
+        .on_page_load(move |webview, payload| {
+            // Start-up time as users feel it, for the logs and the benchmark.
+            if payload.event() == PageLoadEvent::Finished {
+                let ms = started.elapsed().as_millis();
+                tracing::info!(window = webview.label(), ms, "page loaded");
+            }
         })
         .on_window_event(|window, event| {
             if let WindowEvent::Destroyed = event {

@@ -16,7 +16,7 @@ use tauri::{Manager, WebviewWindow, WebviewWindowBuilder};
 use crate::common::MemoryKeys;
 
 struct Ipc {
-    _app: tauri::App<MockRuntime>,
+    app: tauri::App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
     _data: tempfile::TempDir,
 }
@@ -32,7 +32,7 @@ fn app() -> Ipc {
         .build()
         .unwrap();
     Ipc {
-        _app: app,
+        app,
         window,
         _data: data,
     }
@@ -169,4 +169,49 @@ fn errors_are_code_and_message() {
         .call("set_api_key", json!({"provider": "anthropic", "key": ""}))
         .unwrap_err();
     assert_eq!(err["code"], "invalid");
+}
+
+#[test]
+fn one_window_per_project() {
+    let ipc = app();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let open = |dir: &tempfile::TempDir| {
+        ipc.call(
+            "open_project",
+            json!({"path": dir.path().to_str().unwrap()}),
+        )
+        .unwrap()
+    };
+    let info = open(&a);
+    assert_eq!(
+        info["path"],
+        a.path().canonicalize().unwrap().to_str().unwrap()
+    );
+    open(&a);
+    assert_eq!(
+        ipc.app.webview_windows().len(),
+        2,
+        "reopening focuses the window"
+    );
+    open(&b);
+    let labels: Vec<String> = ipc.app.webview_windows().into_keys().collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert!(labels.iter().filter(|l| l.starts_with("project-")).count() == 2);
+    let recent = ipc.call("recent_projects", json!({})).unwrap();
+    let paths: Vec<&str> = recent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    let canon = |d: &tempfile::TempDir| {
+        d.path()
+            .canonicalize()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(paths, [canon(&b), canon(&a)], "newest first");
 }

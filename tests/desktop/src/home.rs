@@ -62,6 +62,9 @@ impl TestHome {
             .env("XDG_STATE_HOME", home.join(".local/state"))
             .env("PADDOCK_DATA_DIR", self.data_dir())
             .env("PADDOCK_LOG", "debug")
+            // WebKitWebDriver's screenshots hang when WebKitGTK runs without compositing (the
+            // app's default on Linux, see src-tauri/src/main.rs): the specs keep it on.
+            .env("PADDOCK_GPU_COMPOSITING", "1")
             // Keys must come from the keychain in these tests, never from the environment.
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")

@@ -12,6 +12,7 @@ use thirtyfour::prelude::*;
 use tokio::process::{Child, Command};
 
 pub mod home;
+pub mod transcript;
 
 pub use home::TestHome;
 
@@ -92,17 +93,21 @@ impl Driver {
             app,
             artifacts,
         };
+        // Both tauri-driver and the WebKitWebDriver it starts must listen before a session
+        // request, or tauri-driver fails the request.
         let deadline = Instant::now() + WAIT;
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_err()
-        {
-            if Instant::now() > deadline {
-                return Err(
-                    format!("tauri-driver did not listen on port {port} within {WAIT:?}").into(),
-                );
+        for p in [port, native_port] {
+            while tokio::net::TcpStream::connect(("127.0.0.1", p))
+                .await
+                .is_err()
+            {
+                if Instant::now() > deadline {
+                    return Err(
+                        format!("tauri-driver: nothing listens on {p} within {WAIT:?}").into(),
+                    );
+                }
+                tokio::time::sleep(POLL).await;
             }
-            tokio::time::sleep(POLL).await;
         }
         Ok(driver)
     }
@@ -220,8 +225,14 @@ impl App {
         Ok(self.wd.find_all(By::Css(css)).await?.len())
     }
 
+    /// Clicks the element once it is displayed and enabled (a click on a disabled button
+    /// would silently do nothing).
     pub async fn click(&self, css: &str) -> Result<()> {
         let e = self.wait_for(css).await?;
+        self.wait_until(&format!("{css} enabled"), || async {
+            Ok(e.is_enabled().await?)
+        })
+        .await?;
         e.scroll_into_view().await?;
         e.click().await?;
         Ok(())

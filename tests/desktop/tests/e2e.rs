@@ -77,7 +77,12 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
             )
             .with_usage(120, 30),
     );
-    fake.push(Reply::text("Done: **hello.txt** is in the workspace.").with_usage(160, 12));
+    fake.push(
+        Reply::text(
+            "Done: **hello.txt** is in the workspace. Check it with:\n\n```sh\ncat .agent-workspace/hello.txt\n```",
+        )
+        .with_usage(160, 12),
+    );
     let home = TestHome::new()?;
     let root = home.project("greeter", Some(&fake_settings(&fake, json!({}))))?;
     let driver = Driver::start(&home, "write-and-restart").await?;
@@ -410,7 +415,13 @@ async fn settings_list_the_servers_models_and_test_the_connection() -> Result<()
         .await?;
     app.type_into(&testid("model-input"), "qwen3:8b").await?;
     app.click(&testid("test-connection")).await?;
-    wait_for_text(&app, &testid("connection-result"), "qwen3:8b").await?;
+    wait_for_text(&app, &testid("connection-result"), "2 models").await?;
+    let result = app
+        .wait_for(&sel("connection-result", &[("data-ok", "true")]))
+        .await?;
+    assert!(result.text().await?.contains("The model is offered"));
+    let listed = app.count("datalist option[value=\"llama3.2:3b\"]").await?;
+    assert_eq!(listed, 1, "the model dropdown offers the server's models");
     app.click(&testid("settings-save")).await?;
     app.wait_until("provider settings saved", || async {
         let s = settings_on_disk(&root)?;
