@@ -84,7 +84,10 @@ pub async fn open_project<R: Runtime>(
         // MCP servers start now, so their tools are up by the first prompt.
         state.project(&root).mcp(settings);
     }
-    state.recent.touch(&root)?;
+    // The recent list is a convenience: failing to save it never blocks opening.
+    if let Err(e) = state.recent.touch(&root) {
+        tracing::warn!("{}", e.message);
+    }
     windows::open_project_window(&app, &root, &info.name)?;
     Ok(info)
 }

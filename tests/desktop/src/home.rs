@@ -10,6 +10,8 @@ use crate::Result;
 
 pub struct TestHome {
     dir: TempDir,
+    /// Keep WebKit's GPU compositing on (needed for WebDriver screenshots).
+    compositing: bool,
 }
 
 impl TestHome {
@@ -25,7 +27,17 @@ impl TestHome {
         ] {
             std::fs::create_dir_all(dir.path().join(sub))?;
         }
-        Ok(Self { dir })
+        Ok(Self {
+            dir,
+            compositing: true,
+        })
+    }
+
+    /// Runs the app as users get it (software rendering on Linux). WebDriver screenshots
+    /// hang in that mode, so only the benchmark uses it.
+    pub fn with_default_rendering(mut self) -> Self {
+        self.compositing = false;
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -55,6 +67,13 @@ impl TestHome {
     /// and the D-Bus session (the keychain) are inherited.
     pub fn apply(&self, cmd: &mut Command) {
         let home = self.dir.path();
+        // WebKitWebDriver's screenshots hang when WebKitGTK runs without compositing (the
+        // app's default on Linux, see src-tauri/src/main.rs).
+        if self.compositing {
+            cmd.env("PADDOCK_GPU_COMPOSITING", "1");
+        } else {
+            cmd.env_remove("PADDOCK_GPU_COMPOSITING");
+        }
         cmd.env("HOME", home)
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env("XDG_DATA_HOME", home.join(".local/share"))
@@ -62,9 +81,6 @@ impl TestHome {
             .env("XDG_STATE_HOME", home.join(".local/state"))
             .env("PADDOCK_DATA_DIR", self.data_dir())
             .env("PADDOCK_LOG", "debug")
-            // WebKitWebDriver's screenshots hang when WebKitGTK runs without compositing (the
-            // app's default on Linux, see src-tauri/src/main.rs): the specs keep it on.
-            .env("PADDOCK_GPU_COMPOSITING", "1")
             // Keys must come from the keychain in these tests, never from the environment.
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
