@@ -373,6 +373,12 @@ async fn an_api_key_lands_in_the_keychain_and_nowhere_on_disk() -> Result<()> {
     let hits = home.files_containing(&key)?;
     assert!(hits.is_empty(), "the key was written to disk: {hits:?}");
     assert!(home.file_count() > 3, "the search covered the app's files");
+    // The same search does find what the app did write (the recent list names the project).
+    let control = home.files_containing(&root.to_string_lossy())?;
+    assert!(
+        control.iter().any(|p| p.ends_with("recent-projects.json")),
+        "the search finds written text: {control:?}"
+    );
     let logs = home.path().join(".local/share/dev.paddock.app/logs");
     let logged = std::fs::read_dir(&logs)
         .map_err(|e| format!("no log folder at {}: {e}", logs.display()))?
