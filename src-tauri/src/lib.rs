@@ -46,6 +46,8 @@ pub fn run() {
             let ms = started.elapsed().as_millis();
             tracing::info!(data_dir = %data_dir.display(), ms, "Paddock started");
             app.manage(Desktop::new(&data_dir, Arc::new(Keychain)));
+            #[cfg(unix)]
+            exit_on_signals(app.handle().clone());
             Ok(())
         })
         .on_page_load(move |webview, payload| {
@@ -75,6 +77,28 @@ pub fn run() {
                 tauri::async_runtime::block_on(desktop.shutdown());
             }
         }
+    });
+}
+
+/// SIGTERM / SIGINT (logout, Ctrl-C in a terminal) leave through the normal exit, so MCP
+/// servers (in their own process groups) are stopped rather than orphaned.
+#[cfg(unix)]
+fn exit_on_signals<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    tauri::async_runtime::spawn(async move {
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            tracing::warn!("cannot listen for SIGTERM/SIGINT");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        tracing::info!("signal received; shutting down");
+        app.exit(0);
     });
 }
 
