@@ -59,6 +59,7 @@ setup_node() {
   if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules ]; then
     say "installing the UI's packages (npm)"
     npm ci --prefix ui --no-audit --no-fund --loglevel=error
+    touch ui/node_modules
   fi
   if [ -f tests/mcp-fixtures/package-lock.json ]; then
     if [ ! -d tests/mcp-fixtures/node_modules ] || [ tests/mcp-fixtures/package-lock.json -nt tests/mcp-fixtures/node_modules ]; then

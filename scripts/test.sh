@@ -30,5 +30,9 @@ HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 \
     exec cargo test --workspace --locked
   '
 
+step "desktop end-to-end (the real app under Xvfb, driven over WebDriver)"
+# Outside the D-Bus block above: it sets up its own HOME, Xvfb, D-Bus session and keyring.
+PADDOCK_SKIP_SETUP=1 ./scripts/desktop-e2e.sh
+
 echo
 echo "all tests passed ($here)"
