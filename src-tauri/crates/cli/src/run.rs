@@ -10,7 +10,6 @@ use paddock_kernel::session::{SessionStore, SessionWriter};
 use paddock_kernel::{Approvals, AskPolicy, EventSink, Fanout};
 use paddock_mcp::{McpServers, ServerPath};
 use paddock_protocol::{ExitReason, McpServerState, Message, TokenUsage};
-use paddock_providers::RetryNotice;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -94,21 +93,13 @@ async fn run_agent(
         resumed,
         prompt,
     } = prepared;
-    let on_retry = Arc::new(|n: &RetryNotice| {
-        output::err(&format!(
-            "paddock: {} (attempt {} of {}); retrying in {:.1} s",
-            n.error.message,
-            n.attempt,
-            n.max_attempts,
-            n.delay.as_secs_f64()
-        ));
-    });
     let runtime = ProjectRuntime::new(
         project,
         &options,
         Some(&CliKeys),
         mcp.runtime_tools(),
-        Some(on_retry),
+        // Retries reach the user as warning events in the run's own stream.
+        None,
     )?;
     let root = runtime.project().root.clone();
     let is_resume = resumed.is_some();

@@ -53,6 +53,8 @@ pub enum ModelEvent {
     /// Tokens used, as an increment: the kernel adds every `Usage` of a response.
     Usage(TokenUsage),
     Stop(StopReason),
+    /// Something the user should know while waiting, e.g. "rate limited; retrying in 2 s".
+    Notice(String),
 }
 
 /// A failed model call, classified so the user knows what to do.

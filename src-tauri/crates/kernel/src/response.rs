@@ -109,6 +109,7 @@ impl Response {
             }
             ModelEvent::Usage(u) => self.usage += u,
             ModelEvent::Stop(reason) => self.stop = Some(reason),
+            ModelEvent::Notice(message) => events.emit(AgentEvent::Warning { message }),
         }
     }
 }

@@ -84,6 +84,12 @@ impl ScriptedTurn {
         self
     }
 
+    pub fn notice(mut self, message: &str) -> Self {
+        self.items
+            .push(ScriptItem::Event(ModelEvent::Notice(message.to_owned())));
+        self
+    }
+
     pub fn stop(mut self, reason: StopReason) -> Self {
         self.items.push(ScriptItem::Event(ModelEvent::Stop(reason)));
         self

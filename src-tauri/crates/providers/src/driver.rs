@@ -34,6 +34,8 @@ struct Reading<D> {
 
 enum Phase<D> {
     Connect,
+    /// Waiting before the next attempt.
+    Wait(std::time::Duration),
     Read(Box<Reading<D>>),
     Done,
 }
@@ -78,6 +80,14 @@ where
     .boxed()
 }
 
+fn wait_text(d: std::time::Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", d.as_secs_f64().round())
+    }
+}
+
 /// A stream that fails at once (a request that could not even be built).
 pub(crate) fn failed(error: ModelError) -> ModelStream {
     futures_util::stream::iter([Err(error)]).boxed()
@@ -87,7 +97,7 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
     async fn next(&mut self) -> Option<Result<ModelEvent, ModelError>> {
         loop {
             if let Some(event) = self.queue.pop_front() {
-                if !matches!(event, ModelEvent::Usage(_)) {
+                if !matches!(event, ModelEvent::Usage(_) | ModelEvent::Notice(_)) {
                     self.committed = true;
                 }
                 return Some(Ok(event));
@@ -95,18 +105,31 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
             let step = match std::mem::replace(&mut self.phase, Phase::Done) {
                 Phase::Done => return None,
                 Phase::Connect => self.connect().await,
+                Phase::Wait(delay) => {
+                    tokio::time::sleep(delay).await;
+                    self.phase = Phase::Connect;
+                    Ok(())
+                }
                 Phase::Read(reading) => self.read(reading).await,
             };
             if let Err(failure) = step {
                 self.queue.clear();
-                if !self.committed
-                    && self
-                        .transport
-                        .pause_before_retry(self.attempt, &failure)
-                        .await
-                {
+                let delay = if self.committed {
+                    None
+                } else {
+                    self.transport.retry_delay(self.attempt, &failure)
+                };
+                if let Some(delay) = delay {
                     self.attempt += 1;
-                    self.phase = Phase::Connect;
+                    // Said before the wait, so a UI shows why nothing is happening.
+                    self.queue.push_back(ModelEvent::Notice(format!(
+                        "{}; retrying in {} (attempt {} of {})",
+                        failure.error.message,
+                        wait_text(delay),
+                        self.attempt,
+                        self.transport.max_attempts()
+                    )));
+                    self.phase = Phase::Wait(delay);
                     continue;
                 }
                 return Some(Err(self.surface(failure)));

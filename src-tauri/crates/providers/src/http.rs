@@ -95,9 +95,12 @@ impl Transport {
         loop {
             match self.get_once(url).await {
                 Ok(v) => return Ok(v),
-                Err(f) => match self.pause_before_retry(attempt, &f).await {
-                    true => attempt += 1,
-                    false => return Err(final_error(f, attempt)),
+                Err(f) => match self.retry_delay(attempt, &f) {
+                    Some(delay) => {
+                        tokio::time::sleep(delay).await;
+                        attempt += 1;
+                    }
+                    None => return Err(final_error(f, attempt)),
                 },
             }
         }
@@ -131,11 +134,10 @@ impl Transport {
         }
     }
 
-    /// Waits before the next attempt when `failure` deserves one; false when it is final.
-    pub async fn pause_before_retry(&self, attempt: u32, failure: &Failure) -> bool {
-        let Some(delay) = retry::delay_before_retry(&self.retry, attempt, failure) else {
-            return false;
-        };
+    /// How long to wait before the next attempt when `failure` deserves one; `None` when it
+    /// is final. Tells the log and the host's hook.
+    pub fn retry_delay(&self, attempt: u32, failure: &Failure) -> Option<Duration> {
+        let delay = retry::delay_before_retry(&self.retry, attempt, failure)?;
         tracing::warn!(
             attempt,
             max_attempts = self.retry.max_attempts,
@@ -151,8 +153,11 @@ impl Transport {
                 error: failure.error.clone(),
             });
         }
-        tokio::time::sleep(delay).await;
-        true
+        Some(delay)
+    }
+
+    pub fn max_attempts(&self) -> u32 {
+        self.retry.max_attempts
     }
 }
 

@@ -363,3 +363,21 @@ async fn checkpoints_are_always_paired_and_end_with_the_full_history() {
     assert_eq!(snapshots.last().unwrap(), agent.history());
     assert_eq!(r.new_messages.len(), 6);
 }
+
+#[tokio::test]
+async fn provider_notices_reach_the_user_as_warnings() {
+    let mut h = harness(
+        config_allowing(&[]),
+        vec![
+            ScriptedTurn::new()
+                .notice("rate limited; retrying in 2 s (attempt 2 of 4)")
+                .delta("ok")
+                .stop(StopReason::EndTurn),
+        ],
+    );
+    let r = h.agent.run("go").await;
+    assert_eq!(r.output, "ok");
+    assert!(h.events.events().contains(&AgentEvent::Warning {
+        message: "rate limited; retrying in 2 s (attempt 2 of 4)".into()
+    }));
+}

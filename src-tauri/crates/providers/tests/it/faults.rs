@@ -31,6 +31,18 @@ async fn rate_limits_wait_exactly_as_long_as_retry_after_says() {
             "Retry-After honoured"
         );
         assert_eq!(notices[0].error.kind, ErrorKind::RateLimited);
+        // The stream itself says why it is waiting, before the answer.
+        let said: Vec<&str> = got
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                ModelEvent::Notice(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(said.len(), 1, "{kind}: {said:?}");
+        assert!(said[0].contains("retrying in 1 s (attempt 2 of"), "{}", said[0]);
+        assert!(matches!(got.events[0], ModelEvent::Notice(_)), "{kind}");
         let reqs = server.requests();
         assert_eq!(reqs.len(), 2);
         assert!(
