@@ -27,7 +27,7 @@ trap 'rm -rf "$test_home"' EXIT
 HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 \
   dbus-run-session -- sh -c '
     printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
-    exec cargo test --workspace --locked
+    exec cargo test --workspace --locked --no-fail-fast
   '
 
 step "desktop end-to-end (the real app under Xvfb, driven over WebDriver)"

@@ -189,5 +189,19 @@ pub fn json_schema() -> Value {
             Value::String("Paddock project settings (.paddock/settings.json)".into()),
         );
     }
-    schema
+    sorted(schema)
+}
+
+/// Keys in sorted order at every depth, whatever serde_json's `preserve_order` feature
+/// (which another crate in the build may switch on) would otherwise keep.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
 }
