@@ -41,7 +41,11 @@ async fn rate_limits_wait_exactly_as_long_as_retry_after_says() {
             })
             .collect();
         assert_eq!(said.len(), 1, "{kind}: {said:?}");
-        assert!(said[0].contains("retrying in 1 s (attempt 2 of"), "{}", said[0]);
+        assert!(
+            said[0].contains("retrying in 1 s (attempt 2 of"),
+            "{}",
+            said[0]
+        );
         assert!(matches!(got.events[0], ModelEvent::Notice(_)), "{kind}");
         let reqs = server.requests();
         assert_eq!(reqs.len(), 2);
