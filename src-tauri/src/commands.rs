@@ -25,6 +25,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         recent_projects,
         pick_project_folder,
         open_project,
+        show_picker,
         project_info,
         save_settings,
         tool_grants,
@@ -75,6 +76,7 @@ pub async fn pick_project_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option
 #[tauri::command]
 pub async fn open_project<R: Runtime>(
     app: AppHandle<R>,
+    window: WebviewWindow<R>,
     state: State<'_, Desktop>,
     path: String,
 ) -> Result<ProjectInfo> {
@@ -89,7 +91,13 @@ pub async fn open_project<R: Runtime>(
         tracing::warn!("{}", e.message);
     }
     windows::open_project_window(&app, &root, &info.name)?;
+    windows::close_picker(&window);
     Ok(info)
+}
+
+#[tauri::command]
+pub async fn show_picker<R: Runtime>(app: AppHandle<R>) -> Result<()> {
+    windows::show_picker(&app)
 }
 
 #[tauri::command]

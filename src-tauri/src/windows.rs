@@ -3,11 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
+use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 use tauri_plugin_dialog::DialogExt;
 use tokio::sync::oneshot;
 
 use crate::error::{AppResult, internal};
+
+/// The picker's window label (the first window in tauri.conf.json).
+pub const PICKER_LABEL: &str = "main";
 
 /// Prefix of project window labels (the capability file matches `project-*`).
 pub const PROJECT_LABEL_PREFIX: &str = "project-";
@@ -55,6 +58,38 @@ pub fn open_project_window<R: Runtime>(
     .build()
     .map_err(|e| internal(format!("cannot open a window for {}: {e}", root.display())))?;
     tracing::info!(project = %root.display(), window = %label, "project window opened");
+    Ok(())
+}
+
+/// Closes the picker once it has opened a project: it is done, and its web process costs
+/// 45-85 MB. A project window's "Open project…" brings it back.
+pub fn close_picker<R: Runtime>(from: &WebviewWindow<R>) {
+    if from.label() != PICKER_LABEL {
+        return;
+    }
+    if let Err(e) = from.close() {
+        tracing::warn!("cannot close the project picker: {e}");
+    }
+}
+
+/// Focuses the picker window, or opens it again as tauri.conf.json describes it.
+pub fn show_picker<R: Runtime>(app: &AppHandle<R>) -> AppResult<()> {
+    if let Some(window) = app.get_webview_window(PICKER_LABEL) {
+        let _ = window.unminimize();
+        return window
+            .set_focus()
+            .map_err(|e| internal(format!("cannot focus the project picker: {e}")));
+    }
+    let config = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|w| w.label == PICKER_LABEL)
+        .ok_or_else(|| internal("the app configuration has no picker window"))?;
+    WebviewWindowBuilder::from_config(app, config)
+        .and_then(|b| b.build())
+        .map_err(|e| internal(format!("cannot open the project picker: {e}")))?;
     Ok(())
 }
 

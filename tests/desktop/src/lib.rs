@@ -264,16 +264,32 @@ impl App {
     /// Switches to the window whose URL contains `needle` (project windows carry
     /// `?project=`), waiting for it to open.
     pub async fn switch_to_window_with(&self, needle: &str) -> Result<()> {
+        self.switch_to_window_where(needle, |url| url.contains(needle))
+            .await
+    }
+
+    /// Switches to the window whose URL passes `wanted`, waiting for it to open; `what`
+    /// names it in the error.
+    pub async fn switch_to_window_where(
+        &self,
+        what: &str,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<()> {
         let deadline = Instant::now() + WAIT;
         loop {
             for handle in self.wd.windows().await? {
-                self.wd.switch_to_window(handle).await?;
-                if self.wd.current_url().await?.as_str().contains(needle) {
-                    return Ok(());
+                // A window may close between the listing and the switch (the picker
+                // closes itself once it has opened a project).
+                if self.wd.switch_to_window(handle).await.is_err() {
+                    continue;
+                }
+                match self.wd.current_url().await {
+                    Ok(url) if wanted(url.as_str()) => return Ok(()),
+                    _ => {}
                 }
             }
             if Instant::now() > deadline {
-                return Err(format!("no window with {needle} in its URL within {WAIT:?}").into());
+                return Err(format!("no window with {what} in its URL within {WAIT:?}").into());
             }
             tokio::time::sleep(POLL).await;
         }

@@ -91,6 +91,10 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
     app.wait_for(&testid("project-path-input")).await?;
     app.screenshot("1-picker").await?;
     open_project(&app, &root).await?;
+    app.wait_until("the picker closed itself", || async {
+        Ok(app.wd.windows().await?.len() == 1)
+    })
+    .await?;
 
     // Set a preset in the grants screen; it is saved to the project at once.
     app.click(&testid("tab-grants")).await?;
@@ -145,6 +149,13 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
     .await?;
     wait_for_text(&app, &testid("file-preview"), "Hello from the agent").await?;
     app.screenshot("4-workspace").await?;
+
+    // "Open project…" brings the picker back.
+    app.click(&testid("open-other-project")).await?;
+    app.switch_to_window_where("no project", |url| !url.contains("project="))
+        .await?;
+    app.wait_for(&testid("project-path-input")).await?;
+    assert_eq!(app.wd.windows().await?.len(), 2, "picker + project window");
 
     // Restart: the session is still there and opens with its transcript.
     app.quit().await?;

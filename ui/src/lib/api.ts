@@ -56,6 +56,8 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const recentProjects = () => call<RecentProject[]>('recent_projects');
 export const pickProjectFolder = () => call<string | null>('pick_project_folder');
 export const openProject = (path: string) => call<ProjectInfo>('open_project', { path });
+/** Focuses the project picker, or opens it again (it closes once it has opened a project). */
+export const showPicker = () => call<null>('show_picker');
 export const projectInfo = (project: string) => call<ProjectInfo>('project_info', { project });
 export const saveSettings = (project: string, settings: ProjectSettings) =>
   call<ProjectInfo>('save_settings', { project, settings });

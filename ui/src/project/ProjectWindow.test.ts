@@ -40,4 +40,15 @@ describe('ProjectWindow', () => {
     render(ProjectWindow, { props: { path: '/home/u/proj' } });
     expect(await screen.findByRole('alert')).toHaveTextContent('line 2: expected a string');
   });
+
+  it('brings the picker back, and says why when it cannot', async () => {
+    api.showPicker.mockResolvedValueOnce(null);
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    await fireEvent.click(screen.getByTestId('open-other-project'));
+    expect(api.showPicker).toHaveBeenCalledTimes(1);
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    api.showPicker.mockRejectedValueOnce({ code: 'internal', message: 'cannot open the project picker: no display' });
+    await fireEvent.click(screen.getByTestId('open-other-project'));
+    expect(await screen.findByRole('alert')).toHaveTextContent('cannot open the project picker: no display');
+  });
 });

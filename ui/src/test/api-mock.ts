@@ -13,6 +13,7 @@ const fn = <K extends keyof typeof Api>(): Fn<K> => vi.fn<(typeof Api)[K]>();
 export const recentProjects = fn<'recentProjects'>();
 export const pickProjectFolder = fn<'pickProjectFolder'>();
 export const openProject = fn<'openProject'>();
+export const showPicker = fn<'showPicker'>();
 export const projectInfo = fn<'projectInfo'>();
 export const saveSettings = fn<'saveSettings'>();
 export const toolGrants = fn<'toolGrants'>();

@@ -45,11 +45,9 @@ async fn main() -> Result<()> {
         app.switch_to_window_with("project=").await?;
         app.wait_for(&testid("session-item")).await?;
         if run == 0 {
+            // The picker closed itself when it opened the project.
             tokio::time::sleep(SETTLE).await;
-            let with_picker = Memory::of(pid)?;
-            close_picker(&app).await?;
-            tokio::time::sleep(SETTLE).await;
-            memory = Some((with_picker, Memory::of(pid)?));
+            memory = Some(Memory::of(pid)?);
         }
         let open = open_transcript_ms(&app, &session).await?;
         println!(
@@ -96,18 +94,13 @@ async fn main() -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    if let Some((with_picker, alone)) = memory {
-        for (m, what) in [
-            (with_picker, "the picker window and one project window"),
-            (alone, "one project window (picker closed)"),
-        ] {
-            println!(
-                "idle memory, {what}: app + WebKit processes {:.0} MB PSS, app process alone {:.0} MB RSS ({} processes; target <= 80 MB)",
-                m.total_pss_mb, m.app_rss_mb, m.processes
-            );
-            for (name, mb) in &m.each {
-                println!("    {name}: {mb:.0} MB PSS");
-            }
+    if let Some(m) = memory {
+        println!(
+            "idle memory, one project window: app + WebKit processes {:.0} MB PSS, app process alone {:.0} MB RSS ({} processes; target <= 80 MB)",
+            m.total_pss_mb, m.app_rss_mb, m.processes
+        );
+        for (name, mb) in &m.each {
+            println!("    {name}: {mb:.0} MB PSS");
         }
     }
     println!(
@@ -165,18 +158,6 @@ fn page_loaded_after(logs: &Path, since: SystemTime) -> Option<SystemTime> {
         }
     }
     None
-}
-
-/// Closes the picker (the window without `?project=`) and goes back to the project window.
-async fn close_picker(app: &App) -> Result<()> {
-    for handle in app.wd.windows().await? {
-        app.wd.switch_to_window(handle).await?;
-        if !app.wd.current_url().await?.as_str().contains("project=") {
-            app.wd.close_window().await?;
-            break;
-        }
-    }
-    app.switch_to_window_with("project=").await
 }
 
 /// The app process that appeared since the last call.
