@@ -11,3 +11,12 @@ describe('open a stored session', () => {
     });
   }
 });
+
+describe('end a long run whose calls never finished', () => {
+  // Every card still open when run_finished comes: closing them must stay one pass.
+  const { messages, events } = longSession(10_000);
+  const unfinished = events.filter((e) => e.type !== 'tool_call_finished');
+  bench(`10000 live events, ${unfinished.length} stored, no results`, () => {
+    fromStored(messages.filter((m) => m.role === 'assistant' || m === messages[0]), unfinished);
+  });
+});

@@ -214,6 +214,31 @@ describe('tool cards', () => {
     expect(t.runs[0]!.turns[0]!.cards[0]!.state).toBe('error');
     expect(isRunning(t)).toBe(false);
   });
+
+  it('closes every open card of every turn, leaves finished ones, and copies what it changes', () => {
+    const before = deepFreeze(
+      play([
+        ...start,
+        { type: 'tool_call_started', call: call('a', 'bash') },
+        { type: 'tool_call_started', call: call('b', 'grep') },
+        { type: 'tool_call_finished', id: 'b', name: 'grep', output: 'hit', is_error: false, duration_ms: 1 },
+        { type: 'turn_started', turn: 2 },
+        { type: 'tool_call_started', call: call('c', 'bash') },
+        { type: 'turn_started', turn: 3 },
+      ]),
+    );
+    const t = reduce(before, { type: 'run_finished', exit: 'aborted', turns: 3, usage: usage(0, 0) });
+    const states = t.runs[0]!.turns.map((turn) => turn.cards.map((c) => [c.id, c.state, c.output]));
+    expect(states).toEqual([
+      [
+        ['a', 'error', 'No result: the run ended first.'],
+        ['b', 'ok', 'hit'],
+      ],
+      [['c', 'error', 'No result: the run ended first.']],
+      [],
+    ]);
+    expect(before.runs[0]!.turns[0]!.cards[0]!.state).toBe('running');
+  });
 });
 
 describe('usage', () => {

@@ -82,6 +82,9 @@ export interface Transcript {
 /** A user prompt is not an agent event: the UI adds it when it sends one. */
 export type TranscriptAction = AgentEvent | { type: 'user_prompt'; text: string };
 
+/** Turns searched for the card a result or a teammate's event belongs to (see `cardOf`). */
+const RESULT_TURNS = 2;
+
 export const emptyTranscript = (): Transcript => ({ runs: [] });
 
 const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0 };
@@ -203,12 +206,12 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       closeOpenCards(d, run);
       return;
     case 'tool_call_started': {
-      const card = cardOf(d, run, event.call.id, () => fromCall(event.call), true);
+      const card = cardOf(d, run, event.call.id, () => fromCall(event.call), 1);
       card.input ??= event.call.input;
       return;
     }
     case 'approval_requested': {
-      const card = cardOf(d, run, event.call.id, () => fromCall(event.call), true);
+      const card = cardOf(d, run, event.call.id, () => fromCall(event.call), 1);
       card.input ??= event.call.input;
       card.state = 'waiting';
       card.approval = { requestId: event.request_id };
@@ -222,24 +225,26 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       return;
     }
     case 'tool_call_finished': {
-      const card = cardOf(d, run, event.id, () => ({
-        id: event.id,
-        name: event.name,
-        parsedFromText: false,
-        state: 'running',
-      }));
+      const card = cardOf(
+        d,
+        run,
+        event.id,
+        () => ({ id: event.id, name: event.name, parsedFromText: false, state: 'running' }),
+        RESULT_TURNS,
+      );
       card.state = event.is_error ? 'error' : 'ok';
       card.output = event.output;
       card.durationMs = event.duration_ms;
       return;
     }
     case 'delegated': {
-      const card = cardOf(d, run, event.call_id, () => ({
-        id: event.call_id,
-        name: 'delegate_to_agent',
-        parsedFromText: false,
-        state: 'running',
-      }));
+      const card = cardOf(
+        d,
+        run,
+        event.call_id,
+        () => ({ id: event.call_id, name: 'delegate_to_agent', parsedFromText: false, state: 'running' }),
+        RESULT_TURNS,
+      );
       const sub = card.delegated ?? { agent: event.agent, depth: event.depth, transcript: emptyTranscript() };
       card.delegated = { ...sub, transcript: apply(d, sub.transcript, event.event) };
       return;
@@ -285,16 +290,18 @@ function addNotice(d: Draft, run: Run, notice: Notice): void {
 
 /**
  * The card `id` of this run, writable; `create()` goes into the current turn when missing.
- * A new call can only be in the current turn: `currentOnly` spares a search of the whole run.
+ * Only the last `turns` turns are searched: a call starts in the current turn, and its result
+ * comes before the next turn ends. (Searching the whole run for an id not seen yet made a long
+ * session's replay quadratic: 10,000 events took 400 ms.)
  */
 function cardOf(
   d: Draft,
   run: Run,
   id: string,
   create: () => ToolCard,
-  currentOnly = false,
+  turns: number,
 ): ToolCard {
-  const found = cardWhere(d, run, (c) => c.id === id, currentOnly ? 1 : Infinity);
+  const found = cardWhere(d, run, (c) => c.id === id, turns);
   if (found) return found;
   const turn = turnOf(d, run);
   turn.cards = d.own(turn.cards);
@@ -324,10 +331,18 @@ function cardWhere(
 
 /** Nothing runs after the end: a card still open lost its result (e.g. cancelled). */
 function closeOpenCards(d: Draft, run: Run): void {
-  for (;;) {
-    const card = cardWhere(d, run, (c) => c.state === 'running' || c.state === 'waiting');
-    if (!card) return;
-    card.state = 'error';
-    card.output ??= 'No result: the run ended first.';
-  }
+  const open = (c: ToolCard) => c.state === 'running' || c.state === 'waiting';
+  // One pass: a search per open card made ending a long run quadratic.
+  run.turns.forEach((t, i) => {
+    if (!t.cards.some(open)) return;
+    const turn = turnAt(d, run, i);
+    turn.cards = d.own(turn.cards);
+    turn.cards.forEach((c, j) => {
+      if (!open(c)) return;
+      const card = d.own(c);
+      turn.cards[j] = card;
+      card.state = 'error';
+      card.output ??= 'No result: the run ended first.';
+    });
+  });
 }
