@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::Result;
 
-/// Events of one tool turn: usage, two finished calls, the turn's end.
+/// Events of one tool turn: usage, the turn's end, two finished calls.
 const EVENTS_PER_TURN: usize = 4;
 
 /// Writes a session of `events` stored events (at least 4) under `data_dir` for `project`;
@@ -54,7 +54,12 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
         });
         let turn = TokenUsage::new(1_200, 80);
         total += turn;
+        // The kernel's order: the model call's usage, the turn's end, then the tools.
         writer.emit(AgentEvent::Usage { turn, total });
+        writer.emit(AgentEvent::TurnFinished {
+            turn: u32::try_from(t)?,
+            stop_reason: StopReason::ToolUse,
+        });
         for (id, name, output) in [(&read, "file_read", read_out), (&grep, "grep", grep_out)] {
             writer.emit(AgentEvent::ToolCallFinished {
                 id: id.clone(),
@@ -64,10 +69,6 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
                 duration_ms: 3,
             });
         }
-        writer.emit(AgentEvent::TurnFinished {
-            turn: u32::try_from(t)?,
-            stop_reason: StopReason::ToolUse,
-        });
         emitted += EVENTS_PER_TURN;
         if t % 100 == 0 {
             writer.save(&messages);

@@ -97,10 +97,14 @@ export class SessionController {
       return;
     }
     await this.#try(async () => {
+      // Marks for scripts/bench-desktop.sh (IPC, rebuild, render): cheap, and kept.
+      performance.mark('paddock:session-open');
       const stored = await api.loadSession(this.project, sessionId);
+      performance.mark('paddock:session-loaded');
       this.#shown = null;
       this.sessionId = sessionId;
       this.transcript = fromStored(stored.messages, stored.events);
+      performance.mark('paddock:session-rebuilt');
       this.loadWarnings = stored.warnings;
       this.running = false;
     });

@@ -52,13 +52,17 @@ async fn main() -> Result<()> {
         let open = open_transcript_ms(&app, &session).await?;
         println!(
             "run {}: first paint {:.0} ms after process start (page navigation began at {:.0} \
-             ms); transcript open {:.0} ms ({} tool cards, load_session alone {:.0} ms)",
+             ms); transcript open {:.0} ms ({} tool cards, load_session alone {:.0} ms; \
+             after the click: asked {}, loaded {}, rebuilt {})",
             run + 1,
             start.total,
             start.to_navigation,
             open.total,
             open.cards,
-            open.load
+            open.load,
+            ms(open.marks[0]),
+            ms(open.marks[1]),
+            ms(open.marks[2]),
         );
         opens.push(open);
         app.quit().await?;
@@ -317,6 +321,12 @@ struct Open {
     /// `load_session` over IPC, parse included, nothing rendered.
     load: f64,
     cards: u64,
+    /// From the click: the UI asked for the session, had it, had rebuilt the transcript.
+    marks: [Option<f64>; 3],
+}
+
+fn ms(mark: Option<f64>) -> String {
+    mark.map_or_else(|| "?".to_owned(), |m| format!("{m:.0} ms"))
 }
 
 /// Opens the session from the sidebar and times it inside the page (no WebDriver round trips
@@ -354,10 +364,17 @@ async fn open_transcript_ms(app: &App, session: &str) -> Result<Open> {
              item.click();
              const check = () => {
                if (document.querySelector('[data-testid=run-banner]')) {
-                 requestAnimationFrame(() => done({
-                   ms: performance.now() - t0,
-                   cards: document.querySelectorAll('[data-testid=tool-card]').length,
-                 }));
+                 requestAnimationFrame(() => {
+                   const at = (name) => {
+                     const m = performance.getEntriesByName('paddock:' + name).at(-1);
+                     return m && m.startTime >= t0 ? m.startTime - t0 : null;
+                   };
+                   done({
+                     ms: performance.now() - t0,
+                     cards: document.querySelectorAll('[data-testid=tool-card]').length,
+                     marks: [at('session-open'), at('session-loaded'), at('session-rebuilt')],
+                   });
+                 });
                } else if (performance.now() - t0 > 100000) {
                  done({ error: 'the transcript did not render within 100 s' });
                } else {
@@ -377,5 +394,6 @@ async fn open_transcript_ms(app: &App, session: &str) -> Result<Open> {
         total: measured["ms"].as_f64().ok_or("no timing")?,
         load: load.as_f64().ok_or("no load timing")?,
         cards: measured["cards"].as_u64().unwrap_or(0),
+        marks: [0, 1, 2].map(|i| measured["marks"][i].as_f64()),
     })
 }
