@@ -6,6 +6,7 @@ mod env;
 mod linux;
 mod path_guard;
 mod redact;
+mod replace;
 mod resolve;
 
 use std::path::{Path, PathBuf};

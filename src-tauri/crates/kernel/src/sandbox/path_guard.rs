@@ -102,8 +102,8 @@ impl PathGuard {
 /// An opened workspace root: its configured and real location (and, on Linux, a descriptor).
 #[derive(Debug)]
 pub struct Root {
-    configured: PathBuf,
-    real: PathBuf,
+    pub(super) configured: PathBuf,
+    pub(super) real: PathBuf,
     #[cfg(target_os = "linux")]
     dir: std::os::fd::OwnedFd,
 }
@@ -226,40 +226,11 @@ impl Root {
         check_regular(&file, rel)?;
         Ok(file)
     }
-
-    /// Opens a file for writing and empties it. With `create`, missing parents and the
-    /// file are created; the flag in the result says whether the file is new.
-    pub fn open_write(
-        &self,
-        input: &str,
-        create: bool,
-    ) -> Result<(Resolved, File, bool), PathError> {
-        let resolved = self.resolve(input)?;
-        if resolved.rel.as_os_str().is_empty() || resolved.is_dir {
-            return Err(PathError::IsDir {
-                path: resolved.display(),
-            });
-        }
-        if !create && !resolved.exists {
-            return Err(PathError::NotFound {
-                path: input.to_owned(),
-            });
-        }
-        let (file, created) = if create {
-            self.create_file(&resolved.rel)?
-        } else {
-            (self.open_file(&resolved.rel, Access::WriteExisting)?, false)
-        };
-        check_regular(&file, &resolved.rel)?;
-        file.set_len(0).map_err(|e| io_error(&resolved.rel, e))?;
-        Ok((resolved, file, created))
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
+pub(super) enum Access {
     Read,
-    WriteExisting,
     CreateNew,
 }
 
@@ -270,45 +241,43 @@ impl Root {
         Ok(File::from(fd))
     }
 
-    /// Creates missing parents one directory at a time, each opened beneath the last, then
-    /// the file beneath its parent.
-    fn create_file(&self, rel: &Path) -> Result<(File, bool), PathError> {
+    /// A descriptor of `rel`'s parent, opened beneath the root; with `create`, missing
+    /// parents are made one directory at a time, each opened beneath the last.
+    pub(super) fn parent_dir(
+        &self,
+        rel: &Path,
+        create: bool,
+    ) -> Result<std::os::fd::OwnedFd, PathError> {
         use rustix::fs::{Mode, OFlags};
-        let Some(name) = rel.file_name() else {
-            return Err(PathError::IsDir {
-                path: display_rel(rel),
-            });
-        };
         let mut dir =
             rustix::io::fcntl_dupfd_cloexec(&self.dir, 0).map_err(|e| io_error(rel, e.into()))?;
-        if let Some(parent) = rel.parent() {
-            for part in parent.components() {
-                let Component::Normal(part) = part else {
-                    return Err(PathError::Outside {
-                        path: display_rel(rel),
-                    });
-                };
-                match rustix::fs::mkdirat(&dir, part, Mode::from_raw_mode(DIR_MODE)) {
-                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                    Err(e) => return Err(io_error(rel, e.into())),
-                }
-                dir = openat2_beneath(&dir, part.as_ref(), OFlags::PATH | OFlags::DIRECTORY)
-                    .map_err(|e| self.open_error(rel, e))?;
+        let Some(parent) = rel.parent() else {
+            return Ok(dir);
+        };
+        if !create {
+            if parent.as_os_str().is_empty() {
+                return Ok(dir);
             }
+            return openat2_beneath(&dir, parent, OFlags::PATH | OFlags::DIRECTORY)
+                .map_err(|e| self.open_error(rel, e));
         }
-        let name = Path::new(name);
-        match open_beneath(&dir, name, Access::CreateNew) {
-            Ok(fd) => Ok((File::from(fd), true)),
-            Err(rustix::io::Errno::EXIST) => {
-                let fd = open_beneath(&dir, name, Access::WriteExisting)
-                    .map_err(|e| self.open_error(rel, e))?;
-                Ok((File::from(fd), false))
+        for part in parent.components() {
+            let Component::Normal(part) = part else {
+                return Err(PathError::Outside {
+                    path: display_rel(rel),
+                });
+            };
+            match rustix::fs::mkdirat(&dir, part, Mode::from_raw_mode(DIR_MODE)) {
+                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                Err(e) => return Err(io_error(rel, e.into())),
             }
-            Err(e) => Err(self.open_error(rel, e)),
+            dir = openat2_beneath(&dir, part.as_ref(), OFlags::PATH | OFlags::DIRECTORY)
+                .map_err(|e| self.open_error(rel, e))?;
         }
+        Ok(dir)
     }
 
-    fn open_error(&self, rel: &Path, e: rustix::io::Errno) -> PathError {
+    pub(super) fn open_error(&self, rel: &Path, e: rustix::io::Errno) -> PathError {
         use rustix::io::Errno;
         let path = display_rel(rel);
         match e {
@@ -325,7 +294,7 @@ impl Root {
 }
 
 #[cfg(target_os = "linux")]
-fn open_beneath(
+pub(super) fn open_beneath(
     dir: &std::os::fd::OwnedFd,
     rel: &Path,
     access: Access,
@@ -335,7 +304,6 @@ fn open_beneath(
     let base = OFlags::NOCTTY | OFlags::NONBLOCK;
     let flags = match access {
         Access::Read => base | OFlags::RDONLY,
-        Access::WriteExisting => base | OFlags::WRONLY,
         Access::CreateNew => base | OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL,
     };
     let rel = if rel.as_os_str().is_empty() {
@@ -391,7 +359,6 @@ impl Root {
         let mut options = std::fs::OpenOptions::new();
         match access {
             Access::Read => options.read(true),
-            Access::WriteExisting => options.write(true),
             Access::CreateNew => options.write(true).create_new(true),
         };
         options.open(&path).map_err(|e| match e.kind() {
@@ -400,29 +367,6 @@ impl Root {
             },
             _ => io_error(rel, e),
         })
-    }
-
-    fn create_file(&self, rel: &Path) -> Result<(File, bool), PathError> {
-        if let Some(parent) = rel.parent() {
-            std::fs::create_dir_all(self.real.join(parent)).map_err(|e| io_error(rel, e))?;
-        }
-        // Re-check after creating the parents: they must still resolve inside.
-        let again = resolve_beneath(&self.real, &[self.configured.as_path()], rel);
-        match again {
-            Ok(r) if r.rel == rel => {}
-            _ => {
-                return Err(PathError::Raced {
-                    path: display_rel(rel),
-                });
-            }
-        }
-        match self.open_file(rel, Access::CreateNew) {
-            Ok(file) => Ok((file, true)),
-            Err(PathError::Io { source, .. }) if source.kind() == io::ErrorKind::AlreadyExists => {
-                Ok((self.open_file(rel, Access::WriteExisting)?, false))
-            }
-            Err(e) => Err(e),
-        }
     }
 }
 
@@ -445,7 +389,7 @@ fn absolute(path: &Path) -> Result<PathBuf, PathError> {
     std::path::absolute(path).map_err(|e| io_error(path, e))
 }
 
-fn io_error(path: &Path, source: io::Error) -> PathError {
+pub(super) fn io_error(path: &Path, source: io::Error) -> PathError {
     PathError::Io {
         path: display_rel(path),
         source,

@@ -1,6 +1,6 @@
 //! `file_edit`: replace an exact piece of text in an existing workspace file.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -81,10 +81,8 @@ fn edit(guard: &PathGuard, input: &FileEditInput) -> Result<String, ToolError> {
         )));
     };
     let (updated, count) = replace(&text, input)?;
-    let (_, mut out, _) = root.open_write(&input.path, false).map_err(path_error)?;
-    out.write_all(updated.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(fail)?;
+    root.write_file(&input.path, false, updated.as_bytes())
+        .map_err(path_error)?;
     let lines = count_lines(&updated);
     Ok(format!(
         "Replaced {count} occurrence{} in {shown} (now {lines} lines).",

@@ -1,7 +1,5 @@
 //! `file_write`: create or overwrite a file in the workspace.
 
-use std::io::Write;
-
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -45,11 +43,10 @@ fn write(guard: &PathGuard, input: &FileWriteInput) -> Result<String, ToolError>
         )));
     }
     let root = guard.create_root().map_err(path_error)?;
-    let (resolved, mut file, created) = root.open_write(&input.path, true).map_err(path_error)?;
+    let (resolved, created) = root
+        .write_file(&input.path, true, input.content.as_bytes())
+        .map_err(path_error)?;
     let shown = resolved.display();
-    file.write_all(input.content.as_bytes())
-        .and_then(|()| file.flush())
-        .map_err(|e| ToolError::Failed(format!("writing '{shown}': {e}")))?;
     let verb = if created { "Created" } else { "Updated" };
     let lines = count_lines(&input.content);
     Ok(format!(

@@ -121,6 +121,123 @@ async fn file_write_creates_parents_and_says_created_or_updated() {
     assert!(out.contains("directory"), "{out}");
 }
 
+/// The names in a folder, sorted (temporary files would show here).
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn writes_and_edits_replace_the_file_whole_and_keep_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_d, ws, env) = workspace();
+    put(&ws, "notes.md", "old text\n");
+    std::fs::set_permissions(ws.join("notes.md"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    // A second name for the old file: written in place, it would change too; replaced by a
+    // rename (so a crash mid-write leaves the old contents), it keeps the old text.
+    std::fs::hard_link(ws.join("notes.md"), ws.join("before.md")).unwrap();
+
+    ok(
+        &env,
+        "file_write",
+        json!({"path": "notes.md", "content": "new text\n"}),
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.md")).unwrap(),
+        "new text\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("before.md")).unwrap(),
+        "old text\n"
+    );
+    let mode = |p: &str| std::fs::metadata(ws.join(p)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode("notes.md"), 0o600, "the file keeps its permissions");
+
+    std::fs::hard_link(ws.join("notes.md"), ws.join("before-edit.md")).unwrap();
+    ok(
+        &env,
+        "file_edit",
+        json!({"path": "notes.md", "old_string": "new", "new_string": "edited"}),
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.md")).unwrap(),
+        "edited text\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("before-edit.md")).unwrap(),
+        "new text\n"
+    );
+    assert_eq!(mode("notes.md"), 0o600);
+    assert_eq!(
+        names(&ws),
+        ["before-edit.md", "before.md", "notes.md"],
+        "no temporary file is left behind"
+    );
+}
+
+#[tokio::test]
+async fn writing_through_a_symlink_inside_replaces_its_target_and_keeps_the_link() {
+    let (_d, ws, env) = workspace();
+    put(&ws, "real/config.toml", "a = 1\n");
+    std::os::unix::fs::symlink("real/config.toml", ws.join("config.toml")).unwrap();
+    ok(
+        &env,
+        "file_write",
+        json!({"path": "config.toml", "content": "a = 2\n"}),
+    )
+    .await;
+    ok(
+        &env,
+        "file_edit",
+        json!({"path": "config.toml", "old_string": "2", "new_string": "3"}),
+    )
+    .await;
+    assert!(
+        ws.join("config.toml")
+            .symlink_metadata()
+            .unwrap()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("real/config.toml")).unwrap(),
+        "a = 3\n"
+    );
+    assert_eq!(names(&ws.join("real")), ["config.toml"]);
+}
+
+#[tokio::test]
+async fn a_write_that_fails_leaves_the_old_file_and_no_temporary() {
+    let (_d, ws, env) = workspace();
+    put(&ws, "keep.txt", "precious\n");
+    // Refused writes (a folder, a path through a file) touch nothing.
+    std::fs::create_dir(ws.join("dir")).unwrap();
+    let out = err(
+        &env,
+        "file_edit",
+        json!({"path": "dir", "old_string": "a", "new_string": "b"}),
+    )
+    .await;
+    assert!(out.contains("directory"), "{out}");
+    let out = err(
+        &env,
+        "file_write",
+        json!({"path": "keep.txt/x", "content": "x"}),
+    )
+    .await;
+    assert!(!out.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("keep.txt")).unwrap(),
+        "precious\n"
+    );
+    assert_eq!(names(&ws), ["dir", "keep.txt"]);
+}
+
 #[tokio::test]
 async fn file_write_refuses_fifos_without_hanging() {
     let (_d, ws, env) = workspace();
