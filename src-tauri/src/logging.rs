@@ -14,6 +14,10 @@ const DEFAULT_FILTER: &str = "info,hyper=warn,reqwest=warn,tao=warn,wry=warn";
 /// Starts logging to `<dir>/paddock.<date>.log`. Keep the guard for the app's lifetime: it
 /// flushes the writer thread on drop.
 pub fn init(dir: &Path) -> Result<WorkerGuard, String> {
+    // The appender prunes old files before it creates the folder: on a first launch that
+    // printed a read_dir error to stderr.
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create the log folder {}: {e}", dir.display()))?;
     let appender = Builder::new()
         .rotation(Rotation::DAILY)
         .filename_prefix("paddock")
@@ -31,4 +35,28 @@ pub fn init(dir: &Path) -> Result<WorkerGuard, String> {
         .try_init()
         .map_err(|e| format!("logging is already set up: {e}"))?;
     Ok(guard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The only test in this binary that installs the global subscriber.
+    #[test]
+    fn a_first_launch_creates_the_log_folder_and_writes_there() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("share/dev.paddock.app/logs");
+        let guard = init(&dir).unwrap();
+        tracing::info!("first line");
+        drop(guard);
+        let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        let name = files[0].file_name().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("paddock.") && name.ends_with(".log"),
+            "{name}"
+        );
+        let text = std::fs::read_to_string(files[0].path()).unwrap();
+        assert!(text.contains("first line"), "{text}");
+    }
 }
