@@ -116,7 +116,10 @@ pub async fn save_settings(project: String, settings: ProjectSettings) -> Result
 pub async fn tool_grants(state: State<'_, Desktop>, project: String) -> Result<Vec<ToolGrantInfo>> {
     let root = projects::canonical(&project)?;
     let settings = projects::load_settings(&root)?;
-    state.project(&root).grants(&settings)
+    let project = state.project(&root);
+    // A server may have changed its tools since the last look.
+    project.mcp(&settings).servers.refresh_tools().await;
+    project.grants(&settings)
 }
 
 #[tauri::command]

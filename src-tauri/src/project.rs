@@ -22,11 +22,13 @@ pub struct McpRun {
 }
 
 impl McpRun {
-    /// Waits until every server has started or failed (each has its own start timeout).
+    /// Waits until every server has started or failed (each has its own start timeout),
+    /// then reads again the tools of any server that said they changed.
     pub async fn wait_ready(&self) {
         let mut ready = self.ready.clone();
         let limit = DEFAULT_START_TIMEOUT + Duration::from_secs(5);
         let _ = tokio::time::timeout(limit, ready.wait_for(|r| *r)).await;
+        self.servers.refresh_tools().await;
     }
 
     fn tool_names(&self) -> Vec<String> {

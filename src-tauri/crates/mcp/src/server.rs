@@ -3,16 +3,18 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use paddock_protocol::{McpServerConfig, McpTransport};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool as RemoteTool};
+use rmcp::service::NotificationContext;
 use rmcp::service::{ClientInitializeError, QuitReason, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{Peer, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::stderr::StderrLog;
@@ -70,8 +72,11 @@ pub struct StartContext<'a> {
 pub struct Server {
     pub name: String,
     pub peer: Peer<RoleClient>,
+    /// The tools listed at start.
     pub tools: Vec<RemoteTool>,
     pub lifeline: Arc<Lifeline>,
+    /// Set when the server says its tool list changed; the host lists them again.
+    tools_changed: Arc<AtomicBool>,
     stop: CancellationToken,
     child: Option<ChildGuard>,
     /// HTTP servers: the client and URL for a liveness check.
@@ -79,6 +84,19 @@ pub struct Server {
 }
 
 impl Server {
+    /// Whether the server said its tools changed since the last call (which clears it).
+    pub fn take_tools_changed(&self) -> bool {
+        self.tools_changed.swap(false, Ordering::AcqRel)
+    }
+
+    /// Lists the server's tools again.
+    pub async fn list_tools(&self) -> Result<Vec<RemoteTool>, String> {
+        self.peer
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("listing its tools failed: {e}"))
+    }
+
     /// The process id of a stdio server.
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().and_then(ChildGuard::pid)
@@ -141,6 +159,8 @@ pub async fn start(
         .map_err(|e| format!("invalid settings: {e}"))?;
     let lifeline = Arc::new(Lifeline::default());
     let stop = CancellationToken::new();
+    let handler = Client::default();
+    let tools_changed = handler.tools_changed.clone();
     match transport {
         McpTransport::Stdio {
             command,
@@ -159,8 +179,7 @@ pub async fn start(
             let stderr = &ctx.stderr;
             let spawned = stdio::spawn(&launch, lifeline.clone(), stderr)?;
             let child = spawned.child;
-            let serve =
-                client_config().serve_with_ct((spawned.stdout, spawned.stdin), stop.clone());
+            let serve = handler.serve_with_ct((spawned.stdout, spawned.stdin), stop.clone());
             let service = tokio::select! {
                 r = serve => match r {
                     Ok(service) => service,
@@ -183,6 +202,7 @@ pub async fn start(
                 peer,
                 tools,
                 lifeline,
+                tools_changed,
                 stop,
                 child: Some(child),
                 http: None,
@@ -192,7 +212,7 @@ pub async fn start(
             let client = http_client(headers)?;
             let transport =
                 StreamableHttpClientTransport::with_client(client.clone(), http_config(url));
-            let service = match client_config().serve_with_ct(transport, stop.clone()).await {
+            let service = match handler.serve_with_ct(transport, stop.clone()).await {
                 Ok(service) => service,
                 Err(e) => {
                     // "Connection refused" says more than rmcp's layered transport error.
@@ -217,6 +237,7 @@ pub async fn start(
                 peer,
                 tools,
                 lifeline,
+                tools_changed,
                 stop,
                 child: None,
                 http: Some((client, url.to_owned())),
@@ -225,11 +246,24 @@ pub async fn start(
     }
 }
 
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("paddock", env!("CARGO_PKG_VERSION")),
-    )
+/// Paddock's side of the connection: who it is, and a flag for `tools/list_changed`.
+#[derive(Default)]
+struct Client {
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("paddock", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        tracing::debug!("an MCP server's tool list changed");
+        self.tools_changed.store(true, Ordering::Release);
+    }
 }
 
 async fn exited_during_start(lifeline: &Lifeline, stderr: &StderrLog) -> String {
@@ -261,7 +295,7 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
 /// Ends the lifeline when rmcp's connection task stops. A stdio process that closed the
 /// connection gets a moment to exit (its status is the better reason), then is killed.
 fn watch_service(
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, Client>,
     lifeline: Arc<Lifeline>,
     kill_child: Option<CancellationToken>,
 ) {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use paddock_kernel::{Tool, ToolRegistry};
 use paddock_protocol::{McpServerConfig, McpServerState, McpServerStatus, McpTransport};
+use rmcp::model::Tool as RemoteTool;
 use tokio::sync::watch;
 
 use crate::naming::tool_name;
@@ -19,6 +20,8 @@ use crate::tool::{DEFAULT_CALL_TIMEOUT, McpTool};
 
 /// Time a server gets to launch, handshake and list its tools.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time a running server gets to list its tools again after saying they changed.
+const REFRESH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Which PATH stdio servers get.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -60,6 +63,8 @@ impl Default for McpOptions {
 struct Entry {
     server: Arc<Server>,
     stderr: StderrLog,
+    /// Per-call limit of its tools.
+    timeout: Duration,
 }
 
 /// The handle to a project's MCP servers. Dropping it kills every stdio server; call
@@ -182,38 +187,13 @@ impl McpServers {
         let results = futures_util::future::join_all(starts).await;
 
         // Names are given in server-name order, so who wins a collision never varies.
-        let mut taken: BTreeMap<String, (String, String)> = lock(&self.tools)
-            .iter()
-            .map(|t| {
-                let owner = (t.server_name().to_owned(), t.remote_name().to_owned());
-                (t.spec().name.clone(), owner)
-            })
-            .collect();
         for (name, config, stderr, result) in results {
             let Some(server) = result else { continue };
             let timeout = config
                 .timeout_secs
                 .filter(|s| *s > 0)
                 .map_or(self.options.call_timeout, Duration::from_secs);
-            let mut names = Vec::new();
-            for remote in &server.tools {
-                let kernel_name = tool_name(name, &remote.name);
-                if let Some((other_server, other_tool)) = taken.get(&kernel_name) {
-                    self.board.warn(
-                        name,
-                        format!(
-                            "tool '{}' was left out: its name {kernel_name} is already used by \
-                             tool '{other_tool}' of server '{other_server}'",
-                            remote.name
-                        ),
-                    );
-                    continue;
-                }
-                taken.insert(kernel_name.clone(), (name.clone(), remote.name.to_string()));
-                names.push(kernel_name.clone());
-                let tool = McpTool::new(kernel_name, remote, server.clone(), timeout);
-                lock(&self.tools).push(Arc::new(tool));
-            }
+            let names = self.add_tools(name, &server, &server.tools, timeout);
             self.board
                 .set(name, McpServerState::Running { tools: names }, None);
             watch_exit(
@@ -222,9 +202,108 @@ impl McpServers {
                 server.lifeline.clone(),
                 stderr.clone(),
             );
-            lock(&self.servers).insert(name.clone(), Entry { server, stderr });
+            let entry = Entry {
+                server,
+                stderr,
+                timeout,
+            };
+            lock(&self.servers).insert(name.clone(), entry);
         }
-        lock(&self.tools).sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+    }
+
+    /// Names one server's tools and adds them, leaving out (with a warning) any whose name
+    /// another server's tool already has; returns the names added.
+    fn add_tools(
+        &self,
+        name: &str,
+        server: &Arc<Server>,
+        remote: &[RemoteTool],
+        timeout: Duration,
+    ) -> Vec<String> {
+        let mut tools = lock(&self.tools);
+        let mut taken: BTreeMap<String, (String, String)> = tools
+            .iter()
+            .map(|t| {
+                let owner = (t.server_name().to_owned(), t.remote_name().to_owned());
+                (t.spec().name.clone(), owner)
+            })
+            .collect();
+        let mut names = Vec::new();
+        let mut warnings = Vec::new();
+        for remote in remote {
+            let kernel_name = tool_name(name, &remote.name);
+            if let Some((other_server, other_tool)) = taken.get(&kernel_name) {
+                warnings.push(format!(
+                    "tool '{}' was left out: its name {kernel_name} is already used by \
+                     tool '{other_tool}' of server '{other_server}'",
+                    remote.name
+                ));
+                continue;
+            }
+            taken.insert(
+                kernel_name.clone(),
+                (name.to_owned(), remote.name.to_string()),
+            );
+            names.push(kernel_name.clone());
+            tools.push(Arc::new(McpTool::new(
+                kernel_name,
+                remote,
+                server.clone(),
+                timeout,
+            )));
+        }
+        tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+        drop(tools);
+        for warning in warnings {
+            self.board.warn(name, warning);
+        }
+        names
+    }
+
+    /// Lists again the tools of every server that said its list changed (MCP
+    /// `notifications/tools/list_changed`), so the next run and the grants screen see them.
+    /// Hosts call this before building a run's tools. A server that cannot answer keeps its
+    /// old tools, with a warning. Returns whether any tool list was replaced.
+    pub async fn refresh_tools(&self) -> bool {
+        let changed: Vec<(String, Arc<Server>, Duration)> = lock(&self.servers)
+            .iter()
+            .filter(|(_, e)| e.server.take_tools_changed())
+            .map(|(name, e)| (name.clone(), e.server.clone(), e.timeout))
+            .collect();
+        let mut replaced = false;
+        for (name, server, timeout) in changed {
+            let listed = tokio::time::timeout(REFRESH_TIMEOUT, server.list_tools())
+                .await
+                .unwrap_or_else(|_| {
+                    Err(format!(
+                        "it did not list them within {} s",
+                        REFRESH_TIMEOUT.as_secs()
+                    ))
+                });
+            let remote = match listed {
+                Ok(remote) => remote,
+                Err(e) => {
+                    self.board.warn(
+                        &name,
+                        format!("its tool list changed but could not be read again: {e}"),
+                    );
+                    continue;
+                }
+            };
+            lock(&self.tools).retain(|t| t.server_name() != name);
+            let names = self.add_tools(&name, &server, &remote, timeout);
+            tracing::info!(
+                "MCP server '{name}' changed its tools: {}",
+                names.join(", ")
+            );
+            // A server that went away meanwhile keeps the status its exit gave it.
+            if server.lifeline.reason().is_none() {
+                self.board
+                    .set(&name, McpServerState::Running { tools: names }, None);
+            }
+            replaced = true;
+        }
+        replaced
     }
 
     async fn report_failure(&self, name: &str, error: String, stderr: &StderrLog) {

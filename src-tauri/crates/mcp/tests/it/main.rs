@@ -6,3 +6,4 @@ mod common;
 mod everything;
 mod failures;
 mod lifecycle;
+mod list_changed;
