@@ -73,6 +73,10 @@ pub struct ProviderConfig {
     pub default_max_tokens: u32,
     /// Anthropic extended thinking: the token budget, `None` leaves it off.
     pub thinking_budget: Option<u32>,
+    /// Anthropic prompt caching: mark the system prompt (or the tools) and the last two user
+    /// turns as cache breakpoints, so each turn of a run re-reads the conversation so far at
+    /// the cached rate. On by default; prompts below the model's minimum are not cached.
+    pub prompt_cache: bool,
     /// OpenAI-compatible: recover tool calls printed as text when none came natively.
     pub text_tool_calls: bool,
     pub on_retry: Option<RetryHook>,
@@ -89,6 +93,7 @@ impl ProviderConfig {
             retry: RetryPolicy::default(),
             default_max_tokens: 8192,
             thinking_budget: None,
+            prompt_cache: true,
             text_tool_calls: true,
             on_retry: None,
         }
@@ -174,6 +179,7 @@ impl fmt::Debug for ProviderConfig {
             .field("retry", &self.retry)
             .field("default_max_tokens", &self.default_max_tokens)
             .field("thinking_budget", &self.thinking_budget)
+            .field("prompt_cache", &self.prompt_cache)
             .field("text_tool_calls", &self.text_tool_calls)
             .field("on_retry", &self.on_retry.as_ref().map(|_| "hook"))
             .finish()

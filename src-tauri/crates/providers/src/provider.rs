@@ -56,6 +56,7 @@ impl Provider {
             anthropic: anthropic::Options {
                 default_max_tokens: config.default_max_tokens,
                 thinking_budget: config.thinking_budget,
+                prompt_cache: config.prompt_cache,
             },
             text_tool_calls: config.text_tool_calls,
         })

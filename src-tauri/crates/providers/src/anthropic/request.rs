@@ -9,6 +9,16 @@ use serde_json::{Map, Value, json};
 pub(crate) struct Options {
     pub default_max_tokens: u32,
     pub thinking_budget: Option<u32>,
+    pub prompt_cache: bool,
+}
+
+/// User turns, counted from the end, whose last block is a cache breakpoint: the newest
+/// writes the cache, the one before reads what the previous call wrote. With the system
+/// prompt (or the tools) that makes 3 of the API's 4 breakpoints.
+const CACHED_USER_TURNS: usize = 2;
+
+fn cache_control() -> Value {
+    json!({"type": "ephemeral"})
 }
 
 pub(crate) fn body(req: &ModelRequest<'_>, opts: Options) -> Value {
@@ -25,13 +35,22 @@ pub(crate) fn body(req: &ModelRequest<'_>, opts: Options) -> Value {
     }
     body.insert("max_tokens".into(), json!(max_tokens));
     body.insert("stream".into(), json!(true));
-    if let Some(system) = req.system.filter(|s| !s.is_empty()) {
-        body.insert("system".into(), json!(system));
+    let system = req.system.filter(|s| !s.is_empty());
+    if let Some(system) = system {
+        let system = if opts.prompt_cache {
+            json!([{"type": "text", "text": system, "cache_control": cache_control()}])
+        } else {
+            json!(system)
+        };
+        body.insert("system".into(), system);
     }
-    let messages: Vec<Value> = req.messages.iter().filter_map(message).collect();
+    let mut messages: Vec<Value> = req.messages.iter().filter_map(message).collect();
+    if opts.prompt_cache {
+        mark_user_turns(&mut messages);
+    }
     body.insert("messages".into(), Value::Array(messages));
     if !req.tools.is_empty() {
-        let tools = req
+        let mut tools: Vec<Value> = req
             .tools
             .iter()
             .map(|t| {
@@ -44,9 +63,30 @@ pub(crate) fn body(req: &ModelRequest<'_>, opts: Options) -> Value {
                 Value::Object(tool)
             })
             .collect();
+        // Tools come before the system prompt: with no system prompt, cache them alone.
+        if opts.prompt_cache && system.is_none() {
+            if let Some(last) = tools.last_mut() {
+                last["cache_control"] = cache_control();
+            }
+        }
         body.insert("tools".into(), Value::Array(tools));
     }
     Value::Object(body)
+}
+
+/// Marks the last block of the last [`CACHED_USER_TURNS`] user messages. User messages hold
+/// only text and tool results, both of which may carry a breakpoint (thinking may not).
+fn mark_user_turns(messages: &mut [Value]) {
+    let users = messages
+        .iter_mut()
+        .rev()
+        .filter(|m| m["role"] == "user")
+        .take(CACHED_USER_TURNS);
+    for m in users {
+        if let Some(last) = m["content"].as_array_mut().and_then(|c| c.last_mut()) {
+            last["cache_control"] = cache_control();
+        }
+    }
 }
 
 fn message(m: &Message) -> Option<Value> {
@@ -159,6 +199,7 @@ mod tests {
             Options {
                 default_max_tokens: 1000,
                 thinking_budget: Some(2000),
+                prompt_cache: false,
             },
         );
         assert_eq!(
@@ -183,5 +224,136 @@ mod tests {
                 "tools": [{"name": "echo", "input_schema": {"type": "object"}}]
             })
         );
+    }
+
+    fn cached(system: Option<&str>, messages: &[Message], tools: &[ToolSpec]) -> Value {
+        let req = ModelRequest {
+            model: "claude-x",
+            system,
+            messages,
+            tools,
+            max_output_tokens: None,
+        };
+        body(
+            &req,
+            Options {
+                default_max_tokens: 1000,
+                thinking_budget: None,
+                prompt_cache: true,
+            },
+        )
+    }
+
+    fn breakpoints(v: &Value) -> usize {
+        match v {
+            Value::Object(m) => {
+                usize::from(m.contains_key("cache_control"))
+                    + m.values().map(breakpoints).sum::<usize>()
+            }
+            Value::Array(a) => a.iter().map(breakpoints).sum(),
+            _ => 0,
+        }
+    }
+
+    fn tool_turn(id: &str) -> [Message; 2] {
+        [
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    ContentBlock::Thinking {
+                        thinking: "hmm".into(),
+                        signature: Some("sig".into()),
+                    },
+                    ContentBlock::ToolCall(ToolCall {
+                        id: id.into(),
+                        name: "echo".into(),
+                        input: json!({}),
+                        parsed_from_text: false,
+                    }),
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![ContentBlock::ToolResult(ToolResult {
+                    tool_call_id: id.into(),
+                    content: "ok".into(),
+                    is_error: false,
+                })],
+            },
+        ]
+    }
+
+    #[test]
+    fn caches_the_system_prompt_and_the_last_two_user_turns() {
+        let tools = vec![ToolSpec {
+            name: "echo".into(),
+            description: String::new(),
+            input_schema: json!({"type": "object"}),
+        }];
+        let mut messages = vec![Message::user_text("first")];
+        messages.extend(tool_turn("t1"));
+        messages.extend(tool_turn("t2"));
+        let got = cached(Some("be brief"), &messages, &tools);
+        let mark = json!({"type": "ephemeral"});
+        assert_eq!(
+            got["system"],
+            json!([{"type": "text", "text": "be brief", "cache_control": mark}])
+        );
+        assert!(
+            got["tools"][0].get("cache_control").is_none(),
+            "the system mark covers tools"
+        );
+        let msgs = got["messages"].as_array().unwrap();
+        assert!(
+            msgs[0]["content"][0].get("cache_control").is_none(),
+            "only two user turns"
+        );
+        assert_eq!(msgs[2]["content"][0]["cache_control"], mark);
+        assert_eq!(msgs[4]["content"][0]["cache_control"], mark);
+        for assistant in [&msgs[1], &msgs[3]] {
+            assert_eq!(breakpoints(assistant), 0, "thinking may not carry one");
+        }
+        assert_eq!(breakpoints(&got), 3, "within the API's 4");
+    }
+
+    #[test]
+    fn without_a_system_prompt_the_tools_are_cached_and_off_means_off() {
+        let tools = vec![
+            ToolSpec {
+                name: "a".into(),
+                description: String::new(),
+                input_schema: json!({"type": "object"}),
+            },
+            ToolSpec {
+                name: "b".into(),
+                description: String::new(),
+                input_schema: json!({"type": "object"}),
+            },
+        ];
+        let messages = vec![Message::user_text("hi")];
+        let got = cached(None, &messages, &tools);
+        assert!(got.get("system").is_none());
+        assert!(got["tools"][0].get("cache_control").is_none());
+        assert_eq!(
+            got["tools"][1]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert_eq!(breakpoints(&got), 2);
+
+        let req = ModelRequest {
+            model: "claude-x",
+            system: Some("s"),
+            messages: &messages,
+            tools: &tools,
+            max_output_tokens: None,
+        };
+        let off = Options {
+            default_max_tokens: 1000,
+            thinking_budget: None,
+            prompt_cache: false,
+        };
+        let got = body(&req, off);
+        assert_eq!(got["system"], "s");
+        assert_eq!(breakpoints(&got), 0);
     }
 }
