@@ -245,7 +245,16 @@ export type TeammateSettings = { name: string, systemPrompt?: string,
  */
 model?: string, preset?: ToolPreset, tools?: { [key in string]: Grant }, maxTurns?: number, };
 
-export type TokenUsage = { input_tokens: number, output_tokens: number, };
+export type TokenUsage = { 
+/**
+ * Every input token, cached ones included.
+ */
+input_tokens: number, output_tokens: number, 
+/**
+ * The part of `input_tokens` read from the provider's prompt cache (billed at a
+ * fraction). Absent in sessions written before it was counted.
+ */
+cache_read_tokens: number, };
 
 export type ToolCall = { id: string, name: string, input: unknown, 
 /**

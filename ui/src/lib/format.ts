@@ -3,8 +3,11 @@ import type { ErrorKind, ExitReason, TokenUsage } from './bindings';
 
 const num = new Intl.NumberFormat('en');
 
-export const formatTokens = (u: TokenUsage) =>
-  `${num.format(u.input_tokens)} in · ${num.format(u.output_tokens)} out`;
+/** "1,234 in · 5 out", with "(1,000 cached)" after the input when the prompt cache served some. */
+export const formatTokens = (u: TokenUsage) => {
+  const cached = u.cache_read_tokens ? ` (${num.format(u.cache_read_tokens)} cached)` : '';
+  return `${num.format(u.input_tokens)} in${cached} · ${num.format(u.output_tokens)} out`;
+};
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

@@ -68,7 +68,10 @@ describe('treeRows', () => {
 
 describe('format', () => {
   it('formats usage, durations and run ends', () => {
-    expect(formatTokens({ input_tokens: 1234, output_tokens: 5 })).toBe('1,234 in · 5 out');
+    expect(formatTokens({ input_tokens: 1234, output_tokens: 5, cache_read_tokens: 0 })).toBe('1,234 in · 5 out');
+    expect(formatTokens({ input_tokens: 1234, output_tokens: 5, cache_read_tokens: 1000 })).toBe(
+      '1,234 in (1,000 cached) · 5 out',
+    );
     expect(formatDuration(12)).toBe('12 ms');
     expect(formatDuration(1500)).toBe('1.5 s');
     expect(exitText('max_turns', 10)).toContain('max turns');

@@ -49,7 +49,7 @@ describe('SessionController', () => {
     s.draft = 'one';
     await s.send();
     emit({ type: 'run_started', agent: 'main', model: 'm' });
-    emit({ type: 'run_finished', exit: 'end_turn', turns: 0, usage: { input_tokens: 0, output_tokens: 0 } });
+    emit({ type: 'run_finished', exit: 'end_turn', turns: 0, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 } });
     await vi.waitFor(() => expect(s.running).toBe(false));
     s.draft = 'two';
     await s.send();

@@ -246,13 +246,13 @@ describe('usage', () => {
     const t = play([
       ...start,
       { type: 'usage', turn: usage(100, 10), total: usage(100, 10) },
-      { type: 'usage', turn: usage(40, 4), total: usage(140, 14) },
+      { type: 'usage', turn: usage(40, 4, 30), total: usage(140, 14, 30) },
       { type: 'turn_started', turn: 2 },
-      { type: 'usage', turn: usage(200, 20), total: usage(340, 34) },
+      { type: 'usage', turn: usage(200, 20, 150), total: usage(340, 34, 180) },
     ]);
     const run = t.runs[0]!;
-    expect(run.turns.map((x) => x.usage)).toEqual([usage(140, 14), usage(200, 20)]);
-    expect(run.usage).toEqual(usage(340, 34));
+    expect(run.turns.map((x) => x.usage)).toEqual([usage(140, 14, 30), usage(200, 20, 150)]);
+    expect(run.usage).toEqual(usage(340, 34, 180));
   });
 
   it('adds up every run of the session', () => {

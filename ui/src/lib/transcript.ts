@@ -87,12 +87,13 @@ const RESULT_TURNS = 2;
 
 export const emptyTranscript = (): Transcript => ({ runs: [] });
 
-const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0 };
+const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 };
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
   };
 }
 

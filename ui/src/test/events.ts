@@ -2,9 +2,10 @@
 // approval.rs), so reducer tests read as the run they describe.
 import type { AgentEvent, ContentBlock, Message, TokenUsage, ToolCall } from '../lib/bindings';
 
-export const usage = (input_tokens: number, output_tokens: number): TokenUsage => ({
+export const usage = (input_tokens: number, output_tokens: number, cache_read_tokens = 0): TokenUsage => ({
   input_tokens,
   output_tokens,
+  cache_read_tokens,
 });
 
 export const call = (id: string, name: string, input: unknown = {}): ToolCall => ({

@@ -91,7 +91,7 @@ describe('ToolCard', () => {
             {
               agent: 'helper',
               notices: [],
-              usage: { input_tokens: 0, output_tokens: 0 },
+              usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 },
               turns: [
                 {
                   n: 1,

@@ -4,10 +4,16 @@ use ts_rs::TS;
 /// Tokens a model call (or a whole run) consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TokenUsage {
+    /// Every input token, cached ones included.
     #[ts(type = "number")]
     pub input_tokens: u64,
     #[ts(type = "number")]
     pub output_tokens: u64,
+    /// The part of `input_tokens` read from the provider's prompt cache (billed at a
+    /// fraction). Absent in sessions written before it was counted.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub cache_read_tokens: u64,
 }
 
 impl TokenUsage {
@@ -15,7 +21,14 @@ impl TokenUsage {
         Self {
             input_tokens,
             output_tokens,
+            cache_read_tokens: 0,
         }
+    }
+
+    /// The same usage, with `tokens` of its input read from the prompt cache.
+    pub const fn with_cache_read(mut self, tokens: u64) -> Self {
+        self.cache_read_tokens = tokens;
+        self
     }
 
     /// Input plus output: what the token budget is measured against.
@@ -24,7 +37,7 @@ impl TokenUsage {
     }
 
     pub const fn is_zero(&self) -> bool {
-        self.input_tokens == 0 && self.output_tokens == 0
+        self.input_tokens == 0 && self.output_tokens == 0 && self.cache_read_tokens == 0
     }
 }
 
@@ -34,6 +47,7 @@ impl std::ops::Add for TokenUsage {
         Self {
             input_tokens: self.input_tokens.saturating_add(rhs.input_tokens),
             output_tokens: self.output_tokens.saturating_add(rhs.output_tokens),
+            cache_read_tokens: self.cache_read_tokens.saturating_add(rhs.cache_read_tokens),
         }
     }
 }
@@ -56,5 +70,20 @@ mod tests {
         assert_eq!(u.total(), 18);
         let big = TokenUsage::new(u64::MAX, 1);
         assert_eq!(big.total(), u64::MAX);
+        let cached = TokenUsage::new(100, 1).with_cache_read(80)
+            + TokenUsage::new(50, 1).with_cache_read(40);
+        assert_eq!(cached.cache_read_tokens, 120);
+        assert_eq!(
+            cached.total(),
+            152,
+            "cached input is input: the budget counts it once"
+        );
+    }
+
+    #[test]
+    fn older_sessions_without_cache_figures_still_read() {
+        let old: TokenUsage =
+            serde_json::from_str(r#"{"input_tokens":3,"output_tokens":4}"#).unwrap();
+        assert_eq!(old, TokenUsage::new(3, 4));
     }
 }

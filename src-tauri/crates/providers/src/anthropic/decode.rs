@@ -34,6 +34,7 @@ pub(crate) struct AnthropicDecoder {
     /// Usage so far: Anthropic's counts are cumulative, the kernel wants increments.
     input: u64,
     output: u64,
+    cache_read: u64,
     done: bool,
 }
 
@@ -45,6 +46,7 @@ impl AnthropicDecoder {
             stop: None,
             input: 0,
             output: 0,
+            cache_read: 0,
             done: false,
         }
     }
@@ -61,6 +63,10 @@ impl AnthropicDecoder {
             let input: u64 = parts.iter().flatten().sum();
             delta.input_tokens = input.saturating_sub(self.input);
             self.input = self.input.max(input);
+        }
+        if let Some(read) = field("cache_read_input_tokens") {
+            delta.cache_read_tokens = read.saturating_sub(self.cache_read);
+            self.cache_read = self.cache_read.max(read);
         }
         if let Some(output) = field("output_tokens") {
             delta.output_tokens = output.saturating_sub(self.output);

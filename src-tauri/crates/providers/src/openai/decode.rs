@@ -106,7 +106,14 @@ impl OpenAiDecoder {
         if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
             // Some servers repeat running totals on every chunk: keep the last, emit once.
             let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-            self.usage = Some(TokenUsage::new(n("prompt_tokens"), n("completion_tokens")));
+            // OpenAI counts prompt-cache hits inside prompt_tokens, and says how many.
+            let cached = usage
+                .pointer("/prompt_tokens_details/cached_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            self.usage = Some(
+                TokenUsage::new(n("prompt_tokens"), n("completion_tokens")).with_cache_read(cached),
+            );
         }
         let Some(choice) = v
             .get("choices")
@@ -354,6 +361,30 @@ mod tests {
         let err = d.finish(&mut out).unwrap_err();
         assert_eq!(err.error.kind, ErrorKind::Network);
         assert!(err.retryable);
+    }
+
+    #[test]
+    fn cached_prompt_tokens_are_counted_as_cache_reads() {
+        let mut d = decoder(&[]);
+        let mut out = feed(
+            &mut d,
+            &[
+                json!({"choices": [{"delta": {"content": "x"}, "finish_reason": "stop"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 2006, "completion_tokens": 300,
+                    "prompt_tokens_details": {"cached_tokens": 1920}}}),
+            ],
+        );
+        d.finish(&mut out).unwrap();
+        let usage: Vec<_> = out
+            .iter()
+            .filter(|e| matches!(e, ModelEvent::Usage(_)))
+            .collect();
+        assert_eq!(
+            usage,
+            vec![&ModelEvent::Usage(
+                TokenUsage::new(2006, 300).with_cache_read(1920)
+            )]
+        );
     }
 
     #[test]
