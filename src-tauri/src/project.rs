@@ -145,7 +145,7 @@ impl ProjectState {
         let tools = mcp.servers.runtime_tools();
         // The keychain answers over D-Bus, which blocks.
         let runtime = tauri::async_runtime::spawn_blocking(move || {
-            ProjectRuntime::new(project, &RunOptions::default(), Some(&*keys), tools, None)
+            ProjectRuntime::new(project, &RunOptions::default(), Some(&*keys), tools)
         })
         .await
         .map_err(ToAppError::app_error)?
@@ -179,8 +179,8 @@ pub fn grant_info(
         root: root.to_path_buf(),
         settings: settings.clone(),
     };
-    let runtime = ProjectRuntime::new(project, &stand_in, None, tools, None)
-        .map_err(ToAppError::app_error)?;
+    let runtime =
+        ProjectRuntime::new(project, &stand_in, None, tools).map_err(ToAppError::app_error)?;
     Ok(runtime.grant_info())
 }
 

@@ -93,14 +93,7 @@ async fn run_agent(
         resumed,
         prompt,
     } = prepared;
-    let runtime = ProjectRuntime::new(
-        project,
-        &options,
-        Some(&CliKeys),
-        mcp.runtime_tools(),
-        // Retries reach the user as warning events in the run's own stream.
-        None,
-    )?;
+    let runtime = ProjectRuntime::new(project, &options, Some(&CliKeys), mcp.runtime_tools())?;
     let root = runtime.project().root.clone();
     let is_resume = resumed.is_some();
     let (history, writer) = match resumed {

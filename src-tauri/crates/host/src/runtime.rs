@@ -6,7 +6,7 @@ use paddock_kernel::{
     Agent, AgentConfig, GrantPolicy, Model, Tool, ToolEnv, ToolRegistry, settings,
 };
 use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus, ToolGrantInfo};
-use paddock_providers::{ApiKey, Provider, ProviderConfig, RetryHook};
+use paddock_providers::{ApiKey, Provider, ProviderConfig};
 
 use crate::keys::{KeyStore, resolve_key};
 use crate::{HostError, Project, RunOptions};
@@ -34,7 +34,6 @@ impl ProjectRuntime {
         options: &RunOptions,
         keys: Option<&dyn KeyStore>,
         runtime_tools: Vec<Arc<dyn Tool>>,
-        on_retry: Option<RetryHook>,
     ) -> Result<Self, HostError> {
         let effective = options.apply(&project.settings);
         settings::validate(&effective)
@@ -52,7 +51,7 @@ impl ProjectRuntime {
         })?;
         let key = resolve_key(provider, keys)?;
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
-        let model = build_model(provider, s.base_url.as_deref(), key, on_retry)?;
+        let model = build_model(provider, s.base_url.as_deref(), key)?;
 
         let env = Arc::new(project.tool_env(secrets));
         let sandbox = paddock_kernel::sandbox::status(&env);
@@ -162,7 +161,6 @@ fn build_model(
     provider: ProviderKind,
     base_url: Option<&str>,
     key: Option<ApiKey>,
-    on_retry: Option<RetryHook>,
 ) -> Result<Arc<dyn Model>, HostError> {
     let mut config = ProviderConfig::new(provider);
     if let Some(url) = base_url {
@@ -173,7 +171,6 @@ fn build_model(
     }
     // Headless fallback for whatever the settings and flags left unset.
     config = config.with_env();
-    config.on_retry = on_retry;
     Ok(Arc::new(Provider::new(config)?))
 }
 

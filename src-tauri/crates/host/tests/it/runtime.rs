@@ -38,7 +38,7 @@ fn settings_and_flags_make_the_agent() {
         max_token_budget: Some(500),
         ..RunOptions::default()
     };
-    let rt = ProjectRuntime::new(project, &options, None, Vec::new(), None).unwrap();
+    let rt = ProjectRuntime::new(project, &options, None, Vec::new()).unwrap();
     assert_eq!(rt.model_name(), "llama");
     let config = rt.agent_config();
     assert_eq!(config.max_turns, 4);
@@ -90,14 +90,8 @@ fn teammates_bring_the_delegation_tool_which_must_still_be_granted() {
     });
     s.workspace = WorkspaceMode::Project;
     let (_d, project) = project_with(s);
-    let rt = ProjectRuntime::new(
-        project.clone(),
-        &RunOptions::default(),
-        None,
-        Vec::new(),
-        None,
-    )
-    .unwrap();
+    let rt =
+        ProjectRuntime::new(project.clone(), &RunOptions::default(), None, Vec::new()).unwrap();
     let delegate = rt
         .grant_info()
         .into_iter()
@@ -109,7 +103,7 @@ fn teammates_bring_the_delegation_tool_which_must_still_be_granted() {
         allow: vec!["delegate_to_agent".into()],
         ..RunOptions::default()
     };
-    let rt = ProjectRuntime::new(project, &opts, None, Vec::new(), None).unwrap();
+    let rt = ProjectRuntime::new(project, &opts, None, Vec::new()).unwrap();
     let delegate = rt
         .grant_info()
         .into_iter()
@@ -124,8 +118,7 @@ fn missing_model_and_missing_key_are_clear_errors() {
         model: None,
         ..local()
     });
-    let Err(err) = ProjectRuntime::new(project, &RunOptions::default(), None, Vec::new(), None)
-    else {
+    let Err(err) = ProjectRuntime::new(project, &RunOptions::default(), None, Vec::new()) else {
         panic!()
     };
     assert_eq!(err.kind(), HostErrorKind::Usage);
@@ -139,7 +132,7 @@ fn missing_model_and_missing_key_are_clear_errors() {
     let empty = FakeStore::default();
     // Only meaningful when the developer's shell has no Anthropic key set.
     if std::env::var_os("ANTHROPIC_API_KEY").is_none() {
-        let Err(err) = ProjectRuntime::new(project, &opts, Some(&empty), Vec::new(), None) else {
+        let Err(err) = ProjectRuntime::new(project, &opts, Some(&empty), Vec::new()) else {
             panic!()
         };
         assert_eq!(err.kind(), HostErrorKind::Provider);
