@@ -116,10 +116,7 @@ pub async fn save_settings(project: String, settings: ProjectSettings) -> Result
 pub async fn tool_grants(state: State<'_, Desktop>, project: String) -> Result<Vec<ToolGrantInfo>> {
     let root = projects::canonical(&project)?;
     let settings = projects::load_settings(&root)?;
-    let project = state.project(&root);
-    // A server may have changed its tools since the last look.
-    project.mcp(&settings).servers.refresh_tools().await;
-    project.grants(&settings)
+    state.project(&root).grants(&settings).await
 }
 
 #[tauri::command]
@@ -142,7 +139,7 @@ pub async fn set_tool_grant(
             s.tools.remove(&tool);
         }
     })?;
-    state.project(&root).grants(&settings)
+    state.project(&root).grants(&settings).await
 }
 
 #[tauri::command]
@@ -153,7 +150,7 @@ pub async fn set_preset(
 ) -> Result<Vec<ToolGrantInfo>> {
     let root = projects::canonical(&project)?;
     let settings = projects::update_settings(&root, |s| s.preset = preset)?;
-    state.project(&root).grants(&settings)
+    state.project(&root).grants(&settings).await
 }
 
 #[tauri::command]

@@ -155,9 +155,12 @@ impl ProjectState {
         Ok(runtime)
     }
 
-    /// Every tool with its effective grant and why, with the MCP tools that are up now.
-    pub fn grants(&self, settings: &ProjectSettings) -> AppResult<Vec<ToolGrantInfo>> {
-        let tools = self.mcp(settings).servers.runtime_tools();
+    /// Every tool with its effective grant and why, with the MCP tools that are up now
+    /// (read again from any server that said they changed).
+    pub async fn grants(&self, settings: &ProjectSettings) -> AppResult<Vec<ToolGrantInfo>> {
+        let servers = &self.mcp(settings).servers;
+        servers.refresh_tools().await;
+        let tools = servers.runtime_tools();
         grant_info(&self.root, settings, tools)
     }
 }
