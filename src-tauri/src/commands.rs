@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use paddock_kernel::events::FnSink;
+use paddock_host::{FnSink, workspace};
 use paddock_protocol::{
     AgentEvent, AppError, ApprovalDecision, ConnectionReport, ExportFormat, FilePreview, Grant,
     KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectSettings, ProviderKind,
@@ -13,9 +13,10 @@ use paddock_protocol::{
 use tauri::ipc::{Channel, Invoke};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 
+use crate::error::ToAppError;
 use crate::error::{AppResult, internal, invalid};
 use crate::state::Desktop;
-use crate::{keys, projects, runs, sessions, watch, windows, workspace};
+use crate::{keys, projects, runs, sessions, watch, windows};
 
 type Result<T> = std::result::Result<T, AppError>;
 
@@ -116,7 +117,11 @@ pub async fn save_settings(project: String, settings: ProjectSettings) -> Result
 pub async fn tool_grants(state: State<'_, Desktop>, project: String) -> Result<Vec<ToolGrantInfo>> {
     let root = projects::canonical(&project)?;
     let settings = projects::load_settings(&root)?;
-    state.project(&root).grants(&settings).await
+    state
+        .project(&root)
+        .grants(&settings)
+        .await
+        .map_err(ToAppError::app_error)
 }
 
 #[tauri::command]
@@ -139,7 +144,11 @@ pub async fn set_tool_grant(
             s.tools.remove(&tool);
         }
     })?;
-    state.project(&root).grants(&settings).await
+    state
+        .project(&root)
+        .grants(&settings)
+        .await
+        .map_err(ToAppError::app_error)
 }
 
 #[tauri::command]
@@ -150,7 +159,11 @@ pub async fn set_preset(
 ) -> Result<Vec<ToolGrantInfo>> {
     let root = projects::canonical(&project)?;
     let settings = projects::update_settings(&root, |s| s.preset = preset)?;
-    state.project(&root).grants(&settings).await
+    state
+        .project(&root)
+        .grants(&settings)
+        .await
+        .map_err(ToAppError::app_error)
 }
 
 #[tauri::command]
@@ -160,14 +173,14 @@ pub async fn mcp_status(
 ) -> Result<Vec<McpServerStatus>> {
     let root = projects::canonical(&project)?;
     let settings = projects::load_settings(&root)?;
-    Ok(state.project(&root).mcp(&settings).servers.statuses())
+    Ok(state.project(&root).mcp(&settings).statuses())
 }
 
 // Providers and keys
 
 #[tauri::command]
 pub async fn key_status(state: State<'_, Desktop>, provider: ProviderKind) -> Result<KeyStatus> {
-    keys::status(state.keys.clone(), provider).await
+    keys::status(state.keys(), provider).await
 }
 
 #[tauri::command]
@@ -176,8 +189,8 @@ pub async fn set_api_key(
     provider: ProviderKind,
     key: String,
 ) -> Result<KeyStatus> {
-    let status = keys::set(state.keys.clone(), provider, key).await;
-    state.keys_changed();
+    let status = keys::set(state.keys(), provider, key).await;
+    state.service.keys_changed();
     status
 }
 
@@ -186,8 +199,8 @@ pub async fn delete_api_key(
     state: State<'_, Desktop>,
     provider: ProviderKind,
 ) -> Result<KeyStatus> {
-    let status = keys::delete(state.keys.clone(), provider).await;
-    state.keys_changed();
+    let status = keys::delete(state.keys(), provider).await;
+    state.service.keys_changed();
     status
 }
 
@@ -197,7 +210,7 @@ pub async fn list_models(
     provider: ProviderKind,
     base_url: Option<String>,
 ) -> Result<Vec<ModelInfo>> {
-    keys::list_models(state.keys.clone(), provider, base_url).await
+    keys::list_models(state.keys(), provider, base_url).await
 }
 
 #[tauri::command]
@@ -207,7 +220,7 @@ pub async fn test_connection(
     base_url: Option<String>,
     model: Option<String>,
 ) -> Result<ConnectionReport> {
-    keys::test_connection(state.keys.clone(), provider, base_url, model).await
+    keys::test_connection(state.keys(), provider, base_url, model).await
 }
 
 // Runs and sessions
@@ -235,7 +248,7 @@ pub async fn stop_run(
     session_id: String,
 ) -> Result<()> {
     state
-        .runs
+        .runs()
         .stop(&projects::canonical(&project)?, &session_id);
     Ok(())
 }
@@ -250,8 +263,9 @@ pub async fn approve(
 ) -> Result<()> {
     let root = projects::canonical(&project)?;
     state
-        .runs
+        .runs()
         .approve(&root, &session_id, &request_id, decision)
+        .map_err(ToAppError::app_error)
 }
 
 #[tauri::command]
@@ -259,7 +273,7 @@ pub async fn list_sessions(
     state: State<'_, Desktop>,
     project: String,
 ) -> Result<Vec<SessionSummary>> {
-    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    let (root, store) = (projects::canonical(&project)?, state.store().clone());
     blocking(move || sessions::list(&store, &root)).await
 }
 
@@ -269,7 +283,7 @@ pub async fn search_sessions(
     project: String,
     query: String,
 ) -> Result<Vec<SearchHit>> {
-    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    let (root, store) = (projects::canonical(&project)?, state.store().clone());
     blocking(move || sessions::search(&store, &root, &query)).await
 }
 
@@ -279,7 +293,7 @@ pub async fn load_session(
     project: String,
     session_id: String,
 ) -> Result<SessionTranscript> {
-    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    let (root, store) = (projects::canonical(&project)?, state.store().clone());
     blocking(move || sessions::load(&store, &root, &session_id)).await
 }
 
@@ -290,7 +304,7 @@ pub async fn delete_session(
     session_id: String,
 ) -> Result<()> {
     let root = projects::canonical(&project)?;
-    sessions::delete(&state.store, &state.runs, &root, &session_id)
+    sessions::delete(state.store(), state.runs(), &root, &session_id)
 }
 
 #[tauri::command]
@@ -301,7 +315,7 @@ pub async fn export_session<R: Runtime>(
     session_id: String,
     format: ExportFormat,
 ) -> Result<Option<String>> {
-    let (root, store) = (projects::canonical(&project)?, state.store.clone());
+    let (root, store) = (projects::canonical(&project)?, state.store().clone());
     let (text, name) =
         blocking(move || sessions::export(&store, &root, &session_id, format)).await?;
     let Some(path) = windows::pick_save_path(&app, &name).await? else {
@@ -317,13 +331,19 @@ pub async fn export_session<R: Runtime>(
 #[tauri::command]
 pub async fn workspace_tree(project: String) -> Result<WorkspaceTree> {
     let root = projects::canonical(&project)?;
-    blocking(move || workspace::tree(&projects::workspace_root(&root))).await
+    blocking(move || {
+        workspace::tree(&projects::workspace_root(&root)).map_err(ToAppError::app_error)
+    })
+    .await
 }
 
 #[tauri::command]
 pub async fn read_workspace_file(project: String, path: String) -> Result<FilePreview> {
     let root = projects::canonical(&project)?;
-    blocking(move || workspace::preview(&projects::workspace_root(&root), &path)).await
+    blocking(move || {
+        workspace::preview(&projects::workspace_root(&root), &path).map_err(ToAppError::app_error)
+    })
+    .await
 }
 
 #[tauri::command]

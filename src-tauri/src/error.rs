@@ -3,12 +3,9 @@
 
 use std::fmt::Display;
 
-use paddock_host::{HostError, HostErrorKind, KeyError};
-use paddock_kernel::ModelError;
-use paddock_kernel::approval::ApprovalError;
-use paddock_kernel::sandbox::PathError;
-use paddock_kernel::session::SessionError;
-use paddock_kernel::settings::SettingsError;
+use paddock_host::session::SessionError;
+use paddock_host::settings::SettingsError;
+use paddock_host::{HostError, HostErrorKind, KeyError, ModelError, PathError};
 use paddock_protocol::{AppError, AppErrorCode};
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -40,6 +37,7 @@ impl ToAppError for HostError {
             Self::Session(e) => e.app_error(),
             Self::Keychain(e) => e.app_error(),
             Self::Provider(e) => e.app_error(),
+            Self::Path(e) => e.app_error(),
             Self::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 app_error(AppErrorCode::NotFound, &self)
             }
@@ -51,6 +49,10 @@ impl ToAppError for HostError {
                     HostErrorKind::Keychain => AppErrorCode::Keychain,
                     HostErrorKind::Session => AppErrorCode::Session,
                     HostErrorKind::Io => AppErrorCode::Io,
+                    HostErrorKind::Busy => AppErrorCode::Busy,
+                    HostErrorKind::NotFound => AppErrorCode::NotFound,
+                    HostErrorKind::Path => AppErrorCode::PathRefused,
+                    HostErrorKind::Internal => AppErrorCode::Internal,
                 };
                 app_error(code, other)
             }
@@ -103,12 +105,6 @@ impl ToAppError for KeyError {
 impl ToAppError for ModelError {
     fn app_error(self) -> AppError {
         app_error(AppErrorCode::Provider, self)
-    }
-}
-
-impl ToAppError for ApprovalError {
-    fn app_error(self) -> AppError {
-        app_error(AppErrorCode::NotFound, self)
     }
 }
 

@@ -3,9 +3,8 @@
 
 use std::sync::Arc;
 
-use paddock_host::{KeyStore, resolve_key};
+use paddock_host::{Connection, KeyStore};
 use paddock_protocol::{ConnectionReport, KeyStatus, ModelInfo, ProviderKind};
-use paddock_providers::{Provider, ProviderConfig};
 
 use crate::error::{AppResult, ToAppError, invalid};
 
@@ -72,32 +71,15 @@ pub async fn delete(keys: Arc<dyn KeyStore>, provider: ProviderKind) -> AppResul
     status(keys, provider).await
 }
 
-/// A provider connection as the settings screen describes it, with the stored key.
-async fn provider(
-    keys: Arc<dyn KeyStore>,
-    kind: ProviderKind,
-    base_url: Option<String>,
-) -> AppResult<Provider> {
-    let key = blocking(move || resolve_key(kind, Some(&*keys)))
-        .await?
-        .map_err(ToAppError::app_error)?;
-    let mut config = ProviderConfig::new(kind);
-    if let Some(url) = base_url.filter(|u| !u.trim().is_empty()) {
-        config = config.with_base_url(url.trim());
-    }
-    if let Some(key) = key {
-        config = config.with_api_key(key);
-    }
-    Provider::new(config.with_env()).map_err(ToAppError::app_error)
-}
-
 pub async fn list_models(
     keys: Arc<dyn KeyStore>,
     kind: ProviderKind,
     base_url: Option<String>,
 ) -> AppResult<Vec<ModelInfo>> {
-    let p = provider(keys, kind, base_url).await?;
-    p.list_models().await.map_err(ToAppError::app_error)
+    let c = Connection::with_stored_key(keys, kind, base_url.as_deref())
+        .await
+        .map_err(ToAppError::app_error)?;
+    c.list_models().await.map_err(ToAppError::app_error)
 }
 
 pub async fn test_connection(
@@ -106,9 +88,10 @@ pub async fn test_connection(
     base_url: Option<String>,
     model: Option<String>,
 ) -> AppResult<ConnectionReport> {
-    let p = provider(keys, kind, base_url).await?;
-    let model = model.filter(|m| !m.trim().is_empty());
-    p.test_connection(model.as_deref())
+    let c = Connection::with_stored_key(keys, kind, base_url.as_deref())
+        .await
+        .map_err(ToAppError::app_error)?;
+    c.test(model.as_deref())
         .await
         .map_err(ToAppError::app_error)
 }

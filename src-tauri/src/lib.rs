@@ -5,7 +5,6 @@ pub mod commands;
 pub mod error;
 pub mod keys;
 pub mod logging;
-pub mod project;
 pub mod projects;
 pub mod recent;
 pub mod runs;
@@ -13,13 +12,12 @@ pub mod sessions;
 pub mod state;
 pub mod watch;
 pub mod windows;
-pub mod workspace;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use paddock_host::Keychain;
-use paddock_kernel::session;
+use paddock_host::session;
 use tauri::webview::PageLoadEvent;
 use tauri::{Manager, RunEvent, WindowEvent};
 
@@ -110,6 +108,6 @@ fn window_closed<R: tauri::Runtime>(app: &tauri::AppHandle<R>, label: &str) {
     desktop.drop_watcher(label);
     if let Some(root) = desktop.project_for_window(label) {
         tracing::info!(project = %root.display(), "project window closed; stopping its runs");
-        desktop.runs.stop_project(&root);
+        desktop.runs().stop_project(&root);
     }
 }

@@ -1,10 +1,9 @@
 //! A project folder as the UI sees it: its canonical path, settings (or why they are broken),
-//! workspace root and sandbox status; settings saves go through the kernel's atomic save.
+//! workspace root and sandbox status; settings saves go through the host's atomic save.
 
 use std::path::{Path, PathBuf};
 
-use paddock_host::Project;
-use paddock_kernel::settings;
+use paddock_host::{Project, settings};
 use paddock_protocol::{AppErrorCode, ProjectInfo, ProjectSettings};
 
 use crate::error::{AppResult, ToAppError, app_error, invalid};

@@ -1,12 +1,12 @@
-//! Stored sessions for the sidebar and the transcript view, read through the kernel's store.
+//! Stored sessions for the sidebar and the transcript view, read through the host's store.
 
 use std::path::Path;
 
-use paddock_kernel::session::{self, SessionStore};
+use paddock_host::LiveRuns;
+use paddock_host::session::{self, SessionStore};
 use paddock_protocol::{AppErrorCode, ExportFormat, SearchHit, SessionSummary, SessionTranscript};
 
 use crate::error::{AppResult, ToAppError, app_error};
-use crate::runs::Runs;
 
 pub fn list(store: &SessionStore, root: &Path) -> AppResult<Vec<SessionSummary>> {
     store.list(root).map_err(ToAppError::app_error)
@@ -27,7 +27,7 @@ pub fn load(store: &SessionStore, root: &Path, id: &str) -> AppResult<SessionTra
 }
 
 /// Deletes a session that is not running.
-pub fn delete(store: &SessionStore, runs: &Runs, root: &Path, id: &str) -> AppResult<()> {
+pub fn delete(store: &SessionStore, runs: &LiveRuns, root: &Path, id: &str) -> AppResult<()> {
     if runs.is_running(root, id) {
         return Err(app_error(
             AppErrorCode::Busy,
@@ -114,7 +114,7 @@ mod tests {
         assert!(serde_json::from_str::<serde_json::Value>(&json).is_ok());
         assert!(name.ends_with(".json"));
 
-        let runs = Runs::default();
+        let runs = LiveRuns::default();
         delete(&store, &runs, project.path(), &header.id).unwrap();
         assert_eq!(
             load(&store, project.path(), &header.id).unwrap_err().code,

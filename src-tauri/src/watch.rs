@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use paddock_kernel::sandbox::display_rel;
+use paddock_host::display_rel;
 use paddock_protocol::WorkspaceChange;
 
 use crate::error::{AppResult, internal};

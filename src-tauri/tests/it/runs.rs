@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use paddock_desktop::error::ToAppError;
 use paddock_desktop::{runs, sessions};
 use paddock_fake_model::{FakeServer, Fault, Outcome, Reply};
 use paddock_protocol::{AgentEvent, AppErrorCode, ApprovalDecision, ExitReason};
@@ -44,7 +45,7 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
     assert_eq!(std::fs::read_to_string(written).unwrap(), "alpha");
 
     // Listed, loadable, and a second prompt continues it with the history.
-    let listed = sessions::list(&s.desktop.store, &s.root).unwrap();
+    let listed = sessions::list(s.desktop.store(), &s.root).unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(
         (listed[0].id.as_str(), listed[0].title.as_str()),
@@ -66,7 +67,7 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
         body.contains("write a") && body.contains("Wrote it."),
         "{body}"
     );
-    let t = sessions::load(&s.desktop.store, &s.root, &id).unwrap();
+    let t = sessions::load(s.desktop.store(), &s.root, &id).unwrap();
     assert_eq!(t.messages.len(), 6, "{:#?}", t.messages);
     assert!(t.events.iter().filter(|e| finished(e)).count() == 2);
 }
@@ -86,7 +87,7 @@ async fn a_running_session_is_busy_until_stopped() {
         .await
         .unwrap();
     events_until(&mut rx, |e| matches!(e, AgentEvent::TextDelta { .. })).await;
-    assert!(s.desktop.runs.is_running(&s.root, &id));
+    assert!(s.desktop.runs().is_running(&s.root, &id));
 
     let busy = runs::send_prompt(
         &s.desktop,
@@ -98,10 +99,10 @@ async fn a_running_session_is_busy_until_stopped() {
     .await
     .unwrap_err();
     assert_eq!(busy.code, AppErrorCode::Busy);
-    let delete = sessions::delete(&s.desktop.store, &s.desktop.runs, &s.root, &id).unwrap_err();
+    let delete = sessions::delete(s.desktop.store(), s.desktop.runs(), &s.root, &id).unwrap_err();
     assert_eq!(delete.code, AppErrorCode::Busy);
 
-    s.desktop.runs.stop(&s.root, &id);
+    s.desktop.runs().stop(&s.root, &id);
     let events = events_until(&mut rx, finished).await;
     assert_eq!(exit_of(&events), Some(ExitReason::Aborted));
     assert_eq!(
@@ -110,11 +111,11 @@ async fn a_running_session_is_busy_until_stopped() {
         Some(Outcome::ClientClosed)
     );
     assert!(
-        !s.desktop.runs.is_running(&s.root, &id),
+        !s.desktop.runs().is_running(&s.root, &id),
         "idle once run_finished is out"
     );
     // Stopping an idle session is harmless; the next prompt runs.
-    s.desktop.runs.stop(&s.root, &id);
+    s.desktop.runs().stop(&s.root, &id);
     runs::send_prompt(&s.desktop, &s.root, Some(id), "again".into(), Arc::new(tx))
         .await
         .unwrap();
@@ -153,12 +154,12 @@ async fn ask_tools_wait_for_the_user() {
         };
         let wrong = s
             .desktop
-            .runs
+            .runs()
             .approve(&s.root, &id, "approval-999", decision)
             .unwrap_err();
-        assert_eq!(wrong.code, AppErrorCode::NotFound);
+        assert_eq!(wrong.app_error().code, AppErrorCode::NotFound);
         s.desktop
-            .runs
+            .runs()
             .approve(&s.root, &id, request_id, decision)
             .unwrap();
         let events = events_until(&mut rx, |e| {
@@ -174,9 +175,9 @@ async fn ask_tools_wait_for_the_user() {
     events_until(&mut rx, finished).await;
     let none = s
         .desktop
-        .runs
+        .runs()
         .approve(&s.root, &id, "approval-1", ApprovalDecision::Once);
-    assert_eq!(none.unwrap_err().code, AppErrorCode::NotFound);
+    assert_eq!(none.unwrap_err().app_error().code, AppErrorCode::NotFound);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -190,7 +191,7 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
     assert_eq!(err.code, AppErrorCode::Provider, "{err:?}");
     assert!(err.message.contains("API key"), "{}", err.message);
     assert!(
-        sessions::list(&s.desktop.store, &s.root)
+        sessions::list(s.desktop.store(), &s.root)
             .unwrap()
             .is_empty()
     );
@@ -228,7 +229,7 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
         &fake,
         json!({"provider": "openai", "baseUrl": format!("{}/v1", fake.url())}),
     );
-    let keys = s.desktop.keys.clone();
+    let keys = s.desktop.keys();
     paddock_desktop::keys::set(
         keys.clone(),
         paddock_protocol::ProviderKind::OpenAi,
@@ -260,7 +261,7 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
     )
     .await
     .unwrap();
-    s.desktop.keys_changed();
+    s.desktop.service.keys_changed();
     runs::send_prompt(&s.desktop, &s.root, None, "two".into(), Arc::new(tx))
         .await
         .unwrap();

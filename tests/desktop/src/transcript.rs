@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use paddock_kernel::events::EventSink;
-use paddock_kernel::runner::Checkpoint;
-use paddock_kernel::session::SessionStore;
+use paddock_core::events::EventSink;
+use paddock_core::runner::Checkpoint;
 use paddock_protocol::{
     AgentEvent, ContentBlock, ExitReason, Message, Role, StopReason, TokenUsage, ToolCall,
-    ToolResult,
+    ToolResult, ToolStatus,
 };
+use paddock_session::SessionStore;
 use serde_json::json;
 
 use crate::Result;
@@ -64,8 +64,10 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
             writer.emit(AgentEvent::ToolCallFinished {
                 id: id.clone(),
                 name: name.into(),
+                summary: path.clone(),
                 output,
                 is_error: false,
+                status: ToolStatus::Ok,
                 duration_ms: 3,
             });
         }

@@ -249,7 +249,7 @@ async fn an_ask_tool_is_approved_once_and_denied_once() -> Result<()> {
     app.click(&testid("approve-deny")).await?;
     app.wait_for(&sel(
         "tool-card",
-        &[("data-tool-name", "file_write"), ("data-state", "error")],
+        &[("data-tool-name", "file_write"), ("data-state", "denied")],
     ))
     .await?;
     app.wait_for(&sel("run-banner", &[("data-exit", "end_turn")]))

@@ -7,6 +7,13 @@ use std::process::{Child, Command, Stdio};
 use paddock_fake_model::{FakeServer, RecordedRequest, Reply};
 use serde_json::{Value, json};
 
+/// A plain HTTP client. The workspace build gives reqwest rustls without a provider (for
+/// the providers' TLS), so one is installed first even though these requests are plain HTTP.
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 struct Running {
     child: Child,
     url: String,
@@ -38,13 +45,13 @@ fn spawn(args: &[&str]) -> Running {
 }
 
 async fn post(url: &str, body: Value) -> Value {
-    let client = reqwest::Client::new();
+    let client = client();
     let resp = client.post(url).json(&body).send().await.unwrap();
     resp.json().await.unwrap()
 }
 
 async fn sse_lines(url: &str, body: Value, headers: &[(&str, &str)]) -> (u16, String) {
-    let mut req = reqwest::Client::new().post(url).json(&body);
+    let mut req = client().post(url).json(&body);
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
@@ -89,7 +96,9 @@ async fn the_binary_plays_a_script_file_and_reports_requests() {
     assert!(body.ends_with("data: [DONE]\n\n"), "{body}");
 
     let requests: Vec<RecordedRequest> = serde_json::from_value(
-        reqwest::get(format!("{}/_fake/requests", server.url))
+        client()
+            .get(format!("{}/_fake/requests", server.url))
+            .send()
             .await
             .unwrap()
             .json()
@@ -125,7 +134,7 @@ async fn the_control_api_scripts_a_running_process() {
         "{body}"
     );
 
-    let resp = reqwest::Client::new()
+    let resp = client()
         .post(format!("{}/v1/messages", server.url))
         .json(&json!({"model": "claude"}))
         .send()
@@ -146,7 +155,9 @@ async fn the_control_api_scripts_a_running_process() {
         post(&format!("{}/_fake/reset", server.url), json!({})).await,
         json!({"ok": true})
     );
-    let health: Value = reqwest::get(format!("{}/_fake/health", server.url))
+    let health: Value = client()
+        .get(format!("{}/_fake/health", server.url))
+        .send()
         .await
         .unwrap()
         .json()
@@ -177,7 +188,7 @@ async fn a_drop_fault_breaks_the_chunked_body() {
             .with_chunk_chars(2)
             .with_fault(paddock_fake_model::Fault::Drop { after: 3 }),
     );
-    let resp = reqwest::Client::new()
+    let resp = client()
         .post(format!("{}/v1/chat/completions", server.url()))
         .json(&json!({"model": "x"}))
         .send()

@@ -9,11 +9,11 @@ vi.mock('../lib/api', () => import('../test/api-mock'));
 const api = vi.mocked(await import('../lib/api'));
 
 const grants: ToolGrantInfo[] = [
-  { name: 'file_read', grant: 'allow', reason: 'allowed — preset readonly', runtime: false },
-  { name: 'bash', grant: 'ask', reason: 'ask — set for this project', runtime: false },
-  { name: 'file_write', grant: 'deny', reason: 'denied — not in preset readonly', runtime: false },
-  { name: 'mcp__everything__echo', grant: 'allow', reason: 'allowed — MCP server everything', runtime: true },
-  { name: 'mcp__everything__add', grant: 'deny', reason: 'denied — deny list', runtime: true },
+  { name: 'file_read', grant: 'allow', reason: 'allowed — preset readonly', runtime: false, mutates: false },
+  { name: 'bash', grant: 'ask', reason: 'ask — set for this project', runtime: false, mutates: false },
+  { name: 'file_write', grant: 'deny', reason: 'denied — not in preset readonly', runtime: false, mutates: false },
+  { name: 'mcp__everything__echo', grant: 'allow', reason: 'allowed — MCP server everything', runtime: true, mutates: false },
+  { name: 'mcp__everything__add', grant: 'deny', reason: 'denied — deny list', runtime: true, mutates: false },
 ];
 
 describe('GrantRow', () => {

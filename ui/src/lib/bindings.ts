@@ -1,7 +1,16 @@
 // Generated from the paddock-protocol crate by its `bindings` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings
 
-export type AgentEvent = { "type": "run_started", agent: string, model: string, } | { "type": "turn_started", turn: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_call_started", call: ToolCall, } | { "type": "tool_call_finished", id: string, name: string, output: string, is_error: boolean, duration_ms: number, } | { "type": "approval_requested", request_id: string, call: ToolCall, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+export type AgentEvent = { "type": "run_started", agent: string, model: string, } | { "type": "turn_started", turn: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_call_started", call: ToolCall, 
+/**
+ * One line saying what the call does (a path, a command), from the tool itself.
+ */
+summary: string, } | { "type": "tool_call_finished", id: string, name: string, summary: string, output: string, is_error: boolean, 
+/**
+ * Sessions written before statuses existed read as `ok`; the session loader fixes
+ * failed ones from `is_error`.
+ */
+status: ToolStatus, duration_ms: number, } | { "type": "approval_requested", request_id: string, call: ToolCall, summary: string, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
 
 export type AppError = { code: AppErrorCode, 
 /**
@@ -21,6 +30,8 @@ export type ConnectionReport = { models: Array<ModelInfo>, latency_ms: number,
 model_available?: boolean, };
 
 export type ContentBlock = { "type": "text", text: string, } | { "type": "thinking", thinking: string, signature?: string, } | { "type": "redacted_thinking", data: string, } | { "type": "tool_call" } & ToolCall | { "type": "tool_result" } & ToolResult;
+
+export type DenyReason = "not_granted" | "no_approver" | "user";
 
 export type ErrorKind = "auth" | "rate_limited" | "context_too_long" | "server" | "network" | "invalid_response" | "invalid_request" | "cancelled" | "other";
 
@@ -270,7 +281,11 @@ reason: string,
 /**
  * Added at run time (MCP): skips preset and allow list, obeys the deny list.
  */
-runtime: boolean, };
+runtime: boolean, 
+/**
+ * Whether the tool can change files or run programs (what a read-only grant excludes).
+ */
+mutates: boolean, };
 
 export type ToolPreset = "readonly" | "readwrite" | "full";
 
@@ -281,6 +296,8 @@ export type ToolSpec = { name: string, description: string,
  * JSON schema of the input object.
  */
 input_schema: unknown, };
+
+export type ToolStatus = { "kind": "ok" } | { "kind": "failed" } | { "kind": "invalid_input" } | { "kind": "unknown_tool" } | { "kind": "denied", reason: DenyReason, } | { "kind": "aborted" } | { "kind": "timed_out" } | { "kind": "panicked" };
 
 export type WorkspaceChange = { 
 /**

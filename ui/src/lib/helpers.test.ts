@@ -2,31 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ToolGrantInfo } from './bindings';
 import { exitText, formatDuration, formatTokens } from './format';
 import { groupGrants, splitMcpName } from './grants';
-import { summarizeInput } from './summary';
 import { treeRows } from './tree';
 
-describe('summarizeInput', () => {
-  it.each([
-    ['file_read', { path: 'src/a.rs' }, 'src/a.rs'],
-    ['grep', { pattern: 'TODO', path: 'src' }, 'TODO in src'],
-    ['glob', { pattern: '**/*.rs' }, '**/*.rs'],
-    ['bash', { command: 'ls -la\nrm x' }, 'ls -la'],
-    ['delegate_to_agent', { agent: 'reviewer', task: 'check it' }, 'reviewer: check it'],
-    ['mcp__everything__echo', { message: 'hi  there' }, 'hi there'],
-    ['mcp__x__add', { a: 1, b: 2 }, '{"a":1,"b":2}'],
-  ])('%s', (name, input, expected) => {
-    expect(summarizeInput(name, input)).toBe(expected);
-  });
-
-  it('clips long input to one line', () => {
-    const s = summarizeInput('bash', { command: 'x'.repeat(500) });
-    expect(s.length).toBeLessThanOrEqual(100);
-    expect(s.endsWith('…')).toBe(true);
-  });
-});
-
 describe('grants grouping', () => {
-  const info = (name: string): ToolGrantInfo => ({ name, grant: 'deny', reason: '', runtime: name.startsWith('mcp__') });
+  const info = (name: string): ToolGrantInfo => ({ name, grant: 'deny', reason: '', runtime: name.startsWith('mcp__'), mutates: false });
 
   it('splits MCP names, preferring known servers', () => {
     expect(splitMcpName('mcp__everything__echo')).toEqual({ server: 'everything', tool: 'echo' });

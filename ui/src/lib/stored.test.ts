@@ -45,8 +45,8 @@ describe('a stored session renders like the live stream', () => {
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(10, 2), total: usage(10, 2) },
       { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
-      { type: 'tool_call_started', call: write },
-      { type: 'tool_call_finished', id: 'c1', name: 'file_write', output: 'ok', is_error: false, duration_ms: 1 },
+      { type: 'tool_call_started', summary: '', call: write },
+      { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: 'c1', name: 'file_write', output: 'ok', is_error: false, duration_ms: 1 },
       { type: 'turn_started', turn: 2 },
       { type: 'text_delta', text: 'Now I' },
       { type: 'usage', turn: usage(12, 1), total: usage(22, 3) },
@@ -71,13 +71,13 @@ describe('a stored session renders like the live stream', () => {
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(10, 2), total: usage(10, 2) },
       { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
-      { type: 'tool_call_started', call: d },
+      { type: 'tool_call_started', summary: '', call: d },
       delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm1' }),
       delegated('d1', 'helper', { type: 'turn_started', turn: 1 }),
       delegated('d1', 'helper', { type: 'usage', turn: usage(50, 5), total: usage(50, 5) }),
       delegated('d1', 'helper', { type: 'turn_finished', turn: 1, stop_reason: 'end_turn' }),
       delegated('d1', 'helper', { type: 'run_finished', exit: 'end_turn', turns: 1, usage: usage(50, 5) }),
-      { type: 'tool_call_finished', id: 'd1', name: 'delegate_to_agent', output: 'found it', is_error: false, duration_ms: 900 },
+      { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: 'd1', name: 'delegate_to_agent', output: 'found it', is_error: false, duration_ms: 900 },
       { type: 'usage', turn: usage(50, 5), total: usage(60, 7) },
       { type: 'run_finished', exit: 'budget_exceeded', turns: 1, usage: usage(60, 7) },
     ];
@@ -106,8 +106,8 @@ describe('a stored session renders like the live stream', () => {
       ...extra,
       ...(run
         ? ([
-            { type: 'tool_call_started', call: g(id) },
-            { type: 'tool_call_finished', id, name: 'grep', output: 'none', is_error: false, duration_ms: 1 },
+            { type: 'tool_call_started', summary: '', call: g(id) },
+            { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id, name: 'grep', output: 'none', is_error: false, duration_ms: 1 },
           ] as AgentEvent[])
         : []),
     ];
@@ -184,14 +184,14 @@ describe('what only a stored session has', () => {
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(1, 1), total: usage(1, 1) },
       { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
-      { type: 'tool_call_started', call: d },
+      { type: 'tool_call_started', summary: '', call: d },
       delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm1' }),
       delegated('d1', 'helper', { type: 'turn_started', turn: 1 }),
       delegated('d1', 'helper', { type: 'text_delta', text: 'searching' }),
       delegated('d1', 'helper', { type: 'usage', turn: usage(2, 2), total: usage(2, 2) }),
       delegated('d1', 'helper', { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' }),
-      delegated('d1', 'helper', { type: 'tool_call_started', call: call('h1', 'grep') }),
-      delegated('d1', 'helper', { type: 'tool_call_finished', id: 'h1', name: 'grep', output: 'hit', is_error: false, duration_ms: 2 }),
+      delegated('d1', 'helper', { type: 'tool_call_started', summary: '', call: call('h1', 'grep') }),
+      delegated('d1', 'helper', { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: 'h1', name: 'grep', output: 'hit', is_error: false, duration_ms: 2 }),
       delegated('d1', 'helper', { type: 'run_finished', exit: 'end_turn', turns: 1, usage: usage(2, 2) }),
     ];
     const messages = [userText('go'), assistant(toolUse(d))];

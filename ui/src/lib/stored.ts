@@ -102,6 +102,9 @@ function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] 
     starts.push(at < 0 ? run.length : at);
   }
 
+  // Stored sessions keep no call starts: the summary comes from the call's result event.
+  const summaries = new Map<string, string>();
+  for (const e of run) if (e.type === 'tool_call_finished') summaries.set(e.id, e.summary);
   const out = run.slice(0, starts[0] ?? run.length);
   starts.forEach((start, t) => {
     const segment = run.slice(start, starts[t + 1] ?? run.length);
@@ -114,7 +117,10 @@ function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] 
     let at = segment.findIndex((e) => e.type === 'turn_finished') + 1;
     while (at > 0 && (segment[at]?.type === 'warning' || segment[at]?.type === 'loop_detected')) at++;
     append(out, segment.slice(0, at));
-    append(out, calls.map((call): AgentEvent => ({ type: 'tool_call_started', call })));
+    append(
+      out,
+      calls.map((call): AgentEvent => ({ type: 'tool_call_started', call, summary: summaries.get(call.id) ?? '' })),
+    );
     append(out, segment.slice(at));
   });
   return out;
@@ -159,7 +165,7 @@ function fromMessagesOnly(replies: Message[]): AgentEvent[] {
   return replies.flatMap((reply, t): AgentEvent[] => [
     { type: 'turn_started', turn: t + 1 },
     ...deltas(reply),
-    ...callsOf(reply).map((call): AgentEvent => ({ type: 'tool_call_started', call })),
+    ...callsOf(reply).map((call): AgentEvent => ({ type: 'tool_call_started', call, summary: '' })),
   ]);
 }
 

@@ -65,7 +65,7 @@ describe('runs and text', () => {
     const after = play(
       [
         { type: 'text_delta', text: 'b' },
-        { type: 'tool_call_started', call: call('c1', 'grep') },
+        { type: 'tool_call_started', summary: '', call: call('c1', 'grep') },
         { type: 'usage', turn: usage(1, 1), total: usage(1, 1) },
         { type: 'run_finished', exit: 'end_turn', turns: 1, usage: usage(1, 1) },
       ],
@@ -81,10 +81,10 @@ describe('batches', () => {
     const actions: TranscriptAction[] = [
       ...start,
       { type: 'text_delta', text: 'x' },
-      { type: 'tool_call_started', call: call('c1', 'grep') },
-      { type: 'approval_requested', request_id: 'r1', call: call('c1', 'grep') },
+      { type: 'tool_call_started', summary: '', call: call('c1', 'grep') },
+      { type: 'approval_requested', summary: '', request_id: 'r1', call: call('c1', 'grep') },
       { type: 'approval_resolved', request_id: 'r1', decision: 'once' },
-      { type: 'tool_call_finished', id: 'c1', name: 'grep', output: 'o', is_error: false, duration_ms: 1 },
+      { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: 'c1', name: 'grep', output: 'o', is_error: false, duration_ms: 1 },
       { type: 'run_finished', exit: 'end_turn', turns: 1, usage: usage(1, 1) },
     ];
     const half = deepFreeze(play(actions.slice(0, 4)));
@@ -97,7 +97,7 @@ describe('tool cards', () => {
   it('goes running -> ok with output and duration', () => {
     let t = play([
       ...start,
-      { type: 'tool_call_started', call: call('c1', 'file_read', { path: 'a.txt' }) },
+      { type: 'tool_call_started', summary: '', call: call('c1', 'file_read', { path: 'a.txt' }) },
     ]);
     expect(t.runs[0]!.turns[0]!.cards[0]).toMatchObject({
       id: 'c1',
@@ -107,7 +107,7 @@ describe('tool cards', () => {
       parsedFromText: false,
     });
     t = reduce(t, {
-      type: 'tool_call_finished',
+      type: 'tool_call_finished', summary: '', status: { kind: 'ok' },
       id: 'c1',
       name: 'file_read',
       output: 'contents',
@@ -125,8 +125,8 @@ describe('tool cards', () => {
     const bash = call('c2', 'bash', { command: 'ls' });
     let t = play([
       ...start,
-      { type: 'tool_call_started', call: bash },
-      { type: 'approval_requested', request_id: 'approval-1', call: bash },
+      { type: 'tool_call_started', summary: '', call: bash },
+      { type: 'approval_requested', summary: '', request_id: 'approval-1', call: bash },
     ]);
     const card = () => t.runs[0]!.turns[0]!.cards[0]!;
     expect(card()).toMatchObject({ state: 'waiting', approval: { requestId: 'approval-1' } });
@@ -136,7 +136,7 @@ describe('tool cards', () => {
       approval: { requestId: 'approval-1', decision: 'session' },
     });
     t = reduce(t, {
-      type: 'tool_call_finished',
+      type: 'tool_call_finished', summary: '', status: { kind: 'ok' },
       id: 'c2',
       name: 'bash',
       output: 'a.txt',
@@ -150,11 +150,11 @@ describe('tool cards', () => {
     const bash = call('c2', 'bash', { command: 'rm -rf /' });
     const t = play([
       ...start,
-      { type: 'tool_call_started', call: bash },
-      { type: 'approval_requested', request_id: 'approval-1', call: bash },
+      { type: 'tool_call_started', summary: '', call: bash },
+      { type: 'approval_requested', summary: '', request_id: 'approval-1', call: bash },
       { type: 'approval_resolved', request_id: 'approval-1', decision: 'deny' },
       {
-        type: 'tool_call_finished',
+        type: 'tool_call_finished', summary: '', status: { kind: 'failed' },
         id: 'c2',
         name: 'bash',
         output: "the user denied this call to 'bash'",
@@ -169,10 +169,50 @@ describe('tool cards', () => {
     });
   });
 
+  it('reads the status: a refused call is denied, with the summary the tool gave', () => {
+    const write = call('c3', 'file_write', { path: 'a.txt', content: 'x' });
+    const t = play([
+      ...start,
+      { type: 'tool_call_started', summary: 'a.txt', call: write },
+      {
+        type: 'tool_call_finished',
+        summary: 'a.txt',
+        status: { kind: 'denied', reason: 'not_granted' },
+        id: 'c3',
+        name: 'file_write',
+        output: "Tool 'file_write' is not granted to this agent; it was not run.",
+        is_error: true,
+        duration_ms: 0,
+      },
+    ]);
+    expect(t.runs[0]!.turns[0]!.cards[0]).toMatchObject({
+      state: 'denied',
+      summary: 'a.txt',
+      status: { kind: 'denied', reason: 'not_granted' },
+    });
+  });
+
+  it('takes the summary from the result when the start was not kept', () => {
+    const t = play([
+      ...start,
+      {
+        type: 'tool_call_finished',
+        summary: 'src/**',
+        status: { kind: 'timed_out' },
+        id: 'c4',
+        name: 'glob',
+        output: 'timed out',
+        is_error: true,
+        duration_ms: 5,
+      },
+    ]);
+    expect(t.runs[0]!.turns[0]!.cards[0]).toMatchObject({ state: 'error', summary: 'src/**' });
+  });
+
   it('creates a waiting card for an approval that arrives first', () => {
     const t = play([
       ...start,
-      { type: 'approval_requested', request_id: 'approval-7', call: call('c9', 'file_write') },
+      { type: 'approval_requested', summary: '', request_id: 'approval-7', call: call('c9', 'file_write') },
     ]);
     expect(t.runs[0]!.turns[0]!.cards).toEqual([
       expect.objectContaining({ id: 'c9', state: 'waiting' }),
@@ -182,7 +222,7 @@ describe('tool cards', () => {
   it('marks calls parsed from text', () => {
     const t = play([
       ...start,
-      { type: 'tool_call_started', call: { ...call('c1', 'glob'), parsed_from_text: true } },
+      { type: 'tool_call_started', summary: '', call: { ...call('c1', 'glob'), parsed_from_text: true } },
     ]);
     expect(t.runs[0]!.turns[0]!.cards[0]!.parsedFromText).toBe(true);
   });
@@ -190,10 +230,10 @@ describe('tool cards', () => {
   it('keeps cards in the turn that started them', () => {
     const t = play([
       ...start,
-      { type: 'tool_call_started', call: call('c1', 'grep') },
+      { type: 'tool_call_started', summary: '', call: call('c1', 'grep') },
       { type: 'turn_started', turn: 2 },
       {
-        type: 'tool_call_finished',
+        type: 'tool_call_finished', summary: '', status: { kind: 'ok' },
         id: 'c1',
         name: 'grep',
         output: 'x',
@@ -208,7 +248,7 @@ describe('tool cards', () => {
   it('closes cards still open when the run ends', () => {
     const t = play([
       ...start,
-      { type: 'tool_call_started', call: call('c1', 'bash') },
+      { type: 'tool_call_started', summary: '', call: call('c1', 'bash') },
       { type: 'run_finished', exit: 'aborted', turns: 1, usage: usage(0, 0) },
     ]);
     expect(t.runs[0]!.turns[0]!.cards[0]!.state).toBe('error');
@@ -219,11 +259,11 @@ describe('tool cards', () => {
     const before = deepFreeze(
       play([
         ...start,
-        { type: 'tool_call_started', call: call('a', 'bash') },
-        { type: 'tool_call_started', call: call('b', 'grep') },
-        { type: 'tool_call_finished', id: 'b', name: 'grep', output: 'hit', is_error: false, duration_ms: 1 },
+        { type: 'tool_call_started', summary: '', call: call('a', 'bash') },
+        { type: 'tool_call_started', summary: '', call: call('b', 'grep') },
+        { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: 'b', name: 'grep', output: 'hit', is_error: false, duration_ms: 1 },
         { type: 'turn_started', turn: 2 },
-        { type: 'tool_call_started', call: call('c', 'bash') },
+        { type: 'tool_call_started', summary: '', call: call('c', 'bash') },
         { type: 'turn_started', turn: 3 },
       ]),
     );
@@ -318,9 +358,9 @@ describe('delegated runs', () => {
     { type: 'run_started', agent: 'helper', model: 'm2' },
     { type: 'turn_started', turn: 1 },
     { type: 'text_delta', text: 'looking' },
-    { type: 'tool_call_started', call: call('h1', 'grep', { pattern: 'x' }) },
+    { type: 'tool_call_started', summary: '', call: call('h1', 'grep', { pattern: 'x' }) },
     {
-      type: 'tool_call_finished',
+      type: 'tool_call_finished', summary: '', status: { kind: 'ok' },
       id: 'h1',
       name: 'grep',
       output: 'no matches',
@@ -333,7 +373,7 @@ describe('delegated runs', () => {
   it('nests a teammate run under the delegating card', () => {
     const t = play([
       ...start,
-      { type: 'tool_call_started', call: call('d1', 'delegate_to_agent', { agent: 'helper' }) },
+      { type: 'tool_call_started', summary: '', call: call('d1', 'delegate_to_agent', { agent: 'helper' }) },
       ...helperEvents.map((e) => delegated('d1', 'helper', e)),
     ]);
     const card = t.runs[0]!.turns[0]!.cards[0]!;
@@ -352,10 +392,10 @@ describe('delegated runs', () => {
     const inner = delegated('h1', 'critic', { type: 'text_delta', text: 'deep' });
     const t = play([
       ...start,
-      { type: 'tool_call_started', call: call('d1', 'delegate_to_agent') },
+      { type: 'tool_call_started', summary: '', call: call('d1', 'delegate_to_agent') },
       delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm2' }),
       delegated('d1', 'helper', { type: 'turn_started', turn: 1 }),
-      delegated('d1', 'helper', { type: 'tool_call_started', call: call('h1', 'delegate_to_agent') }),
+      delegated('d1', 'helper', { type: 'tool_call_started', summary: '', call: call('h1', 'delegate_to_agent') }),
       delegated('d1', 'helper', inner),
     ]);
     const helperCard = t.runs[0]!.turns[0]!.cards[0]!.delegated!.transcript.runs[0]!.turns[0]!

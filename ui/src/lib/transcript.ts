@@ -12,9 +12,10 @@ import type {
   StopReason,
   TokenUsage,
   ToolCall,
+  ToolStatus,
 } from './bindings';
 
-export type CardState = 'running' | 'waiting' | 'ok' | 'error';
+export type CardState = 'running' | 'waiting' | 'ok' | 'error' | 'denied';
 
 export interface Approval {
   requestId: string;
@@ -34,7 +35,11 @@ export interface ToolCard {
   /** Missing when only the result is known (e.g. a teammate's call in a stored session). */
   input?: unknown;
   parsedFromText: boolean;
+  /** What the call does in one line, as the tool describes it (empty when unknown). */
+  summary?: string;
   state: CardState;
+  /** How the call ended, as the executor decided. */
+  status?: ToolStatus;
   output?: string;
   durationMs?: number;
   approval?: Approval;
@@ -209,11 +214,13 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
     case 'tool_call_started': {
       const card = cardOf(d, run, event.call.id, () => fromCall(event.call), 1);
       card.input ??= event.call.input;
+      card.summary ||= event.summary;
       return;
     }
     case 'approval_requested': {
       const card = cardOf(d, run, event.call.id, () => fromCall(event.call), 1);
       card.input ??= event.call.input;
+      card.summary ||= event.summary;
       card.state = 'waiting';
       card.approval = { requestId: event.request_id };
       return;
@@ -233,7 +240,9 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
         () => ({ id: event.id, name: event.name, parsedFromText: false, state: 'running' }),
         RESULT_TURNS,
       );
-      card.state = event.is_error ? 'error' : 'ok';
+      card.state = stateOf(event.status);
+      card.status = event.status;
+      card.summary ||= event.summary;
       card.output = event.output;
       card.durationMs = event.duration_ms;
       return;
@@ -251,6 +260,13 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       return;
     }
   }
+}
+
+/** The card's state for how its call ended. */
+export function stateOf(status: ToolStatus): CardState {
+  if (status.kind === 'ok') return 'ok';
+  if (status.kind === 'denied') return 'denied';
+  return 'error';
 }
 
 function fromCall(call: ToolCall): ToolCard {

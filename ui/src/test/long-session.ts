@@ -16,8 +16,8 @@ export function longSession(liveEvents: number): { messages: Message[]; events: 
       { type: 'text_delta', text: `Reading **file ${turn}**. ` },
       { type: 'usage', turn: usage(100, 10), total: usage(100 * turn, 10 * turn) },
       { type: 'turn_finished', turn, stop_reason: 'tool_use' },
-      { type: 'tool_call_started', call: c },
-      { type: 'tool_call_finished', id: c.id, name: c.name, output: out, is_error: false, duration_ms: 2 },
+      { type: 'tool_call_started', summary: '', call: c },
+      { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: c.id, name: c.name, output: out, is_error: false, duration_ms: 2 },
     );
     messages.push(assistant(text(`Reading **file ${turn}**. `), toolUse(c)), results([c.id, out]));
   }

@@ -8,6 +8,7 @@ const base: Card = {
   id: 'c1',
   name: 'file_read',
   input: { path: 'notes/todo.md' },
+  summary: 'notes/todo.md',
   parsedFromText: false,
   state: 'running',
 };
@@ -25,7 +26,7 @@ describe('ToolCard', () => {
     const card = screen.getByTestId('tool-card');
     expect(card).toHaveAttribute('data-tool-name', 'file_read');
     expect(card).toHaveAttribute('data-state', 'running');
-    expect(card).toHaveTextContent('notes/todo.md');
+    expect(card.querySelector('header .summary')).toHaveTextContent('notes/todo.md');
     expect(screen.queryByTestId('tool-card-parsed-badge')).toBeNull();
     expect(screen.queryByTestId('approval-card')).toBeNull();
   });
@@ -44,6 +45,18 @@ describe('ToolCard', () => {
     expect(output.closest('details')).toHaveAttribute('open');
     expect(output.querySelector('img')).toBeNull();
     expect(output).toHaveTextContent('<img src=x onerror=alert(1)> denied');
+  });
+
+  it.each([
+    ['not_granted', 'not granted'],
+    ['no_approver', 'denied: nobody to approve'],
+    ['user', 'denied by you'],
+  ] as const)('says why a call was denied (%s) and opens its output', (reason, label) => {
+    show({ ...base, state: 'denied', status: { kind: 'denied', reason }, output: 'Not run.' });
+    const card = screen.getByTestId('tool-card');
+    expect(card).toHaveAttribute('data-state', 'denied');
+    expect(card).toHaveTextContent(label);
+    expect(screen.getByTestId('tool-card-output').closest('details')).toHaveAttribute('open');
   });
 
   it('asks for approval while waiting and sends the decision', async () => {

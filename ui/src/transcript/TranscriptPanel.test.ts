@@ -44,8 +44,8 @@ describe('TranscriptPanel', () => {
     const bash = call('c1', 'bash', { command: 'ls' });
     emit({ type: 'run_started', agent: 'main', model: 'm' });
     emit({ type: 'turn_started', turn: 1 });
-    emit({ type: 'tool_call_started', call: bash });
-    emit({ type: 'approval_requested', request_id: 'approval-1', call: bash });
+    emit({ type: 'tool_call_started', summary: '', call: bash });
+    emit({ type: 'approval_requested', summary: '', request_id: 'approval-1', call: bash });
     await fireEvent.click(await screen.findByTestId('approve-deny'));
     expect(api.approve).toHaveBeenCalledWith('/p', 's1', 'approval-1', 'deny');
 

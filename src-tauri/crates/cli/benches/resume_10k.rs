@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use paddock_kernel::session::{INTERRUPTED_RESULT, SessionStore};
-use paddock_kernel::{Checkpoint, EventSink};
+use paddock_core::{Checkpoint, EventSink};
 use paddock_protocol::{
     AgentEvent, ContentBlock, Message, Role, StopReason, TokenUsage, ToolCall, ToolResult,
+    ToolStatus,
 };
+use paddock_session::{INTERRUPTED_RESULT, SessionStore};
 use serde_json::json;
 
 /// Lines in the session file, the header included (the torn line is extra).
@@ -107,8 +108,10 @@ fn generate(store: &SessionStore, project: &Path) -> String {
         writer.emit(AgentEvent::ToolCallFinished {
             id: c.id,
             name: c.name,
+            summary: "src/lib.rs".to_owned(),
             output: output.clone(),
             is_error: false,
+            status: ToolStatus::Ok,
             duration_ms: 3,
         });
         let usage = TokenUsage::new(1_200, 60);

@@ -3,13 +3,13 @@
 
 use std::time::Duration;
 
-use paddock_host::{KeyError, KeyStore, Keychain, Project, RunOptions, mcp_options};
-use paddock_kernel::settings::{self, settings_path};
-use paddock_mcp::{McpServers, ServerPath};
+use paddock_host::settings::{self, settings_path};
+use paddock_host::{
+    ApiKey, Connection, KeyError, KeyStore, Keychain, LiveProject, Project, RunOptions, ServerPath,
+};
 use paddock_protocol::{
     FsConfinement, McpServerState, NetworkConfinement, ProjectSettings, ProviderKind, SandboxStatus,
 };
-use paddock_providers::{ApiKey, Provider, ProviderConfig, RetryPolicy};
 
 use crate::cli::ModelArgs;
 use crate::exit::{CliError, Code};
@@ -194,24 +194,15 @@ async fn provider(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey>)
             "none set: pass --model or set \"model\" in .paddock/settings.json",
         );
     }
-    let mut config = ProviderConfig::new(kind)
-        .with_retry(RetryPolicy::never())
-        .with_timeouts(Duration::from_secs(5), Duration::from_secs(10));
-    if let Some(url) = &s.base_url {
-        config = config.with_base_url(url.clone());
-    }
-    if let Some(key) = key {
-        config = config.with_api_key(key);
-    }
-    let provider = match Provider::new(config.with_env()) {
-        Ok(p) => p,
+    let connection = match Connection::new(kind, s.base_url.as_deref(), key, true) {
+        Ok(c) => c,
         Err(e) => {
-            report.line(Level::Fail, "provider", &format!("{kind}: {}", e.message));
+            report.line(Level::Fail, "provider", &format!("{kind}: {e}"));
             return;
         }
     };
-    let what = format!("{kind} at {}", provider.base_url());
-    match tokio::time::timeout(PROVIDER_TIMEOUT, provider.test_connection(model)).await {
+    let what = format!("{kind} at {}", connection.base_url());
+    match tokio::time::timeout(PROVIDER_TIMEOUT, connection.test(model)).await {
         Err(_) => report.line(
             Level::Fail,
             "provider",
@@ -224,10 +215,7 @@ async fn provider(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey>)
         Ok(Err(e)) => report.line(
             Level::Fail,
             "provider",
-            &format!(
-                "{what}: {}. Check the base URL (--base-url / \"baseUrl\") and the key",
-                e.message
-            ),
+            &format!("{what}: {e}. Check the base URL (--base-url / \"baseUrl\") and the key"),
         ),
         Ok(Ok(r)) => {
             report.line(
@@ -263,9 +251,10 @@ async fn mcp(report: &mut Report, project: &Project) {
         report.line(Level::Ok, "mcp", "no servers configured");
         return;
     }
-    let servers = McpServers::new(mcp_options(&project.root, ServerPath::Inherit));
-    servers.start(configs).await;
-    for status in servers.statuses() {
+    let live = LiveProject::new(project.root.clone(), ServerPath::Inherit);
+    let mcp = live.mcp(&project.settings);
+    mcp.wait_ready().await;
+    for status in mcp.statuses() {
         let what = format!("mcp server '{}'", status.name);
         match &status.state {
             McpServerState::Running { tools } => {
@@ -304,7 +293,7 @@ async fn mcp(report: &mut Report, project: &Project) {
             report.line(Level::Warn, &what, w);
         }
     }
-    servers.shutdown().await;
+    live.shutdown().await;
 }
 
 fn describe_fs(fs: &FsConfinement) -> String {

@@ -1,8 +1,8 @@
 //! Exit codes (documented in `paddock --help`) and the one error type every command returns.
 
+use paddock_host::session::SessionError;
+use paddock_host::settings::SettingsError;
 use paddock_host::{HostError, HostErrorKind};
-use paddock_kernel::session::SessionError;
-use paddock_kernel::settings::SettingsError;
 use paddock_protocol::ExitReason;
 
 /// What the process exits with. Keep in step with the help text in `cli.rs`.
@@ -73,7 +73,12 @@ impl From<HostError> for CliError {
             HostErrorKind::Usage => Code::Usage,
             HostErrorKind::Settings => Code::Settings,
             HostErrorKind::Provider | HostErrorKind::Keychain => Code::Provider,
-            HostErrorKind::Session | HostErrorKind::Io => Code::Failure,
+            HostErrorKind::Session
+            | HostErrorKind::Io
+            | HostErrorKind::Busy
+            | HostErrorKind::NotFound
+            | HostErrorKind::Path
+            | HostErrorKind::Internal => Code::Failure,
         };
         Self::new(code, e.to_string())
     }

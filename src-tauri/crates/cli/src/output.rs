@@ -1,36 +1,19 @@
 //! What a run shows: the answer streamed to stdout and one line per tool call on stderr, or
-//! one JSON object per event on stdout (`--json`). Also notes which calls the grants refused,
-//! for the exit code.
+//! one JSON object per event on stdout (`--json`). Also notes which calls were refused (the
+//! call's status says so, teammates' calls included), for the exit code.
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use paddock_kernel::{AskPolicy, EventSink, Gate, ResolvedTools, ToolRegistry};
-use paddock_protocol::{AgentEvent, LoopAction, ToolCall};
+use paddock_host::{EventSink, one_line};
+use paddock_protocol::{AgentEvent, LoopAction};
 use serde_json::{Value, json};
 
 /// Longest tool summary on a tool line.
 const SUMMARY_CHARS: usize = 80;
 /// Longest error excerpt on a tool line.
 const ERROR_CHARS: usize = 160;
-
-/// Which calls the run's grants refuse, decided the way the executor decides.
-pub struct Gatekeeper {
-    pub tools: ResolvedTools,
-    pub registry: Arc<ToolRegistry>,
-    pub policy: AskPolicy,
-}
-
-impl Gatekeeper {
-    fn refuses(&self, name: &str) -> bool {
-        match self.tools.check(name, &self.registry) {
-            Gate::NotGranted => true,
-            Gate::Ask => self.policy == AskPolicy::HeadlessDeny,
-            Gate::Allow | Gate::Unknown => false,
-        }
-    }
-}
 
 #[derive(Default)]
 struct State {
@@ -45,15 +28,13 @@ struct State {
 /// The event sink that prints a run.
 pub struct Printer {
     json: bool,
-    gate: Gatekeeper,
     state: Mutex<State>,
 }
 
 impl Printer {
-    pub fn new(json: bool, gate: Gatekeeper) -> Arc<Self> {
+    pub fn new(json: bool) -> Arc<Self> {
         Arc::new(Self {
             json,
-            gate,
             state: Mutex::new(State {
                 at_line_start: true,
                 ..State::default()
@@ -76,11 +57,14 @@ impl Printer {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn note_denial(&self, state: &mut State, event: &AgentEvent) {
-        if let AgentEvent::ToolCallStarted { call } = event {
-            if self.gate.refuses(&call.name) {
-                state.denied.push(call.name.clone());
+    /// Refused calls at any depth: a teammate's refused call is refused too.
+    fn note_denial(state: &mut State, event: &AgentEvent) {
+        match event {
+            AgentEvent::ToolCallFinished { name, status, .. } if status.is_denied() => {
+                state.denied.push(name.clone());
             }
+            AgentEvent::Delegated { event, .. } => Self::note_denial(state, event),
+            _ => {}
         }
     }
 
@@ -91,22 +75,24 @@ impl Printer {
                 out(&text);
             }
             AgentEvent::TurnFinished { .. } if agent.is_none() => end_line(state),
-            AgentEvent::ToolCallStarted { call } => {
-                let summary = summarize(&call);
+            AgentEvent::ToolCallStarted { call, summary } => {
                 state.open.insert(call.id, (call.name, summary));
             }
             AgentEvent::ToolCallFinished {
                 id,
                 name,
+                summary,
                 output,
-                is_error,
+                status,
                 duration_ms,
+                ..
             } => {
-                let summary = state.open.remove(&id).map(|(_, s)| s).unwrap_or_default();
-                let verdict = if !is_error {
+                let started = state.open.remove(&id).map(|(_, s)| s);
+                let summary = one_line(&started.unwrap_or(summary), SUMMARY_CHARS);
+                let verdict = if status.is_ok() {
                     format!("ok ({duration_ms} ms)")
                 } else {
-                    let word = if agent.is_none() && self.gate.refuses(&name) {
+                    let word = if status.is_denied() {
                         "denied"
                     } else {
                         "error"
@@ -154,7 +140,7 @@ impl Printer {
 impl EventSink for Printer {
     fn emit(&self, event: AgentEvent) {
         let mut state = self.lock();
-        self.note_denial(&mut state, &event);
+        Self::note_denial(&mut state, &event);
         if self.json {
             match serde_json::to_string(&event) {
                 Ok(line) => out(&format!("{line}\n")),
@@ -196,80 +182,4 @@ pub fn json_line(value: &Value) {
 /// The `--json` line that opens a run: where to resume it.
 pub fn session_line(id: &str, project: &str, model: &str, resumed: bool) -> Value {
     json!({"type": "session", "id": id, "project": project, "model": model, "resumed": resumed})
-}
-
-/// A short description of a call's input: the path, pattern or command when there is one.
-pub fn summarize(call: &ToolCall) -> String {
-    let input = &call.input;
-    let field = |k: &str| input.get(k).and_then(Value::as_str);
-    let text = match call.name.as_str() {
-        "grep" | "glob" => match (field("pattern"), field("path")) {
-            (Some(p), Some(dir)) => format!("{p:?} in {dir}"),
-            (Some(p), None) => format!("{p:?}"),
-            _ => input.to_string(),
-        },
-        "delegate_to_agent" => match (field("agent"), field("task")) {
-            (Some(a), Some(t)) => format!("{a}: {t}"),
-            _ => input.to_string(),
-        },
-        _ => ["path", "command", "pattern", "url", "query"]
-            .iter()
-            .find_map(|k| field(k).map(str::to_owned))
-            .unwrap_or_else(|| input.to_string()),
-    };
-    let text = if text == "{}" || text == "null" {
-        String::new()
-    } else {
-        text
-    };
-    one_line(&text, SUMMARY_CHARS)
-}
-
-/// The text on one line, cut to `max` characters with an ellipsis.
-fn one_line(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let mut cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn call(name: &str, input: Value) -> ToolCall {
-        ToolCall {
-            id: "c".into(),
-            name: name.into(),
-            input,
-            parsed_from_text: false,
-        }
-    }
-
-    #[test]
-    fn summaries_pick_the_telling_field() {
-        assert_eq!(
-            summarize(&call(
-                "file_write",
-                json!({"path": "a.txt", "content": "x"})
-            )),
-            "a.txt"
-        );
-        assert_eq!(
-            summarize(&call("bash", json!({"command": "ls\n  -la"}))),
-            "ls -la"
-        );
-        assert_eq!(
-            summarize(&call("grep", json!({"pattern": "TODO", "path": "src"}))),
-            "\"TODO\" in src"
-        );
-        assert_eq!(summarize(&call("mcp__x__y", json!({}))), "");
-        let long = summarize(&call("mcp__x__y", json!({"a": "b".repeat(200)})));
-        assert_eq!(long.chars().count(), SUMMARY_CHARS);
-        assert!(long.ends_with('…'));
-    }
 }

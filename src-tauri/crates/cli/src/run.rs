@@ -5,18 +5,18 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use paddock_host::{Project, ProjectRuntime, RunOptions, mcp_options};
-use paddock_kernel::session::{SessionStore, SessionWriter};
-use paddock_kernel::{Approvals, AskPolicy, EventSink, Fanout};
-use paddock_mcp::{McpServers, ServerPath};
-use paddock_protocol::{ExitReason, McpServerState, Message, TokenUsage};
+use paddock_host::{
+    Approver, AskPolicy, LiveProject, Project, RunRequest, RunService, ServerPath, SessionTarget,
+    session::SessionStore,
+};
+use paddock_protocol::{ExitReason, McpServerState, TokenUsage};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Code};
 use crate::keys::CliKeys;
-use crate::output::{self, Gatekeeper, Printer};
+use crate::output::{self, Printer};
 
 /// A new session, or the one to continue.
 pub enum Target<'a> {
@@ -33,121 +33,60 @@ pub async fn run(
 ) -> Result<Code, CliError> {
     let prompt = read_prompt(prompt)?;
     let project = Project::open(&project_dir(args.model.project.as_deref())?)?;
-    let store = SessionStore::open_default()?;
-    let mut options = args.options();
-    let resumed = match target {
-        Target::New => None,
-        Target::Resume(id) => {
-            let (session, writer) = store.resume(&project.root, id)?;
-            for w in &session.warnings {
-                output::err(&format!("paddock: warning: session {id}: {w}"));
-            }
-            // The session's model carries on unless a flag or the settings name another.
-            if options.model.is_none() && project.settings.model.is_none() {
-                options.model = Some(session.header.model.clone());
-            }
-            if options.provider.is_none() && project.settings.provider.is_none() {
-                options.provider = session
-                    .header
-                    .provider
-                    .as_deref()
-                    .and_then(|p| p.parse().ok());
-            }
-            Some((session.messages, writer))
-        }
-    };
-
-    let mcp = start_mcp(&project).await;
-    let prepared = Prepared {
-        project,
-        options,
-        store,
-        resumed,
-        prompt,
-    };
-    let result = run_agent(args, prepared, &mcp, cancel).await;
-    mcp.shutdown().await;
+    let service = RunService::new(SessionStore::open_default()?, Arc::new(CliKeys));
+    // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
+    let live = LiveProject::new(project.root.clone(), ServerPath::Inherit);
+    report_mcp(&live, &project).await;
+    let result = run_prompt(args, &service, &live, target, prompt, cancel).await;
+    live.shutdown().await;
     result
 }
 
-/// Everything a run needs that is known before the model and tools are set up.
-struct Prepared {
-    project: Project,
-    options: RunOptions,
-    store: SessionStore,
-    /// The resumed session's history and writer; `None` starts a new session.
-    resumed: Option<(Vec<Message>, SessionWriter)>,
-    prompt: String,
-}
-
-async fn run_agent(
+async fn run_prompt(
     args: &RunArgs,
-    prepared: Prepared,
-    mcp: &McpServers,
+    service: &RunService,
+    live: &LiveProject,
+    target: Target<'_>,
+    prompt: String,
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
-    let Prepared {
-        project,
-        options,
-        store,
-        resumed,
-        prompt,
-    } = prepared;
-    let runtime = ProjectRuntime::new(project, &options, Some(&CliKeys), mcp.runtime_tools())?;
-    let root = runtime.project().root.clone();
-    let is_resume = resumed.is_some();
-    let (history, writer) = match resumed {
-        Some(r) => r,
-        None => {
-            let (_, writer) = store.create(
-                &root,
-                Some(runtime.provider().as_str()),
-                runtime.model_name(),
-                &prompt,
-            )?;
-            (Vec::new(), writer)
-        }
-    };
-    let writer = Arc::new(writer);
-    let session_id = writer.id().to_owned();
-    if args.json {
-        output::json_line(&output::session_line(
-            &session_id,
-            &root.to_string_lossy(),
-            runtime.model_name(),
-            is_resume,
-        ));
-    }
-
+    let printer = Printer::new(args.json);
     let policy = if args.ask_allows {
         AskPolicy::HeadlessAllow
     } else {
         AskPolicy::HeadlessDeny
     };
-    let agent = runtime
-        .agent()
-        .with_history(history)
-        .with_approvals(Arc::new(Approvals::new(policy)))
-        .with_cancel(cancel);
-    let printer = Printer::new(
-        args.json,
-        Gatekeeper {
-            tools: agent.resolved_tools(),
-            registry: runtime.registry().clone(),
-            policy,
+    let request = RunRequest {
+        target: match target {
+            Target::New => SessionTarget::New,
+            Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
         },
-    );
-    let sinks: Vec<Arc<dyn EventSink>> = vec![writer.clone(), printer.clone()];
-    let mut agent = agent
-        .with_events(Arc::new(Fanout(sinks)))
-        .with_checkpoint(writer.clone());
-    let result = agent.run(&prompt).await;
+        prompt,
+        options: args.options(),
+        approver: Approver::Headless(policy),
+        events: printer.clone(),
+        cancel: Some(cancel),
+    };
+    let prepared = service.prepare(live, request).await?;
+    let session_id = prepared.session_id.clone();
+    for w in &prepared.warnings {
+        output::err(&format!("paddock: warning: session {session_id}: {w}"));
+    }
+    if args.json {
+        output::json_line(&output::session_line(
+            &session_id,
+            &live.root().to_string_lossy(),
+            &prepared.model,
+            prepared.resumed,
+        ));
+    }
+    let report = prepared.run().await;
+    let result = report.result;
     printer.finish_text();
-    writer.flush();
-    if let Some(e) = writer.error() {
+    if let Some(e) = &report.save_error {
         output::err(&format!(
             "paddock: warning: the session could not be fully saved to {}: {e}",
-            writer.path().display()
+            report.session_path.display()
         ));
     }
 
@@ -208,15 +147,14 @@ fn explain(
     })
 }
 
-/// The project's MCP servers, started; the ones that failed are reported and left out.
-async fn start_mcp(project: &Project) -> McpServers {
-    // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
-    let servers = McpServers::new(mcp_options(&project.root, ServerPath::Inherit));
+/// Starts the project's MCP servers and reports the ones that failed (they are left out).
+async fn report_mcp(live: &LiveProject, project: &Project) {
     if project.settings.mcp_servers.is_empty() {
-        return servers;
+        return;
     }
-    servers.start(&project.settings.mcp_servers).await;
-    for status in servers.statuses() {
+    let mcp = live.mcp(&project.settings);
+    mcp.wait_ready().await;
+    for status in mcp.statuses() {
         match &status.state {
             McpServerState::Failed { error } => output::err(&format!(
                 "paddock: warning: MCP server '{}' did not start: {error}",
@@ -233,7 +171,6 @@ async fn start_mcp(project: &Project) -> McpServers {
             _ => {}
         }
     }
-    servers
 }
 
 /// `--project`, or the current directory.

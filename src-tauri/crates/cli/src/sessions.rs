@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use paddock_kernel::session::{SessionStore, to_json, to_markdown};
+use paddock_host::session::{SessionStore, to_json, to_markdown};
 
 use crate::cli::{ExportFormat, SessionsAction};
 use crate::exit::{CliError, Code};

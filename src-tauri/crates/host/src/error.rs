@@ -1,6 +1,8 @@
-use paddock_kernel::ModelError;
-use paddock_kernel::session::SessionError;
-use paddock_kernel::settings::SettingsError;
+use paddock_core::ModelError;
+use paddock_sandbox::PathError;
+use paddock_session::SessionError;
+
+use crate::settings::SettingsError;
 
 /// Classes a host maps to exit codes or UI error codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,6 +14,13 @@ pub enum HostErrorKind {
     Keychain,
     Session,
     Io,
+    /// The session is running a prompt already.
+    Busy,
+    NotFound,
+    /// A path the path guard refused or could not open.
+    Path,
+    /// A bug or a task that stopped unexpectedly.
+    Internal,
 }
 
 /// A failure before or around a run, worded for the user.
@@ -32,6 +41,14 @@ pub enum HostError {
         context: String,
         source: std::io::Error,
     },
+    #[error("{0}")]
+    Busy(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl HostError {
@@ -43,6 +60,10 @@ impl HostError {
             Self::Keychain(_) => HostErrorKind::Keychain,
             Self::Session(_) => HostErrorKind::Session,
             Self::Io { .. } => HostErrorKind::Io,
+            Self::Busy(_) => HostErrorKind::Busy,
+            Self::NotFound(_) => HostErrorKind::NotFound,
+            Self::Path(_) => HostErrorKind::Path,
+            Self::Internal(_) => HostErrorKind::Internal,
         }
     }
 }

@@ -1,17 +1,44 @@
-//! What every Paddock host (the CLI, the desktop app) needs to run a project's agent: the
-//! project and its settings with command-line overrides, API keys from the keychain or the
-//! environment, the model, the tools (built-ins, teammates, MCP) and the sandbox status.
+//! A project folder as a shell uses it: its settings, API keys (keychain or environment),
+//! tools and MCP servers, sessions and runs, behind one API for the CLI and the app. The
+//! shells depend on this crate and on the protocol only.
 
 mod error;
 mod keys;
+mod live;
 mod mcp;
+mod models;
 mod options;
 mod project;
+mod runs;
 mod runtime;
+mod service;
+pub mod settings;
+mod tools;
+pub mod workspace;
 
 pub use error::{HostError, HostErrorKind};
 pub use keys::{EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, resolve_key};
+pub use live::{LiveProject, McpRun};
 pub use mcp::mcp_options;
+pub use models::Connection;
 pub use options::RunOptions;
-pub use project::Project;
+pub use project::{Project, canonical_dir};
+pub use runs::LiveRuns;
 pub use runtime::{MAIN_AGENT, ProjectRuntime};
+pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};
+pub use tools::{ProjectTools, TeamModel};
+
+// What the shells name of the crates below, so that they depend on this crate alone.
+pub use paddock_core::tool::one_line;
+pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError};
+pub use paddock_mcp::ServerPath;
+pub use paddock_providers::ApiKey;
+pub use paddock_sandbox::{PathError, display_rel};
+
+/// Stored sessions: the store, its errors and exports.
+pub mod session {
+    pub use paddock_session::{
+        DATA_DIR_ENV, INTERRUPTED_RESULT, LoadedSession, SessionError, SessionStore, data_dir,
+        to_json, to_markdown,
+    };
+}

@@ -1,11 +1,11 @@
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use paddock_kernel::ToolEnv;
-use paddock_kernel::sandbox::SandboxConfig;
-use paddock_kernel::settings;
 use paddock_protocol::{ProjectSettings, SandboxStatus};
+use paddock_sandbox::SandboxConfig;
+use paddock_tools::ToolEnv;
 
-use crate::HostError;
+use crate::{HostError, settings};
 
 /// A project folder and its settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,16 +18,7 @@ pub struct Project {
 impl Project {
     /// Opens a project folder and reads its settings (defaults when it has none).
     pub fn open(dir: &Path) -> Result<Self, HostError> {
-        let root = std::fs::canonicalize(dir).map_err(|source| HostError::Io {
-            context: format!("cannot open project folder {}", dir.display()),
-            source,
-        })?;
-        if !root.is_dir() {
-            return Err(HostError::Usage(format!(
-                "{} is not a folder",
-                root.display()
-            )));
-        }
+        let root = canonical_dir(dir)?;
         let settings = settings::load(&root)?;
         Ok(Self { root, settings })
     }
@@ -38,8 +29,8 @@ impl Project {
     }
 
     /// The tool environment for these settings. `secrets` are values to redact.
-    pub fn tool_env(&self, secrets: Vec<String>) -> ToolEnv {
-        ToolEnv {
+    pub fn tool_env(&self, secrets: Vec<String>) -> Arc<ToolEnv> {
+        Arc::new(ToolEnv {
             workspace_root: self.workspace_root(),
             workspace_mode: self.settings.workspace,
             secrets,
@@ -48,11 +39,26 @@ impl Project {
                 allow_unconfined: self.settings.allow_unconfined_bash,
                 ..SandboxConfig::default()
             },
-        }
+        })
     }
 
     /// What bash would run under right now.
     pub fn sandbox_status(&self) -> SandboxStatus {
-        paddock_kernel::sandbox::status(&self.tool_env(Vec::new()))
+        self.tool_env(Vec::new()).sandbox_status()
     }
+}
+
+/// A folder's real path (symlinks resolved), refusing what is not a folder.
+pub fn canonical_dir(dir: &Path) -> Result<PathBuf, HostError> {
+    let root = std::fs::canonicalize(dir).map_err(|source| HostError::Io {
+        context: format!("cannot open project folder {}", dir.display()),
+        source,
+    })?;
+    if !root.is_dir() {
+        return Err(HostError::Usage(format!(
+            "{} is not a folder",
+            root.display()
+        )));
+    }
+    Ok(root)
 }

@@ -1,15 +1,12 @@
 use std::sync::Arc;
 
-use paddock_kernel::tool::typed;
-use paddock_kernel::tools::{DelegateTool, Team, TeamMember, register_builtin_tools};
-use paddock_kernel::{
-    Agent, AgentConfig, GrantPolicy, Model, Tool, ToolEnv, ToolRegistry, settings,
-};
+use paddock_core::{Agent, AgentConfig, Model, Tool};
 use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus, ToolGrantInfo};
 use paddock_providers::{ApiKey, Provider, ProviderConfig};
 
 use crate::keys::{KeyStore, resolve_key};
-use crate::{HostError, Project, RunOptions};
+use crate::tools::{ProjectTools, TeamModel};
+use crate::{HostError, Project, RunOptions, settings};
 
 /// The agent's name in events and delegation chains.
 pub const MAIN_AGENT: &str = "main";
@@ -20,15 +17,12 @@ pub struct ProjectRuntime {
     provider: ProviderKind,
     model_name: String,
     model: Arc<dyn Model>,
-    registry: Arc<ToolRegistry>,
-    env: Arc<ToolEnv>,
-    policy: GrantPolicy,
-    sandbox: SandboxStatus,
+    tools: ProjectTools,
 }
 
 impl ProjectRuntime {
     /// Applies `options` over the project's settings, finds the key, builds the provider
-    /// and registers the built-in tools, the teammates and `runtime_tools` (MCP).
+    /// and the project's tools with `runtime_tools` (MCP).
     pub fn new(
         project: Project,
         options: &RunOptions,
@@ -36,8 +30,7 @@ impl ProjectRuntime {
         runtime_tools: Vec<Arc<dyn Tool>>,
     ) -> Result<Self, HostError> {
         let effective = options.apply(&project.settings);
-        settings::validate(&effective)
-            .map_err(|(field, why)| HostError::Usage(format!("{field}: {why}")))?;
+        settings::validate(&effective).map_err(|e| HostError::Usage(e.to_string()))?;
         let project = Project {
             root: project.root,
             settings: effective,
@@ -52,34 +45,21 @@ impl ProjectRuntime {
         let key = resolve_key(provider, keys)?;
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
         let model = build_model(provider, s.base_url.as_deref(), key)?;
-
-        let env = Arc::new(project.tool_env(secrets));
-        let sandbox = paddock_kernel::sandbox::status(&env);
-        let mut registry = ToolRegistry::new();
-        register_builtin_tools(&mut registry).map_err(|e| HostError::Usage(e.to_string()))?;
-        if !s.teammates.is_empty() {
-            let team = team(s, &model_name, &model);
-            registry
-                .register(typed(DelegateTool::new(Arc::new(team))))
-                .map_err(|e| HostError::Usage(e.to_string()))?;
-        }
-        for tool in runtime_tools {
-            // A name clash with a built-in is reported, not fatal: the built-in wins.
-            if let Err(e) = registry.register_runtime(tool) {
-                tracing::warn!("runtime tool not registered: {e}");
-            }
-        }
-        let mut policy = settings::grant_policy(s);
-        policy.framework_deny = framework_deny(&sandbox);
+        let tools = ProjectTools::new(
+            &project,
+            secrets,
+            Some(TeamModel {
+                name: &model_name,
+                model: model.clone(),
+            }),
+            runtime_tools,
+        )?;
         Ok(Self {
             project,
             provider,
             model_name,
             model,
-            registry: Arc::new(registry),
-            env,
-            policy,
-            sandbox,
+            tools,
         })
     }
 
@@ -100,21 +80,17 @@ impl ProjectRuntime {
         &self.model_name
     }
 
-    pub fn registry(&self) -> &Arc<ToolRegistry> {
-        &self.registry
-    }
-
-    pub fn env(&self) -> &Arc<ToolEnv> {
-        &self.env
+    pub fn tools(&self) -> &ProjectTools {
+        &self.tools
     }
 
     pub fn sandbox_status(&self) -> &SandboxStatus {
-        &self.sandbox
+        self.tools.sandbox_status()
     }
 
     /// Every tool with its effective state and why.
     pub fn grant_info(&self) -> Vec<ToolGrantInfo> {
-        self.policy.resolve(&self.registry).info().to_vec()
+        self.tools.grant_info()
     }
 
     /// The main agent's configuration.
@@ -122,7 +98,7 @@ impl ProjectRuntime {
         let s = &self.project.settings;
         let mut config = AgentConfig::new(MAIN_AGENT, self.model_name.clone());
         config.system_prompt = s.system_prompt.clone();
-        config.grants = self.policy.clone();
+        config.grants = self.tools.policy().clone();
         if let Some(t) = s.max_turns {
             config.max_turns = t;
         }
@@ -130,30 +106,13 @@ impl ProjectRuntime {
         config
     }
 
-    /// A fresh main agent (no history) wired to this project's model, tools and workspace.
+    /// A fresh main agent (no history) wired to this project's model and tools.
     pub fn agent(&self) -> Agent {
         Agent::new(
             self.agent_config(),
             self.model.clone(),
-            self.registry.clone(),
+            self.tools.registry().clone(),
         )
-        .with_env(self.env.clone())
-    }
-}
-
-/// Bash is withheld when it could not run confined and the settings do not accept that.
-fn framework_deny(sandbox: &SandboxStatus) -> Vec<(String, String)> {
-    if sandbox.bash_runs {
-        Vec::new()
-    } else {
-        vec![(
-            "bash".to_owned(),
-            format!(
-                "the OS sandbox is not available here ({}) and the settings do not allow \
-                 unconfined bash",
-                sandbox.summary
-            ),
-        )]
     }
 }
 
@@ -172,23 +131,4 @@ fn build_model(
     // Headless fallback for whatever the settings and flags left unset.
     config = config.with_env();
     Ok(Arc::new(Provider::new(config)?))
-}
-
-fn team(s: &ProjectSettings, main_model: &str, model: &Arc<dyn Model>) -> Team {
-    Team::new(s.teammates.iter().map(|t| {
-        let mut config = AgentConfig::new(
-            t.name.clone(),
-            t.model.clone().unwrap_or_else(|| main_model.to_owned()),
-        );
-        config.system_prompt = t.system_prompt.clone();
-        config.grants =
-            GrantPolicy::from_overrides(t.preset, t.tools.iter().map(|(n, g)| (n.as_str(), *g)));
-        if let Some(turns) = t.max_turns {
-            config.max_turns = turns;
-        }
-        TeamMember {
-            config,
-            model: model.clone(),
-        }
-    }))
 }

@@ -1,6 +1,6 @@
 //! MCP tool results as the text the model reads: text as is, everything else described.
 
-use paddock_kernel::ToolOutput;
+use paddock_core::ToolOutput;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
 /// The model's view of a result; `isError` carries over.
@@ -132,7 +132,7 @@ mod tests {
             {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}
         ]}));
         let out = to_output(&r);
-        assert!(!out.is_error);
+        assert!(!out.is_error());
         assert_eq!(
             out.content,
             "Here it is:\n[image: image/png, 8 bytes; not shown]\n[audio: audio/wav, 3 bytes; not shown]"

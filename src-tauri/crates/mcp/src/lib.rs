@@ -8,7 +8,7 @@
 //! use paddock_mcp::{McpOptions, McpServers};
 //! let servers = McpServers::new(McpOptions::default());
 //! servers.start(&settings.mcp_servers).await;
-//! let mut registry = paddock_kernel::ToolRegistry::new();
+//! let mut registry = paddock_core::ToolRegistry::new();
 //! let warnings = servers.register(&mut registry);
 //! # let _ = warnings;
 //! // ... run agents with the registry; show servers.statuses() ...
@@ -17,6 +17,7 @@
 //! ```
 
 mod content;
+mod lifeline;
 mod naming;
 mod server;
 mod servers;

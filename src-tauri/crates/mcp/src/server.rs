@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use paddock_protocol::{McpServerConfig, McpTransport};
@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
+use crate::lifeline::Lifeline;
 use crate::stderr::StderrLog;
 use crate::stdio::{self, ChildGuard, Launch};
 
@@ -27,37 +28,6 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The exit reason of a server Paddock shut down itself.
 pub const STOPPED_BY_PADDOCK: &str = "stopped by Paddock";
-
-/// Marks the end of a server's life, once, with the first reason given.
-#[derive(Default)]
-pub struct Lifeline {
-    gone: CancellationToken,
-    reason: Mutex<Option<String>>,
-}
-
-impl Lifeline {
-    /// Records why the server is gone; later reasons are ignored.
-    pub fn end(&self, reason: String) {
-        let mut slot = self.reason.lock().unwrap_or_else(PoisonError::into_inner);
-        if slot.is_none() {
-            *slot = Some(reason);
-        }
-        drop(slot);
-        self.gone.cancel();
-    }
-
-    /// Why the server is gone, or `None` while it is alive.
-    pub fn reason(&self) -> Option<String> {
-        self.reason
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    pub async fn gone(&self) {
-        self.gone.cancelled().await;
-    }
-}
 
 /// What the host's options say about launching servers.
 pub struct StartContext<'a> {

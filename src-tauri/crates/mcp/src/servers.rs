@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use paddock_kernel::{Tool, ToolRegistry};
+use paddock_core::{Tool, ToolRegistry};
 use paddock_protocol::{McpServerConfig, McpServerState, McpServerStatus, McpTransport};
 use rmcp::model::Tool as RemoteTool;
 use tokio::sync::watch;
 
+use crate::lifeline::Lifeline;
 use crate::naming::tool_name;
-use crate::server::{self, Lifeline, Server, StartContext};
+use crate::server::{self, Server, StartContext};
 use crate::shell_path;
 use crate::status::{Callback, STATUS_STDERR_CHARS, StatusBoard};
 use crate::stderr::StderrLog;

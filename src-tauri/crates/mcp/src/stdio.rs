@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::Lifeline;
+use crate::lifeline::Lifeline;
 use crate::stderr::StderrLog;
 
 /// What to launch, from the settings plus the host's options.

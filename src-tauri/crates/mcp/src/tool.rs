@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_kernel::tool::coerce_to_schema;
-use paddock_kernel::{Tool, ToolContext, ToolError, ToolOutput};
+use paddock_core::tool::coerce_to_schema;
+use paddock_core::{Tool, ToolContext, ToolError, ToolOutput};
 use paddock_protocol::ToolSpec;
 use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, Tool as RemoteTool};

@@ -72,6 +72,52 @@ pub enum ErrorKind {
     Other,
 }
 
+/// How a tool call ended, as the executor decided it. The CLI's exit code and the app's
+/// card states read this; nothing re-derives it from the grants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolStatus {
+    #[default]
+    Ok,
+    /// The tool ran and reported a failure (a non-zero exit, a missing file).
+    Failed,
+    /// The input did not match the tool's schema.
+    InvalidInput,
+    /// No tool by this name exists.
+    UnknownTool,
+    /// The call was not run.
+    Denied {
+        reason: DenyReason,
+    },
+    /// The run was cancelled before or while the tool ran.
+    Aborted,
+    TimedOut,
+    /// The tool crashed (a bug in the tool, not in the input).
+    Panicked,
+}
+
+impl ToolStatus {
+    pub fn is_ok(self) -> bool {
+        self == Self::Ok
+    }
+
+    pub fn is_denied(self) -> bool {
+        matches!(self, Self::Denied { .. })
+    }
+}
+
+/// Why a call was not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DenyReason {
+    /// Not granted to this agent (preset, lists, a Paddock rule).
+    NotGranted,
+    /// It needs approval and nobody can approve in this run (headless).
+    NoApprover,
+    /// The user said no.
+    User,
+}
+
 /// Everything a run tells its observers, in order. UIs and the CLI consume only this.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -92,18 +138,29 @@ pub enum AgentEvent {
     },
     ToolCallStarted {
         call: ToolCall,
+        /// One line saying what the call does (a path, a command), from the tool itself.
+        #[serde(default)]
+        summary: String,
     },
     ToolCallFinished {
         id: String,
         name: String,
+        #[serde(default)]
+        summary: String,
         output: String,
         is_error: bool,
+        /// Sessions written before statuses existed read as `ok`; the session loader fixes
+        /// failed ones from `is_error`.
+        #[serde(default)]
+        status: ToolStatus,
         #[ts(type = "number")]
         duration_ms: u64,
     },
     ApprovalRequested {
         request_id: String,
         call: ToolCall,
+        #[serde(default)]
+        summary: String,
     },
     ApprovalResolved {
         request_id: String,

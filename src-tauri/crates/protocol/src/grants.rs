@@ -99,6 +99,9 @@ pub struct ToolGrantInfo {
     pub reason: String,
     /// Added at run time (MCP): skips preset and allow list, obeys the deny list.
     pub runtime: bool,
+    /// Whether the tool can change files or run programs (what a read-only grant excludes).
+    #[serde(default)]
+    pub mutates: bool,
 }
 
 #[cfg(test)]

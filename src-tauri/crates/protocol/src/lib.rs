@@ -16,7 +16,7 @@ pub use app::{
     AppError, AppErrorCode, ConnectionReport, ExportFormat, FilePreview, KeyStatus, ModelInfo,
     ProjectInfo, RecentProject, SessionTranscript, WorkspaceChange, WorkspaceEntry, WorkspaceTree,
 };
-pub use events::{AgentEvent, ErrorKind, ExitReason, LoopAction, LoopKind};
+pub use events::{AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, ToolStatus};
 pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};

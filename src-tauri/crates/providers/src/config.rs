@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use paddock_kernel::ModelError;
+use paddock_core::ModelError;
 use paddock_protocol::ErrorKind;
 use reqwest::Url;
 

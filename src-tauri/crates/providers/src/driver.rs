@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use futures_util::StreamExt;
-use paddock_kernel::{ModelError, ModelEvent, ModelStream};
+use paddock_core::{ModelError, ModelEvent, ModelStream};
 use reqwest::Response;
 
 use crate::http::{Transport, final_error};

@@ -4,7 +4,7 @@
 use std::error::Error as _;
 use std::time::Duration;
 
-use paddock_kernel::ModelError;
+use paddock_core::ModelError;
 use paddock_protocol::ErrorKind;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;

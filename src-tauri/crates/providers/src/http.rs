@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use paddock_kernel::ModelError;
+use paddock_core::ModelError;
 use paddock_protocol::ErrorKind;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Response, Url};
@@ -20,6 +20,14 @@ pub(crate) struct Transport {
     pub retry: RetryPolicy,
     pub idle: Duration,
     on_retry: Option<RetryHook>,
+}
+
+/// reqwest's rustls without a built-in provider uses the process default: ring.
+fn ensure_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing a race to another thread installing one is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
 }
 
 /// A header whose value is a secret: hidden from reqwest's own debug output.
@@ -41,6 +49,7 @@ pub(crate) fn secret_header(
 impl Transport {
     pub fn new(config: &ProviderConfig, headers: HeaderMap) -> Result<Self, ModelError> {
         let base = config.resolved_base_url()?;
+        ensure_crypto_provider();
         let mut builder = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .user_agent(concat!("paddock/", env!("CARGO_PKG_VERSION")))

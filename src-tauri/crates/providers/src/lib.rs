@@ -1,6 +1,6 @@
 //! Paddock's model providers: Anthropic (Messages API), OpenAI (Chat Completions) and
 //! OpenAI-compatible local servers (Ollama, vLLM, LM Studio, llama.cpp), each implementing
-//! the kernel's [`paddock_kernel::Model`].
+//! the kernel's [`paddock_core::Model`].
 //!
 //! All of them stream over SSE, retry 429 / 5xx / connection failures with backoff that
 //! honours Retry-After, time out when a server goes quiet, stop at once when the stream is

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use paddock_kernel::{Model, ModelError, ModelRequest, ModelStream};
+use paddock_core::{Model, ModelError, ModelRequest, ModelStream};
 use paddock_protocol::ErrorKind;
 
 use crate::anthropic;

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use paddock_kernel::ModelError;
+use paddock_core::ModelError;
 use reqwest::header::HeaderMap;
 
 use crate::config::RetryPolicy;

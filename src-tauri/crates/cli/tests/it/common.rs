@@ -6,8 +6,8 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use paddock_fake_model::FakeServer;
-use paddock_kernel::session::{LoadedSession, SessionStore};
 use paddock_protocol::{AgentEvent, ContentBlock, Message};
+use paddock_session::{LoadedSession, SessionStore};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::process::{Child, Command};

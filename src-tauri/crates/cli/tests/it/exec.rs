@@ -102,7 +102,7 @@ async fn json_output_parses_back_into_agent_events() {
     assert!(
         out.events
             .iter()
-            .any(|e| matches!(e, AgentEvent::ToolCallStarted { call } if call.id == "call_g"))
+            .any(|e| matches!(e, AgentEvent::ToolCallStarted { call, .. } if call.id == "call_g"))
     );
     assert!(out.events.iter().any(|e| matches!(
         e,

@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use paddock_fake_model::{FakeServer, Reply};
-use paddock_kernel::session::INTERRUPTED_RESULT;
 use paddock_protocol::{ContentBlock, Message, Role, SessionRecord, ToolCall};
+use paddock_session::INTERRUPTED_RESULT;
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 

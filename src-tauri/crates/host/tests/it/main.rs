@@ -1,5 +1,6 @@
-//! paddock-host: settings + flags into a runnable agent; keys; the keychain.
+//! paddock-host: settings, flags and keys into a runnable agent; the run service.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod keychain;
 mod runtime;
+mod settings;

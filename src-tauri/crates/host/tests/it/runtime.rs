@@ -1,10 +1,11 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use paddock_host::settings;
 use paddock_host::{
-    HostErrorKind, KeyError, KeyStore, Project, ProjectRuntime, RunOptions, resolve_key,
+    HostErrorKind, KeyError, KeyStore, Project, ProjectRuntime, ProjectTools, RunOptions,
+    resolve_key,
 };
-use paddock_kernel::settings;
 use paddock_protocol::{
     Grant, ProjectSettings, ProviderKind, TeammateSettings, ToolPreset, WorkspaceMode,
 };
@@ -72,7 +73,7 @@ fn settings_and_flags_make_the_agent() {
         "no teammates, no delegation tool"
     );
     assert_eq!(
-        rt.env().workspace_root,
+        rt.tools().env().workspace_root,
         rt.project().root.join(".agent-workspace")
     );
 }
@@ -98,7 +99,7 @@ fn teammates_bring_the_delegation_tool_which_must_still_be_granted() {
         .find(|i| i.name == "delegate_to_agent")
         .unwrap();
     assert_eq!(delegate.grant, Grant::Deny);
-    assert_eq!(rt.env().workspace_root, rt.project().root);
+    assert_eq!(rt.tools().env().workspace_root, rt.project().root);
     let opts = RunOptions {
         allow: vec!["delegate_to_agent".into()],
         ..RunOptions::default()
@@ -209,4 +210,59 @@ fn keys_come_from_the_store_and_an_unreachable_keychain_says_how_to_fix_it() {
     let msg = err.to_string();
     assert!(msg.contains("no keychain is reachable"), "{msg}");
     assert!(msg.contains("never stored in plain text"), "{msg}");
+}
+
+fn grant_of<'a>(
+    info: &'a [paddock_protocol::ToolGrantInfo],
+    name: &str,
+) -> &'a paddock_protocol::ToolGrantInfo {
+    info.iter().find(|i| i.name == name).unwrap()
+}
+
+#[test]
+fn grants_need_no_model_or_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = ProjectSettings {
+        provider: Some(ProviderKind::Anthropic),
+        preset: Some(ToolPreset::Readonly),
+        ..ProjectSettings::default()
+    };
+    settings.tools.insert("file_write".into(), Grant::Ask);
+    let project = Project {
+        root: dir.path().to_path_buf(),
+        settings,
+    };
+    let info = ProjectTools::new(&project, Vec::new(), None, Vec::new())
+        .unwrap()
+        .grant_info();
+    assert_eq!(grant_of(&info, "file_read").grant, Grant::Allow);
+    assert_eq!(grant_of(&info, "file_write").grant, Grant::Ask);
+    let bash = grant_of(&info, "bash");
+    assert_eq!(bash.grant, Grant::Deny);
+    assert!(bash.reason.contains("readonly"), "{}", bash.reason);
+    assert!(info.iter().all(|i| i.name != "delegate_to_agent"));
+}
+
+#[test]
+fn teammates_add_delegation() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = ProjectSettings {
+        teammates: vec![TeammateSettings {
+            name: "reviewer".into(),
+            system_prompt: None,
+            model: None,
+            preset: None,
+            tools: BTreeMap::new(),
+            max_turns: None,
+        }],
+        ..ProjectSettings::default()
+    };
+    let project = Project {
+        root: dir.path().to_path_buf(),
+        settings,
+    };
+    let info = ProjectTools::new(&project, Vec::new(), None, Vec::new())
+        .unwrap()
+        .grant_info();
+    assert!(info.iter().any(|i| i.name == "delegate_to_agent"));
 }

@@ -7,9 +7,9 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use paddock_kernel::protocol::{McpServerConfig, McpServerState, McpServerStatus};
-use paddock_kernel::scripted::{ScriptedModel, ScriptedTurn};
-use paddock_kernel::{
+use paddock_core::protocol::{McpServerConfig, McpServerState, McpServerStatus};
+use paddock_core::scripted::{ScriptedModel, ScriptedTurn};
+use paddock_core::{
     Agent, AgentConfig, AgentResult, EventSink, GrantPolicy, NullSink, ToolRegistry,
 };
 use paddock_mcp::{McpOptions, McpServers};
@@ -187,7 +187,7 @@ pub async fn run_agent_observed(
     turns: Vec<ScriptedTurn>,
     events: Arc<dyn EventSink>,
 ) -> Run {
-    let model = ScriptedModel::new(turns);
+    let model = ScriptedModel::recording(turns);
     let mut config = AgentConfig::new("main", "scripted");
     config.grants = grants;
     let mut agent = Agent::new(config, Arc::new(model.clone()), registry).with_events(events);

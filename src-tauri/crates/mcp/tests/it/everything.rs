@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use paddock_kernel::protocol::{AgentEvent, Grant, McpServerState, ProjectSettings};
-use paddock_kernel::scripted::ScriptedTurn;
-use paddock_kernel::{FnSink, GrantPolicy};
+use paddock_core::protocol::{AgentEvent, Grant, McpServerState, ProjectSettings};
+use paddock_core::scripted::ScriptedTurn;
+use paddock_core::{FnSink, GrantPolicy};
 use paddock_mcp::McpOptions;
 use serde_json::json;
 use tokio::sync::Notify;
@@ -63,7 +63,7 @@ async fn lists_tools(via: Via) {
         .into_iter()
         .find(|t| t.remote_name() == "echo")
         .unwrap();
-    let spec = paddock_kernel::Tool::spec(&*echo);
+    let spec = paddock_core::Tool::spec(&*echo);
     assert_eq!(spec.description, "Echoes back the input string");
     assert_eq!(spec.input_schema["type"], "object");
     assert_eq!(spec.input_schema["properties"]["message"]["type"], "string");
@@ -161,7 +161,10 @@ async fn a_denied_tool_never_runs(via: Via) {
         mcp_servers: one("everything", server.config.clone()),
         ..ProjectSettings::default()
     };
-    let grants = paddock_kernel::settings::grant_policy(&settings);
+    let grants = paddock_core::GrantPolicy::from_overrides(
+        settings.preset,
+        settings.tools.iter().map(|(n, g)| (n.as_str(), *g)),
+    );
     assert_eq!(grants.deny, [denied]);
     let servers = started(&settings.mcp_servers, McpOptions::default()).await;
     let started_at = Instant::now();

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use paddock_kernel::protocol::{McpServerConfig, McpServerState, ToolSpec};
-use paddock_kernel::scripted::ScriptedTurn;
-use paddock_kernel::{GrantPolicy, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
+use paddock_core::protocol::{McpServerConfig, McpServerState, ToolSpec};
+use paddock_core::scripted::ScriptedTurn;
+use paddock_core::{GrantPolicy, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
 use paddock_mcp::{McpOptions, McpServers};
 use serde_json::json;
 

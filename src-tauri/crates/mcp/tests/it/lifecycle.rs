@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use paddock_kernel::GrantPolicy;
-use paddock_kernel::protocol::{McpServerConfig, McpServerState};
-use paddock_kernel::scripted::ScriptedTurn;
+use paddock_core::GrantPolicy;
+use paddock_core::protocol::{McpServerConfig, McpServerState};
+use paddock_core::scripted::ScriptedTurn;
 use paddock_mcp::{McpOptions, McpServers, ServerPath};
 use serde_json::json;
 
@@ -104,7 +104,7 @@ async fn dropping_the_handle_kills_stdio_servers() {
         wait_gone(child).await;
     }
     // Tools still held by a registry now answer with an error instead of hanging.
-    let mut registry = paddock_kernel::ToolRegistry::new();
+    let mut registry = paddock_core::ToolRegistry::new();
     for t in tools {
         registry.register_runtime(t).unwrap();
     }

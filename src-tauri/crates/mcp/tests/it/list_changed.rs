@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use paddock_kernel::scripted::ScriptedTurn;
-use paddock_kernel::{GrantPolicy, Tool};
+use paddock_core::scripted::ScriptedTurn;
+use paddock_core::{GrantPolicy, Tool};
 use paddock_mcp::{McpOptions, McpServers};
 use serde_json::json;
 

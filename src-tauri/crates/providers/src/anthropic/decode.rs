@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use paddock_kernel::ModelEvent;
+use paddock_core::ModelEvent;
 use paddock_protocol::{StopReason, TokenUsage, ToolCall};
 use serde_json::Value;
 

@@ -5,7 +5,7 @@ mod request;
 
 use std::sync::Arc;
 
-use paddock_kernel::{ModelError, ModelRequest, ModelStream};
+use paddock_core::{ModelError, ModelRequest, ModelStream};
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 

@@ -1,6 +1,6 @@
 //! Builds Anthropic Messages API request bodies.
 
-use paddock_kernel::ModelRequest;
+use paddock_core::ModelRequest;
 use paddock_protocol::{ContentBlock, Message, Role};
 use serde_json::{Map, Value, json};
 

@@ -6,7 +6,7 @@ mod think;
 
 use std::sync::Arc;
 
-use paddock_kernel::{ModelError, ModelRequest, ModelStream};
+use paddock_core::{ModelError, ModelRequest, ModelStream};
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 

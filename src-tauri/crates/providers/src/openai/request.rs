@@ -1,6 +1,6 @@
 //! Builds Chat Completions request bodies (OpenAI and compatible servers).
 
-use paddock_kernel::ModelRequest;
+use paddock_core::ModelRequest;
 use paddock_protocol::{ContentBlock, Message, Role, ToolCall};
 use serde_json::{Map, Value, json};
 

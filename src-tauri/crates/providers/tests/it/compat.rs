@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
+use paddock_core::ModelEvent;
 use paddock_fake_model::{FakeServer, Quirks, Reply};
-use paddock_kernel::ModelEvent;
 use paddock_protocol::{ExitReason, StopReason, TokenUsage};
 use paddock_providers::{Provider, ProviderConfig, ProviderKind};
 use serde_json::json;

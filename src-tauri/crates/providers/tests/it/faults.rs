@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use paddock_core::{FnSink, Model, ModelEvent, ModelRequest};
 use paddock_fake_model::{FakeServer, Fault, Outcome, Reply};
-use paddock_kernel::{FnSink, Model, ModelEvent, ModelRequest};
 use paddock_protocol::{AgentEvent, ErrorKind, ExitReason, Message};
 use paddock_providers::{Provider, ProviderConfig, ProviderKind};
 use serde_json::json;

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use paddock_core::ModelEvent;
 use paddock_fake_model::{FakeServer, Reply};
-use paddock_kernel::ModelEvent;
 use paddock_protocol::{
     ContentBlock, ExitReason, Message, Role, StopReason, TokenUsage, ToolCall, ToolResult,
 };

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
-use paddock_fake_model::FakeServer;
-use paddock_kernel::{
+use paddock_core::{
     Agent, AgentConfig, GrantPolicy, Model, ModelError, ModelEvent, ModelRequest, Tool,
     ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
+use paddock_fake_model::FakeServer;
 use paddock_protocol::{Message, ToolSpec};
 use paddock_providers::{ApiKey, Provider, ProviderConfig, ProviderKind, RetryNotice, RetryPolicy};
 use serde_json::{Value, json};

@@ -1,0 +1,290 @@
+//! An agent: a config, a model, the tools it may use, and the conversation it keeps.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use paddock_protocol::{AgentEvent, ApprovalDecision, ExitReason, Message, TokenUsage};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::{ApprovalError, Approvals};
+use crate::events::{EventSink, NullSink};
+use crate::executor::{ExecutorLimits, ToolExecutor};
+use crate::grants::{GrantPolicy, ResolvedTools};
+use crate::loop_detect::LoopConfig;
+use crate::model::{Model, ModelError};
+use crate::runner::{Checkpoint, DEFAULT_MAX_TURNS, RunConfig, Runner};
+use crate::structured::{self, OutputError};
+use crate::tool::{ToolContext, ToolRegistry};
+
+/// Everything that defines one agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    pub name: String,
+    pub model: String,
+    pub system_prompt: Option<String>,
+    pub grants: GrantPolicy,
+    pub max_turns: u32,
+    pub max_token_budget: Option<u64>,
+    /// `None` turns loop detection off.
+    pub loop_detection: Option<LoopConfig>,
+    /// A JSON schema the final answer must match.
+    pub output_schema: Option<Value>,
+    pub max_output_tokens: Option<u32>,
+    pub limits: ExecutorLimits,
+}
+
+impl AgentConfig {
+    pub fn new(name: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            model: model.into(),
+            system_prompt: None,
+            grants: GrantPolicy::default(),
+            max_turns: DEFAULT_MAX_TURNS,
+            max_token_budget: None,
+            loop_detection: Some(LoopConfig::default()),
+            output_schema: None,
+            max_output_tokens: None,
+            limits: ExecutorLimits::default(),
+        }
+    }
+}
+
+/// The result of one prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentResult {
+    pub exit: ExitReason,
+    pub output: String,
+    /// With an output schema: the validated JSON.
+    pub structured: Option<Value>,
+    /// Ended with an answer (and, with a schema, a valid one).
+    pub success: bool,
+    /// Messages this prompt added (prompt included), every call paired.
+    pub new_messages: Vec<Message>,
+    pub usage: TokenUsage,
+    pub turns: u32,
+    pub error: Option<ModelError>,
+    /// Why structured output failed, when it did.
+    pub output_error: Option<String>,
+}
+
+/// Cancels a running prompt and answers its approval requests, from any thread.
+#[derive(Clone)]
+pub struct AgentHandle {
+    cancel: Arc<Mutex<CancellationToken>>,
+    approvals: Arc<Approvals>,
+}
+
+impl AgentHandle {
+    pub fn cancel(&self) {
+        self.cancel
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
+    }
+
+    pub fn approve(
+        &self,
+        request_id: &str,
+        decision: ApprovalDecision,
+    ) -> Result<(), ApprovalError> {
+        self.approvals.resolve(request_id, decision)
+    }
+
+    pub fn approvals(&self) -> &Arc<Approvals> {
+        &self.approvals
+    }
+}
+
+/// An agent with its conversation.
+pub struct Agent {
+    config: AgentConfig,
+    model: Arc<dyn Model>,
+    registry: Arc<ToolRegistry>,
+    events: Arc<dyn EventSink>,
+    approvals: Arc<Approvals>,
+    cancel: Arc<Mutex<CancellationToken>>,
+    chain: Arc<[String]>,
+    checkpoint: Option<Arc<dyn Checkpoint>>,
+    history: Vec<Message>,
+}
+
+impl Agent {
+    pub fn new(config: AgentConfig, model: Arc<dyn Model>, registry: Arc<ToolRegistry>) -> Self {
+        let chain: Arc<[String]> = Arc::from(vec![config.name.clone()]);
+        Self {
+            config,
+            model,
+            registry,
+            events: Arc::new(NullSink),
+            approvals: Arc::new(Approvals::default()),
+            cancel: Arc::new(Mutex::new(CancellationToken::new())),
+            chain,
+            checkpoint: None,
+            history: Vec::new(),
+        }
+    }
+
+    pub fn with_events(mut self, events: Arc<dyn EventSink>) -> Self {
+        self.events = events;
+        self
+    }
+
+    pub fn with_approvals(mut self, approvals: Arc<Approvals>) -> Self {
+        self.approvals = approvals;
+        self
+    }
+
+    pub fn with_checkpoint(mut self, checkpoint: Arc<dyn Checkpoint>) -> Self {
+        self.checkpoint = Some(checkpoint);
+        self
+    }
+
+    /// Runs under a parent's cancellation (teammates).
+    pub fn with_cancel(self, cancel: CancellationToken) -> Self {
+        *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = cancel;
+        self
+    }
+
+    /// Places this agent in a delegation chain (the chain ends with this agent's name).
+    pub fn with_chain(mut self, chain: Arc<[String]>) -> Self {
+        self.chain = chain;
+        self
+    }
+
+    pub fn with_history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    pub fn handle(&self) -> AgentHandle {
+        AgentHandle {
+            cancel: self.cancel.clone(),
+            approvals: self.approvals.clone(),
+        }
+    }
+
+    /// The tools this agent is told about and may run, with reasons.
+    pub fn resolved_tools(&self) -> ResolvedTools {
+        self.config.grants.resolve(&self.registry)
+    }
+
+    /// Runs `prompt` on top of the kept conversation and keeps the result.
+    pub async fn run(&mut self, prompt: &str) -> AgentResult {
+        let history = std::mem::take(&mut self.history);
+        let (result, messages) = self.execute(history, prompt).await;
+        self.history = messages;
+        result
+    }
+
+    /// Runs `prompt` in a fresh conversation; the kept one is untouched.
+    pub async fn run_fresh(&self, prompt: &str) -> AgentResult {
+        self.execute(Vec::new(), prompt).await.0
+    }
+
+    async fn execute(
+        &self,
+        mut messages: Vec<Message>,
+        prompt: &str,
+    ) -> (AgentResult, Vec<Message>) {
+        let start = messages.len();
+        messages.push(Message::user_text(prompt));
+        let cancel = self
+            .cancel
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let tools = self.resolved_tools();
+        let executor = ToolExecutor::new(self.config.limits);
+        let mut system = self.config.system_prompt.clone();
+        if let Some(schema) = &self.config.output_schema {
+            let instruction = structured::instruction(schema);
+            system = Some(match system {
+                Some(s) if !s.is_empty() => format!("{s}\n\n{instruction}"),
+                _ => instruction,
+            });
+        }
+        let config = RunConfig {
+            model: self.config.model.clone(),
+            system_prompt: system,
+            max_turns: self.config.max_turns,
+            max_token_budget: self.config.max_token_budget,
+            loop_detection: self.config.loop_detection,
+            max_output_tokens: self.config.max_output_tokens,
+        };
+        let runner = Runner {
+            config: &config,
+            model: &*self.model,
+            tools: &tools,
+            executor: &executor,
+            ctx: ToolContext {
+                call_id: String::new(),
+                agent: self.config.name.clone(),
+                chain: self.chain.clone(),
+                cancel: cancel.clone(),
+                events: self.events.clone(),
+                approvals: self.approvals.clone(),
+            },
+            checkpoint: self.checkpoint.as_deref(),
+        };
+
+        let mut outcome = runner.run(messages).await;
+        let mut structured_value = None;
+        let mut output_error = None;
+        if let (Some(schema), ExitReason::EndTurn) = (&self.config.output_schema, outcome.exit) {
+            match structured::parse_and_validate(&outcome.output, schema) {
+                Ok(v) => structured_value = Some(v),
+                Err(OutputError::BadSchema(e)) => output_error = Some(e),
+                Err(first) => {
+                    // One retry with the errors fed back.
+                    let mut retry_msgs = outcome.messages;
+                    retry_msgs.push(Message::user_text(structured::retry_message(&first)));
+                    let retry = runner.run(retry_msgs).await;
+                    let (usage, turns) = (outcome.usage + retry.usage, outcome.turns + retry.turns);
+                    outcome = retry;
+                    outcome.usage = usage;
+                    outcome.turns = turns;
+                    if outcome.exit == ExitReason::EndTurn {
+                        match structured::parse_and_validate(&outcome.output, schema) {
+                            Ok(v) => structured_value = Some(v),
+                            Err(e) => output_error = Some(e.to_string()),
+                        }
+                    } else {
+                        output_error = Some(first.to_string());
+                    }
+                }
+            }
+            if let Some(e) = &output_error {
+                self.events.emit(AgentEvent::Warning {
+                    message: format!("structured output failed: {e}"),
+                });
+            }
+        }
+        if outcome.exit == ExitReason::Aborted {
+            // A fresh token for the next prompt; the handle follows it.
+            *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = CancellationToken::new();
+        }
+        let success = outcome.exit == ExitReason::EndTurn
+            && (self.config.output_schema.is_none() || structured_value.is_some());
+        let result = AgentResult {
+            exit: outcome.exit,
+            output: outcome.output,
+            structured: structured_value,
+            success,
+            new_messages: outcome.messages[start..].to_vec(),
+            usage: outcome.usage,
+            turns: outcome.turns,
+            error: outcome.error,
+            output_error,
+        };
+        (result, outcome.messages)
+    }
+}

@@ -1,0 +1,249 @@
+//! Runs one turn's tool calls concurrently under a cap. Nothing escapes: every failure is a
+//! result with `is_error` that the model sees.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use paddock_protocol::{AgentEvent, DenyReason, ToolCall, ToolStatus};
+use tokio::sync::Semaphore;
+
+use crate::approval::Verdict;
+use crate::grants::{Gate, ResolvedTools};
+use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_middle};
+
+/// Calls of one turn running at once, unless configured otherwise.
+pub const DEFAULT_MAX_CONCURRENCY: usize = 4;
+/// Per-call time limit for tools that do not set their own.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+/// Output cut for tools that do not set their own.
+pub const DEFAULT_MAX_OUTPUT_CHARS: usize = 30_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecutorLimits {
+    pub max_concurrency: usize,
+    pub timeout: Duration,
+    pub max_output_chars: usize,
+}
+
+impl Default for ExecutorLimits {
+    fn default() -> Self {
+        Self {
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
+            timeout: DEFAULT_TOOL_TIMEOUT,
+            max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
+        }
+    }
+}
+
+/// The result of one call, with how long it took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallOutcome {
+    pub call_id: String,
+    pub name: String,
+    pub output: ToolOutput,
+    pub duration: Duration,
+}
+
+/// Runs tool calls. One per agent run: its semaphore is the turn's concurrency cap.
+pub struct ToolExecutor {
+    limits: ExecutorLimits,
+    semaphore: Arc<Semaphore>,
+}
+
+impl ToolExecutor {
+    pub fn new(limits: ExecutorLimits) -> Self {
+        Self {
+            limits,
+            semaphore: Arc::new(Semaphore::new(limits.max_concurrency.max(1))),
+        }
+    }
+
+    /// Runs every call of a turn concurrently (at most `max_concurrency` at once) and returns
+    /// their outcomes in call order. `base` is cloned per call with its `call_id` filled in.
+    pub async fn execute_batch(
+        &self,
+        calls: &[ToolCall],
+        gate: &ResolvedTools,
+        base: &ToolContext,
+    ) -> Vec<CallOutcome> {
+        let runs = calls.iter().map(|call| async move {
+            let mut ctx = base.clone();
+            ctx.call_id.clone_from(&call.id);
+            let summary = match gate.tool(&call.name) {
+                Some(tool) => tool.summary(&call.input),
+                None => summarize_input(&call.input),
+            };
+            base.events.emit(AgentEvent::ToolCallStarted {
+                call: call.clone(),
+                summary: summary.clone(),
+            });
+            let started = Instant::now();
+            let output = self.execute_one(call, gate, &ctx, &summary).await;
+            let duration = started.elapsed();
+            base.events.emit(AgentEvent::ToolCallFinished {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                summary,
+                output: output.content.clone(),
+                is_error: output.is_error(),
+                status: output.status,
+                duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            });
+            CallOutcome {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                output,
+                duration,
+            }
+        });
+        futures_util::future::join_all(runs).await
+    }
+
+    /// One call through the gate, approval, validation, the cap, the timeout and the
+    /// output limit. `summary` is what an approval request shows.
+    pub async fn execute_one(
+        &self,
+        call: &ToolCall,
+        gate: &ResolvedTools,
+        ctx: &ToolContext,
+        summary: &str,
+    ) -> ToolOutput {
+        if ctx.cancel.is_cancelled() {
+            return aborted_before_start();
+        }
+        match gate.check(&call.name) {
+            Gate::Allow => {}
+            Gate::Ask => match ctx
+                .approvals
+                .request(call, summary, &*ctx.events, &ctx.cancel)
+                .await
+            {
+                Verdict::Approved => {}
+                Verdict::Denied(reason, why) => {
+                    return ToolOutput::with_status(
+                        ToolStatus::Denied { reason },
+                        format!("Not run: {why}."),
+                    );
+                }
+                Verdict::Aborted => return aborted_before_start(),
+            },
+            Gate::NotGranted => {
+                return ToolOutput::with_status(
+                    ToolStatus::Denied {
+                        reason: DenyReason::NotGranted,
+                    },
+                    format!(
+                        "Tool '{}' is not granted to this agent; it was not run.",
+                        call.name
+                    ),
+                );
+            }
+            Gate::Unknown => {
+                let available: Vec<&str> = gate.granted_names().collect();
+                let list = if available.is_empty() {
+                    "none".to_owned()
+                } else {
+                    available.join(", ")
+                };
+                return ToolOutput::with_status(
+                    ToolStatus::UnknownTool,
+                    format!(
+                        "Unknown tool '{}'. Tools available to you: {list}.",
+                        call.name
+                    ),
+                );
+            }
+        }
+        let Some(tool) = gate.tool(&call.name).cloned() else {
+            return ToolOutput::with_status(
+                ToolStatus::UnknownTool,
+                format!("Unknown tool '{}'.", call.name),
+            );
+        };
+        let permit = tokio::select! {
+            permit = self.semaphore.clone().acquire_owned() => permit,
+            () = ctx.cancel.cancelled() => return aborted_before_start(),
+        };
+        let Ok(_permit) = permit else {
+            return ToolOutput::error("Internal error: the tool executor was shut down.");
+        };
+        let limit = tool.timeout().unwrap_or(self.limits.timeout);
+        let run = AssertUnwindSafe(tool.call(call.input.clone(), ctx)).catch_unwind();
+        let result = tokio::select! {
+            r = tokio::time::timeout(limit, run) => r,
+            () = ctx.cancel.cancelled() => {
+                return ToolOutput::with_status(
+                    ToolStatus::Aborted,
+                    "Aborted: the run was cancelled while this tool was running.",
+                );
+            }
+        };
+        let output = match result {
+            Err(_elapsed) => ToolOutput::with_status(
+                ToolStatus::TimedOut,
+                format!(
+                    "Tool '{}' timed out after {} and was stopped.",
+                    call.name,
+                    human_duration(limit)
+                ),
+            ),
+            Ok(Err(panic)) => ToolOutput::with_status(
+                ToolStatus::Panicked,
+                format!(
+                    "Tool '{}' crashed: {}. This is a bug in the tool, not in your input.",
+                    call.name,
+                    panic_message(&*panic)
+                ),
+            ),
+            Ok(Ok(Err(ToolError::InvalidInput(why)))) => ToolOutput::with_status(
+                ToolStatus::InvalidInput,
+                format!(
+                    "Invalid input for '{}': {why}. Fix the input and call it again.",
+                    call.name
+                ),
+            ),
+            Ok(Ok(Err(ToolError::Failed(why)))) => ToolOutput::error(format!("Error: {why}")),
+            Ok(Ok(Ok(output))) => output,
+        };
+        let max_chars = tool
+            .max_output_chars()
+            .unwrap_or(self.limits.max_output_chars);
+        ToolOutput {
+            content: truncate_middle(&output.content, max_chars),
+            ..output
+        }
+    }
+}
+
+impl Default for ToolExecutor {
+    fn default() -> Self {
+        Self::new(ExecutorLimits::default())
+    }
+}
+
+fn aborted_before_start() -> ToolOutput {
+    ToolOutput::with_status(
+        ToolStatus::Aborted,
+        "Aborted: the run was cancelled before this tool ran.",
+    )
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_owned()
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", d.as_secs_f64().round())
+    }
+}

@@ -1,0 +1,230 @@
+//! Default-deny tool grants: what the model is told, and what may run.
+//!
+//! Order for built-in tools: preset filter -> allow list -> deny list -> framework deny list.
+//! With neither a preset nor an allow list, no built-in tool is granted. `extra` grants
+//! single tools on top (the per-tool Allow / Ask of the settings and the UI). Runtime tools
+//! (MCP) skip preset and allow list but obey both deny lists. The ask list turns a granted
+//! tool's Allow into Ask; it never grants by itself.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use paddock_protocol::{Grant, ToolGrantInfo, ToolPreset, ToolSpec};
+
+use crate::tool::{Tool, ToolRegistry};
+
+/// The user's (and the host's) grant settings for one agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrantPolicy {
+    pub preset: Option<ToolPreset>,
+    /// When non-empty, only these built-in tools are granted (narrows the preset).
+    pub allow: Vec<String>,
+    /// Tools granted one by one on top of the preset and allow list.
+    pub extra: Vec<String>,
+    /// Granted tools whose calls wait for the user's approval.
+    pub ask: Vec<String>,
+    pub deny: Vec<String>,
+    /// Hard rules from the host that the user's lists cannot lift, with the reason shown.
+    pub framework_deny: Vec<(String, String)>,
+}
+
+/// What one gate check says about a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    Allow,
+    Ask,
+    /// Registered, but not granted to this agent.
+    NotGranted,
+    /// No tool by this name exists.
+    Unknown,
+}
+
+/// The outcome of resolving a [`GrantPolicy`] against a registry: the granted tools
+/// themselves, so nothing outside this set can run. Computed once per run.
+#[derive(Clone, Default)]
+pub struct ResolvedTools {
+    specs: Vec<ToolSpec>,
+    granted: BTreeMap<String, (Grant, Arc<dyn Tool>)>,
+    info: Vec<ToolGrantInfo>,
+    warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for ResolvedTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolvedTools")
+            .field("info", &self.info)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResolvedTools {
+    /// The tools the model is told about.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// Every registered tool with its effective state and why.
+    pub fn info(&self) -> &[ToolGrantInfo] {
+        &self.info
+    }
+
+    /// Settings that probably do not do what the user meant.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    pub fn granted_names(&self) -> impl Iterator<Item = &str> {
+        self.granted.keys().map(String::as_str)
+    }
+
+    /// The execution gate: checked before every call, whatever the model was told.
+    pub fn check(&self, name: &str) -> Gate {
+        match self.granted.get(name) {
+            Some((Grant::Allow, _)) => Gate::Allow,
+            Some((Grant::Ask, _)) => Gate::Ask,
+            _ if self.info.iter().any(|i| i.name == name) => Gate::NotGranted,
+            _ => Gate::Unknown,
+        }
+    }
+
+    /// A granted tool; `None` for anything the gate would not let run.
+    pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.granted
+            .get(name)
+            .filter(|(grant, _)| *grant != Grant::Deny)
+            .map(|(_, tool)| tool)
+    }
+}
+
+fn listed(list: &[String], name: &str) -> bool {
+    list.iter().any(|n| n == name)
+}
+
+impl GrantPolicy {
+    pub fn with_preset(preset: ToolPreset) -> Self {
+        Self {
+            preset: Some(preset),
+            ..Self::default()
+        }
+    }
+
+    /// The product's model (settings, CLI flags, the grants screen): a preset plus per-tool
+    /// Allow / Ask / Deny that add to it or take from it.
+    pub fn from_overrides<'a>(
+        preset: Option<ToolPreset>,
+        overrides: impl IntoIterator<Item = (&'a str, Grant)>,
+    ) -> Self {
+        let mut policy = Self {
+            preset,
+            ..Self::default()
+        };
+        for (name, grant) in overrides {
+            match grant {
+                Grant::Allow => policy.extra.push(name.to_owned()),
+                Grant::Ask => {
+                    policy.extra.push(name.to_owned());
+                    policy.ask.push(name.to_owned());
+                }
+                Grant::Deny => policy.deny.push(name.to_owned()),
+            }
+        }
+        policy
+    }
+
+    pub fn allowing<S: AsRef<str>>(names: &[S]) -> Self {
+        Self {
+            allow: names.iter().map(|n| n.as_ref().to_owned()).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Resolves this policy against `registry`.
+    pub fn resolve(&self, registry: &ToolRegistry) -> ResolvedTools {
+        let mut out = ResolvedTools::default();
+        self.collect_warnings(registry, &mut out.warnings);
+        for (name, tool) in registry.iter() {
+            let runtime = registry.is_runtime(name);
+            let (grant, reason) = self.decide(name, runtime);
+            if grant != Grant::Deny {
+                out.specs.push(tool.spec().clone());
+                out.granted.insert(name.to_owned(), (grant, tool.clone()));
+            }
+            out.info.push(ToolGrantInfo {
+                name: name.to_owned(),
+                grant,
+                reason,
+                runtime,
+                mutates: tool.mutates(),
+            });
+        }
+        out
+    }
+
+    fn decide(&self, name: &str, runtime: bool) -> (Grant, String) {
+        if let Some((_, why)) = self.framework_deny.iter().find(|(n, _)| n == name) {
+            return (Grant::Deny, format!("denied — {why} (Paddock rule)"));
+        }
+        if listed(&self.deny, name) {
+            return (Grant::Deny, "denied — on the deny list".to_owned());
+        }
+        let source = if runtime {
+            "runtime tool".to_owned()
+        } else {
+            match (self.filter(name), listed(&self.extra, name)) {
+                (Ok(source), _) => source,
+                (Err(_), true) => "granted individually".to_owned(),
+                (Err(denied), false) => return (Grant::Deny, denied),
+            }
+        };
+        if listed(&self.ask, name) {
+            (Grant::Ask, format!("ask — {source}, on the ask list"))
+        } else {
+            (Grant::Allow, format!("allowed — {source}"))
+        }
+    }
+
+    /// Preset and allow list: the source of the grant, or why the tool is denied.
+    fn filter(&self, name: &str) -> Result<String, String> {
+        match (self.preset, self.allow.is_empty()) {
+            (None, true) => {
+                Err("denied — no preset or allow list grants built-in tools".to_owned())
+            }
+            (Some(p), _) if !p.tools().contains(&name) => {
+                Err(format!("denied — not in preset {}", p.as_str()))
+            }
+            (_, false) if !listed(&self.allow, name) => {
+                Err("denied — not on the allow list".to_owned())
+            }
+            (Some(p), true) => Ok(format!("preset {}", p.as_str())),
+            (Some(p), false) => Ok(format!("preset {} and the allow list", p.as_str())),
+            (None, false) => Ok("the allow list".to_owned()),
+        }
+    }
+
+    fn collect_warnings(&self, registry: &ToolRegistry, warnings: &mut Vec<String>) {
+        if let (Some(p), false) = (self.preset, self.allow.is_empty()) {
+            warnings.push(format!(
+                "preset {} and an allow list are both set: only tools in both are granted ({})",
+                p.as_str(),
+                self.allow
+                    .iter()
+                    .filter(|n| p.tools().contains(&n.as_str()))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for (list, label) in [
+            (&self.allow, "allow"),
+            (&self.ask, "ask"),
+            (&self.deny, "deny"),
+        ] {
+            for name in list.iter().filter(|n| !registry.contains(n)) {
+                warnings.push(format!(
+                    "the {label} list names '{name}', which is not a known tool"
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! The conversation loop: call the model, run the tools it asks for, feed results back, until
+//! it answers or an exit condition trips. The returned history never holds a tool call
+//! without its result.
+
+use paddock_protocol::{
+    AgentEvent, ContentBlock, ExitReason, LoopAction, Message, Role, StopReason, TokenUsage,
+    ToolCall, ToolResult,
+};
+
+use crate::executor::ToolExecutor;
+use crate::grants::ResolvedTools;
+use crate::loop_detect::{LoopConfig, LoopDetector, LoopPolicy};
+use crate::model::{Model, ModelError, ModelRequest};
+use crate::response::{Interrupted, collect};
+use crate::tool::ToolContext;
+
+/// Model calls per run, unless configured otherwise.
+pub const DEFAULT_MAX_TURNS: u32 = 10;
+
+/// Injected when the model seems stuck (warn policy).
+pub const LOOP_WARNING: &str = "You seem to be stuck repeating the same step. Stop repeating \
+     it: try a different approach, or give your final answer with what you have.";
+
+/// Settings of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunConfig {
+    pub model: String,
+    pub system_prompt: Option<String>,
+    /// Model calls allowed (checked before each call).
+    pub max_turns: u32,
+    /// The run stops once used tokens are strictly greater than this.
+    pub max_token_budget: Option<u64>,
+    pub loop_detection: Option<LoopConfig>,
+    pub max_output_tokens: Option<u32>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            model: String::new(),
+            system_prompt: None,
+            max_turns: DEFAULT_MAX_TURNS,
+            max_token_budget: None,
+            loop_detection: Some(LoopConfig::default()),
+            max_output_tokens: None,
+        }
+    }
+}
+
+/// Called with the whole conversation at every consistent point (every call paired), only
+/// when it grew. Sessions persist what they have not written yet.
+pub trait Checkpoint: Send + Sync {
+    fn save(&self, messages: &[Message]);
+}
+
+/// How a run ended and what it left.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub exit: ExitReason,
+    /// The final answer's text (the last assistant text of the run).
+    pub output: String,
+    /// The whole conversation after the run, every tool call paired with its result.
+    pub messages: Vec<Message>,
+    /// Tokens this run used, delegated runs included.
+    pub usage: TokenUsage,
+    /// Model calls made.
+    pub turns: u32,
+    /// Set when `exit` is `Error`.
+    pub error: Option<ModelError>,
+}
+
+/// What the loop needs besides the conversation.
+pub struct Runner<'a> {
+    pub config: &'a RunConfig,
+    pub model: &'a dyn Model,
+    pub tools: &'a ResolvedTools,
+    pub executor: &'a ToolExecutor,
+    /// Shared by every call; carries cancellation, events and approvals.
+    pub ctx: ToolContext,
+    pub checkpoint: Option<&'a dyn Checkpoint>,
+}
+
+struct LoopState {
+    messages: Vec<Message>,
+    saved: usize,
+    usage: TokenUsage,
+    turns: u32,
+    output: String,
+}
+
+impl Runner<'_> {
+    /// Runs the loop over `messages` (which should end with the user's prompt).
+    pub async fn run(&self, messages: Vec<Message>) -> RunOutcome {
+        let events = self.ctx.events.clone();
+        events.emit(AgentEvent::RunStarted {
+            agent: self.ctx.agent.clone(),
+            model: self.config.model.clone(),
+        });
+        for warning in self.tools.warnings() {
+            events.emit(AgentEvent::Warning {
+                message: warning.clone(),
+            });
+        }
+        let mut detector = self.config.loop_detection.as_ref().map(|cfg| {
+            let mut d = LoopDetector::new(cfg);
+            d.replay(&messages);
+            (d, cfg.policy)
+        });
+        let mut warned = false;
+        let mut state = LoopState {
+            messages,
+            saved: 0,
+            usage: TokenUsage::default(),
+            turns: 0,
+            output: String::new(),
+        };
+        self.save(&mut state);
+
+        let (exit, error) = loop {
+            if self.ctx.cancel.is_cancelled() {
+                break (ExitReason::Aborted, None);
+            }
+            if state.turns >= self.config.max_turns {
+                break (ExitReason::MaxTurns, None);
+            }
+            state.turns += 1;
+            let turn = state.turns;
+            events.emit(AgentEvent::TurnStarted { turn });
+
+            let stream = self.model.stream(&ModelRequest {
+                model: &self.config.model,
+                system: self.config.system_prompt.as_deref(),
+                messages: &state.messages,
+                tools: self.tools.specs(),
+                max_output_tokens: self.config.max_output_tokens,
+            });
+            let response = match collect(stream, &*events, &self.ctx.cancel, turn).await {
+                Ok(r) => r,
+                Err(Interrupted::Aborted(partial)) => {
+                    self.add_usage(&mut state, partial.usage);
+                    if let Some(msg) = partial.into_partial_message() {
+                        state.output = msg.text();
+                        state.messages.push(msg);
+                    }
+                    break (ExitReason::Aborted, None);
+                }
+                Err(Interrupted::Failed(err, partial)) => {
+                    self.add_usage(&mut state, partial.usage);
+                    if let Some(msg) = partial.into_partial_message() {
+                        state.messages.push(msg);
+                    }
+                    events.emit(AgentEvent::Error {
+                        kind: err.kind,
+                        message: err.message.clone(),
+                    });
+                    break (ExitReason::Error, Some(err));
+                }
+            };
+            self.add_usage(&mut state, response.usage);
+            let calls = response.calls();
+            let text = response.text();
+            let stop = if calls.is_empty() {
+                response.stop.unwrap_or(StopReason::EndTurn)
+            } else {
+                StopReason::ToolUse
+            };
+            events.emit(AgentEvent::TurnFinished {
+                turn,
+                stop_reason: stop,
+            });
+            if stop == StopReason::MaxTokens {
+                events.emit(AgentEvent::Warning {
+                    message: "the model reached its output token limit; the answer may be cut off"
+                        .to_owned(),
+                });
+            }
+            state.messages.push(response.into_message());
+            if !text.is_empty() {
+                state.output = text.clone();
+            }
+
+            if calls.is_empty() {
+                self.save(&mut state);
+                break (self.budget_or(&state, ExitReason::EndTurn), None);
+            }
+
+            // Loop check before running anything; a terminated turn still gets its results.
+            let mut inject_warning = false;
+            if let Some((detector, policy)) = detector.as_mut() {
+                match detector.record_turn(&text, &calls) {
+                    Some(d) => {
+                        let terminate = *policy == LoopPolicy::Terminate || warned;
+                        events.emit(AgentEvent::LoopDetected {
+                            kind: d.kind,
+                            repetitions: d.repetitions,
+                            action: if terminate {
+                                LoopAction::Terminated
+                            } else {
+                                LoopAction::Warned
+                            },
+                            detail: d.detail.clone(),
+                        });
+                        if terminate {
+                            let skipped =
+                                format!("Not run: the run was stopped because {}.", d.detail);
+                            state.messages.push(results_message(
+                                calls.iter().map(|c| (c, skipped.clone(), true)),
+                            ));
+                            self.save(&mut state);
+                            break (ExitReason::LoopDetected, None);
+                        }
+                        warned = true;
+                        inject_warning = true;
+                    }
+                    None => warned = false,
+                }
+            }
+
+            let outcomes = self
+                .executor
+                .execute_batch(&calls, self.tools, &self.ctx)
+                .await;
+            let mut delegated = TokenUsage::default();
+            let mut results = results_message(calls.iter().zip(&outcomes).map(|(c, o)| {
+                if let Some(u) = o.output.usage {
+                    delegated += u;
+                }
+                (c, o.output.content.clone(), o.output.is_error())
+            }));
+            if inject_warning {
+                results.content.push(ContentBlock::Text {
+                    text: LOOP_WARNING.to_owned(),
+                });
+            }
+            state.messages.push(results);
+            if !delegated.is_zero() {
+                self.add_usage(&mut state, delegated);
+            }
+            self.save(&mut state);
+
+            if self.ctx.cancel.is_cancelled() {
+                break (ExitReason::Aborted, None);
+            }
+            if self.over_budget(&state) {
+                break (ExitReason::BudgetExceeded, None);
+            }
+        };
+
+        self.save(&mut state);
+        events.emit(AgentEvent::RunFinished {
+            exit,
+            turns: state.turns,
+            usage: state.usage,
+        });
+        RunOutcome {
+            exit,
+            output: state.output,
+            messages: state.messages,
+            usage: state.usage,
+            turns: state.turns,
+            error,
+        }
+    }
+
+    fn add_usage(&self, state: &mut LoopState, usage: TokenUsage) {
+        state.usage += usage;
+        self.ctx.events.emit(AgentEvent::Usage {
+            turn: usage,
+            total: state.usage,
+        });
+    }
+
+    fn over_budget(&self, state: &LoopState) -> bool {
+        self.config
+            .max_token_budget
+            .is_some_and(|budget| state.usage.total() > budget)
+    }
+
+    fn budget_or(&self, state: &LoopState, exit: ExitReason) -> ExitReason {
+        if self.over_budget(state) {
+            ExitReason::BudgetExceeded
+        } else {
+            exit
+        }
+    }
+
+    fn save(&self, state: &mut LoopState) {
+        if state.saved < state.messages.len() {
+            if let Some(cp) = self.checkpoint {
+                cp.save(&state.messages);
+            }
+            state.saved = state.messages.len();
+        }
+    }
+}
+
+/// One user message with a result for each call, in call order.
+fn results_message<'c>(results: impl Iterator<Item = (&'c ToolCall, String, bool)>) -> Message {
+    Message {
+        role: Role::User,
+        content: results
+            .map(|(call, content, is_error)| {
+                ContentBlock::ToolResult(ToolResult {
+                    tool_call_id: call.id.clone(),
+                    content,
+                    is_error,
+                })
+            })
+            .collect(),
+    }
+}

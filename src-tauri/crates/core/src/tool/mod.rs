@@ -1,0 +1,118 @@
+//! The tool framework: the [`Tool`] trait, its typed layer, the registry and output limits.
+
+mod coerce;
+mod registry;
+mod summary;
+mod truncate;
+mod typed;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use paddock_protocol::{TokenUsage, ToolSpec, ToolStatus};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::Approvals;
+use crate::events::EventSink;
+
+pub use coerce::coerce_to_schema;
+pub use registry::{RegistryError, ToolRegistry};
+pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
+pub use truncate::truncate_middle;
+pub use typed::{TypedTool, schema_for, typed};
+
+/// What a tool hands back to the model, and how the call ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    pub content: String,
+    pub status: ToolStatus,
+    /// Tokens spent on the caller's behalf (delegation); counts toward its budget.
+    pub usage: Option<TokenUsage>,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>) -> Self {
+        Self::with_status(ToolStatus::Ok, content)
+    }
+
+    /// The tool ran and failed; the model sees the text as an error.
+    pub fn error(content: impl Into<String>) -> Self {
+        Self::with_status(ToolStatus::Failed, content)
+    }
+
+    pub fn with_status(status: ToolStatus, content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            status,
+            usage: None,
+        }
+    }
+
+    pub fn with_usage(mut self, usage: TokenUsage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        !self.status.is_ok()
+    }
+}
+
+/// How a tool call can fail. The executor turns both into error results the model sees.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// The input did not match the schema: says which field and why.
+    #[error("{0}")]
+    InvalidInput(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// What every call gets from the run that makes it. A tool's own capabilities (the
+/// workspace, a team to delegate to) come through its constructor instead.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub call_id: String,
+    /// Name of the agent making the call.
+    pub agent: String,
+    /// Agents from the root of the delegation chain down to `agent`, inclusive.
+    pub chain: Arc<[String]>,
+    pub cancel: CancellationToken,
+    pub events: Arc<dyn EventSink>,
+    /// The session's approvals: where an Ask is answered. A teammate started by this call
+    /// shares them, so its questions reach the same person.
+    pub approvals: Arc<Approvals>,
+}
+
+/// A tool the model can call. Implement [`TypedTool`] instead unless the input is dynamic
+/// (MCP tools): it derives the schema and validates input for you.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> &ToolSpec;
+
+    /// Cut output beyond this many characters (head and tail kept).
+    fn max_output_chars(&self) -> Option<usize> {
+        None
+    }
+
+    /// Per-call time limit; `None` uses the executor's default.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Whether a call can change files or run programs. Assumed unless a tool says
+    /// otherwise, so a new tool is never taken for read-only by mistake.
+    fn mutates(&self) -> bool {
+        true
+    }
+
+    /// One line saying what a call does (a path, a command), for cards, approvals and the
+    /// CLI. `input` is as the model sent it: it may not match the schema.
+    fn summary(&self, input: &Value) -> String {
+        summarize_input(input)
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}

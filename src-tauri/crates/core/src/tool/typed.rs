@@ -1,0 +1,146 @@
+//! The typed layer: a serde input struct plus a schemars schema whose doc comments become
+//! the model-facing description.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use paddock_protocol::ToolSpec;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{Tool, ToolContext, ToolError, ToolOutput, coerce_to_schema};
+
+/// A tool with a typed input. The input struct's doc comment is the tool's description.
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    type Input: DeserializeOwned + JsonSchema + Send;
+
+    const NAME: &'static str;
+
+    fn max_output_chars(&self) -> Option<usize> {
+        None
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// See [`Tool::mutates`]: assumed unless the tool says otherwise.
+    fn mutates(&self) -> bool {
+        true
+    }
+
+    /// See [`Tool::summary`].
+    fn summary(&self, input: &Value) -> String {
+        super::summarize_input(input)
+    }
+
+    async fn run(&self, input: Self::Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// The JSON schema of `T` with subschemas inlined (models handle `$ref` poorly), and the
+/// description lifted out of it.
+pub fn schema_for<T: JsonSchema>() -> (String, Value) {
+    let schema = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    let mut description = String::new();
+    if let Value::Object(map) = &mut value {
+        map.remove("$schema");
+        map.remove("title");
+        if let Some(Value::String(d)) = map.remove("description") {
+            description = d;
+        }
+    }
+    (description, value)
+}
+
+struct Typed<T: TypedTool> {
+    tool: T,
+    spec: ToolSpec,
+}
+
+/// Wraps a [`TypedTool`] as a [`Tool`].
+pub fn typed<T: TypedTool>(tool: T) -> Arc<dyn Tool> {
+    let (description, input_schema) = schema_for::<T::Input>();
+    Arc::new(Typed {
+        tool,
+        spec: ToolSpec {
+            name: T::NAME.to_owned(),
+            description,
+            input_schema,
+        },
+    })
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for Typed<T> {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn max_output_chars(&self) -> Option<usize> {
+        self.tool.max_output_chars()
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.tool.timeout()
+    }
+
+    fn mutates(&self) -> bool {
+        self.tool.mutates()
+    }
+
+    fn summary(&self, input: &Value) -> String {
+        self.tool.summary(input)
+    }
+
+    async fn call(&self, mut input: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        coerce_to_schema(&self.spec.input_schema, &mut input);
+        let parsed: T::Input = serde_path_to_error::deserialize(&input).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path == "." || path.is_empty() {
+                ToolError::InvalidInput(inner.to_string())
+            } else {
+                ToolError::InvalidInput(format!("field `{path}`: {inner}"))
+            }
+        })?;
+        self.tool.run(parsed, ctx).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    /// Says hello to someone.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct HelloInput {
+        /// Who to greet.
+        name: String,
+        /// How many times.
+        times: Option<u32>,
+    }
+
+    #[test]
+    fn doc_comments_become_descriptions() {
+        let (description, schema) = schema_for::<HelloInput>();
+        assert_eq!(description, "Says hello to someone.");
+        assert_eq!(schema["type"], json!("object"));
+        assert_eq!(
+            schema["properties"]["name"]["description"],
+            json!("Who to greet.")
+        );
+        assert_eq!(schema["required"], json!(["name"]));
+        assert!(schema.get("$schema").is_none());
+    }
+}

@@ -1,0 +1,9 @@
+//! The core's integration tests: one binary, one module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod executor;
+mod exits;
+mod grants;
+mod history_prop;
+mod loops;
+mod structured;

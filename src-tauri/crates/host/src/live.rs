@@ -1,0 +1,180 @@
+//! A project as a shell keeps it open: its MCP servers and a [`ProjectRuntime`], rebuilt
+//! whenever the settings, the MCP tools or the stored keys change. The app keeps one per open
+//! project; the CLI makes one for its run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use paddock_core::Tool;
+use paddock_mcp::{DEFAULT_START_TIMEOUT, McpServers, ServerPath};
+use paddock_protocol::{McpServerConfig, McpServerStatus, ProjectSettings, ToolGrantInfo};
+use tokio::sync::watch;
+
+use crate::keys::KeyStore;
+use crate::tools::ProjectTools;
+use crate::{HostError, Project, ProjectRuntime, RunOptions, mcp_options};
+
+/// One generation of a project's MCP servers, for one `mcpServers` configuration.
+pub struct McpRun {
+    config: BTreeMap<String, McpServerConfig>,
+    servers: Arc<McpServers>,
+    ready: watch::Receiver<bool>,
+}
+
+impl McpRun {
+    /// Waits until every server has started or failed (each has its own start timeout),
+    /// then reads again the tools of any server that said they changed.
+    pub async fn wait_ready(&self) {
+        let mut ready = self.ready.clone();
+        let limit = DEFAULT_START_TIMEOUT + Duration::from_secs(5);
+        let _ = tokio::time::timeout(limit, ready.wait_for(|r| *r)).await;
+        self.servers.refresh_tools().await;
+    }
+
+    pub fn statuses(&self) -> Vec<McpServerStatus> {
+        self.servers.statuses()
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        self.servers
+            .tools()
+            .iter()
+            .map(|t| t.spec().name.clone())
+            .collect()
+    }
+}
+
+/// What a cached runtime was built from; any difference means rebuild.
+#[derive(PartialEq)]
+struct RuntimeKey {
+    settings: ProjectSettings,
+    mcp_tools: Vec<String>,
+    keys_generation: u64,
+}
+
+pub struct LiveProject {
+    root: PathBuf,
+    server_path: ServerPath,
+    mcp: Mutex<Option<Arc<McpRun>>>,
+    runtime: tokio::sync::Mutex<Option<(RuntimeKey, Arc<ProjectRuntime>)>>,
+    /// Held while a run starts, so two prompts to one session cannot both start it.
+    pub(crate) start_lock: tokio::sync::Mutex<()>,
+}
+
+impl LiveProject {
+    /// The project at `root` (a canonical path). MCP servers get `server_path` as PATH.
+    pub fn new(root: PathBuf, server_path: ServerPath) -> Self {
+        Self {
+            root,
+            server_path,
+            mcp: Mutex::new(None),
+            runtime: tokio::sync::Mutex::new(None),
+            start_lock: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The MCP servers for these settings, started in the background when the configuration
+    /// is new (the previous generation is shut down). Call from within a Tokio runtime.
+    pub fn mcp(&self, settings: &ProjectSettings) -> Arc<McpRun> {
+        let mut current = self.mcp.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(run) = current
+            .as_ref()
+            .filter(|r| r.config == settings.mcp_servers)
+        {
+            return run.clone();
+        }
+        let project = self.root.display().to_string();
+        let options = mcp_options(&self.root, self.server_path.clone());
+        let servers = Arc::new(McpServers::with_callback(options, move |status| {
+            tracing::info!(project = %project, server = %status.name, state = ?status.state, "mcp server");
+        }));
+        let (tx, ready) = watch::channel(settings.mcp_servers.is_empty());
+        if !settings.mcp_servers.is_empty() {
+            let (servers, config) = (servers.clone(), settings.mcp_servers.clone());
+            tokio::spawn(async move {
+                servers.start(&config).await;
+                let _ = tx.send(true);
+            });
+        }
+        let run = Arc::new(McpRun {
+            config: settings.mcp_servers.clone(),
+            servers,
+            ready,
+        });
+        if let Some(old) = current.replace(run.clone()) {
+            tokio::spawn(async move { old.servers.shutdown().await });
+        }
+        run
+    }
+
+    /// Stops the MCP servers (window closed, app quitting, CLI done).
+    pub async fn shutdown(&self) {
+        let run = self
+            .mcp
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(run) = run {
+            run.servers.shutdown().await;
+        }
+    }
+
+    /// The runtime for running prompts with these (effective) settings: the real provider,
+    /// the key from `keys` (or the environment), MCP tools once their servers have started.
+    pub async fn runtime(
+        &self,
+        settings: ProjectSettings,
+        keys: Arc<dyn KeyStore>,
+        keys_generation: u64,
+    ) -> Result<Arc<ProjectRuntime>, HostError> {
+        let mcp = self.mcp(&settings);
+        mcp.wait_ready().await;
+        let key = RuntimeKey {
+            mcp_tools: mcp.tool_names(),
+            settings,
+            keys_generation,
+        };
+        let mut cached = self.runtime.lock().await;
+        if let Some((k, runtime)) = cached.as_ref() {
+            if *k == key {
+                return Ok(runtime.clone());
+            }
+        }
+        let project = Project {
+            root: self.root.clone(),
+            settings: key.settings.clone(),
+        };
+        let tools = mcp.servers.runtime_tools();
+        // The keychain answers over D-Bus, which blocks.
+        let runtime = tokio::task::spawn_blocking(move || {
+            ProjectRuntime::new(project, &RunOptions::default(), Some(&*keys), tools)
+        })
+        .await
+        .map_err(|e| HostError::Internal(e.to_string()))??;
+        let runtime = Arc::new(runtime);
+        *cached = Some((key, runtime.clone()));
+        Ok(runtime)
+    }
+
+    /// Every tool with its effective grant and why, with the MCP tools that are up now
+    /// (read again from any server that said they changed). Needs no model or key.
+    pub async fn grants(
+        &self,
+        settings: &ProjectSettings,
+    ) -> Result<Vec<ToolGrantInfo>, HostError> {
+        let mcp = self.mcp(settings);
+        mcp.servers.refresh_tools().await;
+        let project = Project {
+            root: self.root.clone(),
+            settings: settings.clone(),
+        };
+        let tools = ProjectTools::new(&project, Vec::new(), None, mcp.servers.runtime_tools())?;
+        Ok(tools.grant_info())
+    }
+}

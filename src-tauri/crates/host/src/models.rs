@@ -1,0 +1,73 @@
+//! A provider connection outside a run: the app's settings screen lists models and tests
+//! the connection; `paddock doctor` checks the setup.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use paddock_protocol::{ConnectionReport, ModelInfo, ProviderKind};
+use paddock_providers::{ApiKey, Provider, ProviderConfig, RetryPolicy};
+
+use crate::HostError;
+use crate::keys::{KeyStore, resolve_key};
+
+/// Connect and idle limits of a quick check (doctor): no retries either.
+const QUICK_TIMEOUTS: (Duration, Duration) = (Duration::from_secs(5), Duration::from_secs(10));
+
+/// A provider reached with a given key and base URL.
+pub struct Connection {
+    provider: Provider,
+}
+
+impl Connection {
+    /// `base_url` is the one the user gave (none: the provider's default or its environment
+    /// variable); `quick` gives up fast and never retries.
+    pub fn new(
+        kind: ProviderKind,
+        base_url: Option<&str>,
+        key: Option<ApiKey>,
+        quick: bool,
+    ) -> Result<Self, HostError> {
+        let mut config = ProviderConfig::new(kind);
+        if let Some(url) = base_url.map(str::trim).filter(|u| !u.is_empty()) {
+            config = config.with_base_url(url);
+        }
+        if let Some(key) = key {
+            config = config.with_api_key(key);
+        }
+        if quick {
+            config = config
+                .with_retry(RetryPolicy::never())
+                .with_timeouts(QUICK_TIMEOUTS.0, QUICK_TIMEOUTS.1);
+        }
+        Ok(Self {
+            provider: Provider::new(config.with_env())?,
+        })
+    }
+
+    /// With the key the keychain (or the environment) holds for `kind`.
+    pub async fn with_stored_key(
+        keys: Arc<dyn KeyStore>,
+        kind: ProviderKind,
+        base_url: Option<&str>,
+    ) -> Result<Self, HostError> {
+        // The keychain answers over D-Bus, which blocks.
+        let key = tokio::task::spawn_blocking(move || resolve_key(kind, Some(&*keys)))
+            .await
+            .map_err(|e| HostError::Internal(e.to_string()))??;
+        Self::new(kind, base_url, key, false)
+    }
+
+    /// Where requests go.
+    pub fn base_url(&self) -> &str {
+        self.provider.base_url()
+    }
+
+    pub async fn list_models(&self) -> Result<Vec<ModelInfo>, HostError> {
+        Ok(self.provider.list_models().await?)
+    }
+
+    pub async fn test(&self, model: Option<&str>) -> Result<ConnectionReport, HostError> {
+        let model = model.map(str::trim).filter(|m| !m.is_empty());
+        Ok(self.provider.test_connection(model).await?)
+    }
+}

@@ -1,0 +1,276 @@
+//! "Run a prompt in a new or resumed session", once for both shells: the session is created
+//! or resumed, the runtime built (or reused), the run registered as live, and its events
+//! recorded and passed to the shell's sink. The CLI adapts it to a terminal, the app to a
+//! window.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use paddock_core::{Agent, AgentResult, Approvals, AskPolicy, EventSink, Fanout};
+use paddock_protocol::{AgentEvent, Message};
+use paddock_session::{SessionStore, SessionWriter};
+use tokio_util::sync::CancellationToken;
+
+use crate::keys::KeyStore;
+use crate::live::LiveProject;
+use crate::runs::LiveRuns;
+use crate::{HostError, RunOptions, settings};
+
+/// Where a prompt goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionTarget {
+    New,
+    Resume(String),
+}
+
+/// Who answers the run's approval requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approver {
+    /// A person, through [`LiveRuns::approve`] (the app); answers "for this session" last
+    /// across the session's prompts.
+    Person,
+    /// Nobody: the policy decides (headless runs).
+    Headless(AskPolicy),
+}
+
+/// One prompt to run.
+pub struct RunRequest {
+    pub target: SessionTarget,
+    pub prompt: String,
+    /// Flags over the project's settings.
+    pub options: RunOptions,
+    pub approver: Approver,
+    /// Gets every event of the run, ending with `run_finished`.
+    pub events: Arc<dyn EventSink>,
+    /// Cancels the run (the CLI's Ctrl-C); the app stops runs through [`LiveRuns::stop`].
+    pub cancel: Option<CancellationToken>,
+}
+
+/// Sessions, keys and the live runs: what every run of a shell shares.
+pub struct RunService {
+    store: SessionStore,
+    keys: Arc<dyn KeyStore>,
+    /// Bumped when a key is stored or deleted, so runtimes pick up the new key.
+    keys_generation: AtomicU64,
+    runs: Arc<LiveRuns>,
+}
+
+impl RunService {
+    pub fn new(store: SessionStore, keys: Arc<dyn KeyStore>) -> Self {
+        Self {
+            store,
+            keys,
+            keys_generation: AtomicU64::new(0),
+            runs: Arc::default(),
+        }
+    }
+
+    pub fn store(&self) -> &SessionStore {
+        &self.store
+    }
+
+    pub fn keys(&self) -> &Arc<dyn KeyStore> {
+        &self.keys
+    }
+
+    pub fn runs(&self) -> &Arc<LiveRuns> {
+        &self.runs
+    }
+
+    /// A key was stored or deleted: the next run rebuilds its provider.
+    pub fn keys_changed(&self) {
+        self.keys_generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Everything up to the first model call: checks, the session, the runtime, the agent.
+    /// The run is registered as live from here; [`PreparedRun::run`] runs it.
+    pub async fn prepare(
+        &self,
+        project: &LiveProject,
+        request: RunRequest,
+    ) -> Result<PreparedRun, HostError> {
+        let RunRequest {
+            target,
+            prompt,
+            mut options,
+            approver,
+            events,
+            cancel,
+        } = request;
+        if prompt.trim().is_empty() {
+            return Err(HostError::Usage("the prompt is empty".into()));
+        }
+        let root = project.root();
+        let _starting = project.start_lock.lock().await;
+        if let SessionTarget::Resume(id) = &target {
+            if self.runs.is_running(root, id) {
+                return Err(HostError::Busy(
+                    "a prompt is already running in this session; stop it or wait for it to \
+                     finish"
+                        .into(),
+                ));
+            }
+        }
+        let stored = settings::load(root)?;
+        let resumed = match &target {
+            SessionTarget::New => None,
+            SessionTarget::Resume(id) => {
+                let (session, writer) = self.store.resume(root, id)?;
+                // The session's model carries on unless a flag or the settings name another.
+                if options.model.is_none() && stored.model.is_none() {
+                    options.model = Some(session.header.model.clone());
+                }
+                if options.provider.is_none() && stored.provider.is_none() {
+                    options.provider = session
+                        .header
+                        .provider
+                        .as_deref()
+                        .and_then(|p| p.parse().ok());
+                }
+                Some((session.messages, session.warnings, writer))
+            }
+        };
+        let runtime = project
+            .runtime(
+                options.apply(&stored),
+                self.keys.clone(),
+                self.keys_generation.load(Ordering::Relaxed),
+            )
+            .await?;
+        let (history, warnings, writer): (Vec<Message>, Vec<String>, SessionWriter) = match resumed
+        {
+            Some(r) => r,
+            None => {
+                let provider = runtime.provider().as_str();
+                let (_, writer) =
+                    self.store
+                        .create(root, Some(provider), runtime.model_name(), &prompt)?;
+                (Vec::new(), Vec::new(), writer)
+            }
+        };
+        let writer = Arc::new(writer);
+        let session_id = writer.id().to_owned();
+        let approvals = match approver {
+            Approver::Person => self.runs.approvals(root, &session_id),
+            Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
+        };
+        let mut agent = runtime
+            .agent()
+            .with_history(history)
+            .with_checkpoint(writer.clone())
+            .with_approvals(approvals);
+        if let Some(cancel) = cancel {
+            agent = agent.with_cancel(cancel);
+        }
+        let run = self.runs.start(root, &session_id, agent.handle());
+        let end = Arc::new(RunEnd {
+            runs: self.runs.clone(),
+            root: root.to_path_buf(),
+            session: session_id.clone(),
+            run,
+            events,
+        });
+        let agent = agent.with_events(Arc::new(Fanout(vec![writer.clone(), end.clone()])));
+        Ok(PreparedRun {
+            session_id,
+            model: runtime.model_name().to_owned(),
+            resumed: matches!(target, SessionTarget::Resume(_)),
+            warnings,
+            agent,
+            writer,
+            prompt,
+            end,
+        })
+    }
+}
+
+/// A run ready to start, registered as live.
+pub struct PreparedRun {
+    pub session_id: String,
+    pub model: String,
+    pub resumed: bool,
+    /// What could not be read of a resumed session (a torn last line), said plainly.
+    pub warnings: Vec<String>,
+    agent: Agent,
+    writer: Arc<SessionWriter>,
+    prompt: String,
+    end: Arc<RunEnd>,
+}
+
+/// How a run ended, and whether its session was saved.
+pub struct RunReport {
+    pub session_id: String,
+    pub session_path: PathBuf,
+    pub result: AgentResult,
+    /// The first error writing the session file, if any.
+    pub save_error: Option<String>,
+}
+
+impl PreparedRun {
+    pub async fn run(self) -> RunReport {
+        let Self {
+            session_id,
+            mut agent,
+            writer,
+            prompt,
+            end,
+            ..
+        } = self;
+        // Marks the session idle even if the run panics.
+        let _idle = Idle(end);
+        tracing::info!(session = %session_id, "run started");
+        let result = agent.run(&prompt).await;
+        writer.flush();
+        let save_error = writer.error();
+        if let Some(e) = &save_error {
+            tracing::error!(session = %session_id, "session file write failed: {e}");
+        }
+        tracing::info!(
+            session = %session_id,
+            exit = result.exit.as_str(),
+            turns = result.turns,
+            "run finished"
+        );
+        RunReport {
+            session_path: writer.path().to_path_buf(),
+            session_id,
+            result,
+            save_error,
+        }
+    }
+}
+
+struct Idle(Arc<RunEnd>);
+
+impl Drop for Idle {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+/// Forwards events to the shell and marks the session idle as `run_finished` goes by, so the
+/// UI may send the next prompt as soon as it sees the event (the session file is flushed by
+/// then: the writer comes first in the fan-out).
+struct RunEnd {
+    runs: Arc<LiveRuns>,
+    root: PathBuf,
+    session: String,
+    run: u64,
+    events: Arc<dyn EventSink>,
+}
+
+impl RunEnd {
+    fn finish(&self) {
+        self.runs.finish(&self.root, &self.session, self.run);
+    }
+}
+
+impl EventSink for RunEnd {
+    fn emit(&self, event: AgentEvent) {
+        if matches!(event, AgentEvent::RunFinished { .. }) {
+            self.finish();
+        }
+        self.events.emit(event);
+    }
+}

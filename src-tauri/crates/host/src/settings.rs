@@ -1,0 +1,227 @@
+//! Reads and writes `<project>/.paddock/settings.json`. A broken or newer file is a clear
+//! error naming the line or field, and is never overwritten.
+
+use std::path::{Path, PathBuf};
+
+use paddock_protocol::{ProjectSettings, SETTINGS_VERSION};
+use serde_json::Value;
+
+use paddock_core::GrantPolicy;
+
+pub const SETTINGS_DIR: &str = ".paddock";
+pub const SETTINGS_FILE: &str = "settings.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} line {line}, column {column}: {message}")]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: `{field}`: {message}")]
+    Field {
+        path: PathBuf,
+        field: String,
+        message: String,
+    },
+    #[error(
+        "{path} has settings version {found}; this Paddock reads version {SETTINGS_VERSION}. \
+         Update Paddock, or move the file away to start fresh"
+    )]
+    Version { path: PathBuf, found: String },
+    #[error("{path} is not valid ({problem}); fix or move it before saving, it was left as is")]
+    Unsafe { path: PathBuf, problem: String },
+}
+
+pub fn settings_path(project: &Path) -> PathBuf {
+    project.join(SETTINGS_DIR).join(SETTINGS_FILE)
+}
+
+/// The project's settings; defaults when the file does not exist.
+pub fn load(project: &Path) -> Result<ProjectSettings, SettingsError> {
+    let path = settings_path(project);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse(&text, &path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectSettings::default()),
+        Err(source) => Err(SettingsError::Read { path, source }),
+    }
+}
+
+/// Parses and validates settings text; `path` only names the file in errors.
+pub fn parse(text: &str, path: &Path) -> Result<ProjectSettings, SettingsError> {
+    let raw: Value = serde_json::from_str(text).map_err(|e| SettingsError::Syntax {
+        path: path.to_owned(),
+        line: e.line(),
+        column: e.column(),
+        message: e
+            .to_string()
+            .split(" at line")
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+    })?;
+    match raw.get("version") {
+        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(SETTINGS_VERSION)) => {}
+        Some(other) => {
+            return Err(SettingsError::Version {
+                path: path.to_owned(),
+                found: other.to_string(),
+            });
+        }
+        None => {
+            return Err(SettingsError::Field {
+                path: path.to_owned(),
+                field: "version".into(),
+                message: format!("missing; add \"version\": {SETTINGS_VERSION}"),
+            });
+        }
+    }
+    let settings: ProjectSettings =
+        serde_path_to_error::deserialize(&raw).map_err(|e| SettingsError::Field {
+            path: path.to_owned(),
+            field: e.path().to_string(),
+            message: e.into_inner().to_string(),
+        })?;
+    validate(&settings).map_err(|e| e.in_file(path))?;
+    Ok(settings)
+}
+
+/// A settings field that is not acceptable, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    fn in_file(self, path: &Path) -> SettingsError {
+        SettingsError::Field {
+            path: path.to_owned(),
+            field: self.field,
+            message: self.message,
+        }
+    }
+}
+
+/// Checks what serde cannot: MCP entries, teammate names, numbers that must be positive.
+pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
+    for (name, server) in &s.mcp_servers {
+        if let Err(e) = server.transport() {
+            return Err(FieldError::new(format!("mcpServers.{name}"), e));
+        }
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err(FieldError::new(
+                format!("mcpServers.{name}"),
+                "server names use letters, digits, '-', '_' and '.'",
+            ));
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, t) in s.teammates.iter().enumerate() {
+        if t.name.trim().is_empty() {
+            return Err(FieldError::new(
+                format!("teammates[{i}].name"),
+                "must not be empty",
+            ));
+        }
+        if !seen.insert(t.name.as_str()) {
+            return Err(FieldError::new(
+                format!("teammates[{i}].name"),
+                format!("'{}' is used twice", t.name),
+            ));
+        }
+    }
+    if s.max_turns == Some(0) {
+        return Err(FieldError::new("maxTurns", "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Writes settings atomically (temp file, then rename). Refuses to replace a file that
+/// does not parse: the user's text is never lost.
+pub fn save(project: &Path, settings: &ProjectSettings) -> Result<(), SettingsError> {
+    let path = settings_path(project);
+    validate(settings).map_err(|e| e.in_file(&path))?;
+    match std::fs::read_to_string(&path) {
+        Ok(existing) => {
+            if let Err(e) = parse(&existing, &path) {
+                return Err(SettingsError::Unsafe {
+                    path,
+                    problem: e.to_string(),
+                });
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(SettingsError::Read { path, source }),
+    }
+    let dir = path.parent().unwrap_or(project);
+    let write_err = |source| SettingsError::Write {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(write_err)?;
+    let mut text =
+        serde_json::to_string_pretty(settings).map_err(|e| write_err(std::io::Error::other(e)))?;
+    text.push('\n');
+    let tmp = dir.join(format!(".{SETTINGS_FILE}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(write_err)?;
+    std::fs::rename(&tmp, &path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        write_err(e)
+    })
+}
+
+/// The kernel grant policy the settings describe (preset plus per-tool overrides).
+pub fn grant_policy(s: &ProjectSettings) -> GrantPolicy {
+    GrantPolicy::from_overrides(s.preset, s.tools.iter().map(|(n, g)| (n.as_str(), *g)))
+}
+
+/// The JSON schema of the settings file, as committed at `docs/settings.schema.json`.
+pub fn json_schema() -> Value {
+    let mut schema = schemars::schema_for!(ProjectSettings).to_value();
+    if let Value::Object(map) = &mut schema {
+        map.insert(
+            "title".into(),
+            Value::String("Paddock project settings (.paddock/settings.json)".into()),
+        );
+    }
+    sorted(schema)
+}
+
+/// Keys in sorted order at every depth, whatever serde_json's `preserve_order` feature
+/// (which another crate in the build may switch on) would otherwise keep.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}

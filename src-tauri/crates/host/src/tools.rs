@@ -1,0 +1,145 @@
+//! The tools of a project: the built-ins in its workspace, its teammates, the MCP tools, and
+//! the grants over them. Listing grants needs no model or key.
+
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use paddock_core::{
+    AgentConfig, GrantPolicy, Model, ModelError, ModelRequest, ModelStream, ResolvedTools, Tool,
+    ToolRegistry,
+};
+use paddock_protocol::{ErrorKind, ProjectSettings, SandboxStatus, ToolGrantInfo};
+use paddock_tools::{Team, TeamMember, ToolEnv, register_builtin_tools, registry_with_team};
+
+use crate::{HostError, Project, settings};
+
+/// The registry, the workspace the tools work in, the grants and the sandbox status.
+pub struct ProjectTools {
+    registry: Arc<ToolRegistry>,
+    env: Arc<ToolEnv>,
+    policy: GrantPolicy,
+    sandbox: SandboxStatus,
+}
+
+/// The model teammates talk to, with the main agent's model name.
+pub struct TeamModel<'a> {
+    pub name: &'a str,
+    pub model: Arc<dyn Model>,
+}
+
+impl ProjectTools {
+    /// Registers the built-in tools in the project's workspace, `delegate_to_agent` when the
+    /// settings name teammates, then `runtime_tools` (MCP; a clash with a built-in is
+    /// reported, the built-in wins). Without `team_model` teammates have no model: fine for
+    /// listing grants, an error if one is asked to work. `secrets` are values to redact.
+    pub fn new(
+        project: &Project,
+        secrets: Vec<String>,
+        team_model: Option<TeamModel<'_>>,
+        runtime_tools: Vec<Arc<dyn Tool>>,
+    ) -> Result<Self, HostError> {
+        let s = &project.settings;
+        let env = project.tool_env(secrets);
+        let sandbox = env.sandbox_status();
+        let team = (!s.teammates.is_empty()).then(|| match team_model {
+            Some(m) => team(s, m.name, &m.model),
+            None => team(
+                s,
+                s.model.as_deref().unwrap_or_default(),
+                &(Arc::new(NoModel) as Arc<dyn Model>),
+            ),
+        });
+        let registry = registry_with_team(team, |registry| {
+            register_builtin_tools(registry, &env)?;
+            for tool in runtime_tools {
+                if let Err(e) = registry.register_runtime(tool) {
+                    tracing::warn!("runtime tool not registered: {e}");
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| HostError::Usage(e.to_string()))?;
+        let mut policy = settings::grant_policy(s);
+        policy.framework_deny = framework_deny(&sandbox);
+        Ok(Self {
+            registry,
+            env,
+            policy,
+            sandbox,
+        })
+    }
+
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
+    pub fn env(&self) -> &Arc<ToolEnv> {
+        &self.env
+    }
+
+    pub fn policy(&self) -> &GrantPolicy {
+        &self.policy
+    }
+
+    pub fn sandbox_status(&self) -> &SandboxStatus {
+        &self.sandbox
+    }
+
+    /// The tools the main agent may use.
+    pub fn resolved(&self) -> ResolvedTools {
+        self.policy.resolve(&self.registry)
+    }
+
+    /// Every tool with its effective state and why.
+    pub fn grant_info(&self) -> Vec<ToolGrantInfo> {
+        self.resolved().info().to_vec()
+    }
+}
+
+/// Bash is withheld when it could not run confined and the settings do not accept that.
+fn framework_deny(sandbox: &SandboxStatus) -> Vec<(String, String)> {
+    if sandbox.bash_runs {
+        Vec::new()
+    } else {
+        vec![(
+            "bash".to_owned(),
+            format!(
+                "the OS sandbox is not available here ({}) and the settings do not allow \
+                 unconfined bash",
+                sandbox.summary
+            ),
+        )]
+    }
+}
+
+fn team(s: &ProjectSettings, main_model: &str, model: &Arc<dyn Model>) -> Team {
+    Team::new(s.teammates.iter().map(|t| {
+        let mut config = AgentConfig::new(
+            t.name.clone(),
+            t.model.clone().unwrap_or_else(|| main_model.to_owned()),
+        );
+        config.system_prompt = t.system_prompt.clone();
+        config.grants =
+            GrantPolicy::from_overrides(t.preset, t.tools.iter().map(|(n, g)| (n.as_str(), *g)));
+        if let Some(turns) = t.max_turns {
+            config.max_turns = turns;
+        }
+        TeamMember {
+            config,
+            model: model.clone(),
+        }
+    }))
+}
+
+/// The model of a project whose tools were built only to be listed.
+struct NoModel;
+
+impl Model for NoModel {
+    fn stream(&self, _request: &ModelRequest<'_>) -> ModelStream {
+        let err = ModelError::new(
+            ErrorKind::InvalidRequest,
+            "no model is set up for this project's teammates",
+        );
+        futures_util::stream::iter([Err(err)]).boxed()
+    }
+}

@@ -1,0 +1,375 @@
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use paddock_protocol::{
+    AgentEvent, ContentBlock, SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord,
+    SessionSummary, ToolStatus,
+};
+
+use crate::{
+    LoadedSession, SessionError, SessionWriter, check_id, data_dir, interrupted_results, io,
+    now_rfc3339, project_key, push_merged,
+};
+
+/// Characters of context on each side of a search match.
+const SNIPPET_CONTEXT: usize = 60;
+/// Search stops after this many hits.
+const MAX_SEARCH_HITS: usize = 200;
+/// Title length shown in lists.
+const MAX_TITLE_CHARS: usize = 80;
+
+/// The sessions of every project, under `<data dir>/sessions/<project key>/<id>.jsonl`.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    root: PathBuf,
+}
+
+impl SessionStore {
+    pub fn new(root: PathBuf) -> Self {
+        Self { root }
+    }
+
+    /// The store in Paddock's data directory.
+    pub fn open_default() -> Result<Self, SessionError> {
+        Ok(Self::new(data_dir()?.join("sessions")))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn project_dir(&self, project: &Path) -> PathBuf {
+        self.root.join(project_key(project))
+    }
+
+    fn file(&self, project: &Path, id: &str) -> Result<PathBuf, SessionError> {
+        check_id(id)?;
+        Ok(self.project_dir(project).join(format!("{id}.jsonl")))
+    }
+
+    /// Starts a session: writes its header and returns the writer.
+    pub fn create(
+        &self,
+        project: &Path,
+        provider: Option<&str>,
+        model: &str,
+        first_prompt: &str,
+    ) -> Result<(SessionHeader, SessionWriter), SessionError> {
+        let dir = self.project_dir(project);
+        std::fs::create_dir_all(&dir).map_err(io("create", &dir))?;
+        let id = new_id();
+        let path = dir.join(format!("{id}.jsonl"));
+        let header = SessionHeader {
+            format: SESSION_FORMAT,
+            id: id.clone(),
+            project: project.to_string_lossy().into_owned(),
+            provider: provider.map(str::to_owned),
+            model: model.to_owned(),
+            created: now_rfc3339(),
+            title: title_of(first_prompt),
+        };
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)
+            .map_err(io("create", &path))?;
+        let writer = SessionWriter::new(id, path, file, 0);
+        writer.append(&SessionRecord::Header(header.clone()));
+        writer.flush();
+        if let Some(e) = writer.error() {
+            return Err(SessionError::Io {
+                action: "write",
+                path: writer.path().to_owned(),
+                source: std::io::Error::other(e),
+            });
+        }
+        Ok((header, writer))
+    }
+
+    /// Reads a session back. Unreadable lines are skipped and reported in `warnings`.
+    pub fn load(&self, project: &Path, id: &str) -> Result<LoadedSession, SessionError> {
+        let path = self.file(project, id)?;
+        let file = File::open(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => SessionError::NotFound(id.to_owned()),
+            _ => SessionError::Io {
+                action: "open",
+                path: path.clone(),
+                source: e,
+            },
+        })?;
+        read_session(&path, file)
+    }
+
+    /// Loads a session to continue it: repairs a missing tool result (persisting the repair)
+    /// and returns the writer to append the next prompt's records.
+    pub fn resume(
+        &self,
+        project: &Path,
+        id: &str,
+    ) -> Result<(LoadedSession, SessionWriter), SessionError> {
+        let mut session = self.load(project, id)?;
+        let path = self.file(project, id)?;
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(io("open", &path))?;
+        // A torn last line has no newline: start the next record on a line of its own.
+        file.write_all(b"\n").map_err(io("write", &path))?;
+        let repair = interrupted_results(&session.messages);
+        if let Some(results) = &repair {
+            session.warnings.push(
+                "the last tool call had no result (Paddock stopped mid-turn); it was marked \
+                 as interrupted"
+                    .to_owned(),
+            );
+            push_merged(&mut session.messages, results.clone());
+        }
+        let writer = SessionWriter::new(id.to_owned(), path, file, session.messages.len());
+        if let Some(results) = repair {
+            writer.append(&SessionRecord::Message { message: results });
+            writer.flush();
+        }
+        Ok((session, writer))
+    }
+
+    /// This project's sessions, newest first.
+    pub fn list(&self, project: &Path) -> Result<Vec<SessionSummary>, SessionError> {
+        let dir = self.project_dir(project);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io("read", &dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            let Ok(header) = read_header(&path) else {
+                continue;
+            };
+            let meta = entry.metadata().ok();
+            out.push(SessionSummary {
+                id: header.id,
+                title: header.title,
+                model: header.model,
+                created: header.created,
+                updated: meta
+                    .as_ref()
+                    .and_then(|m| m.modified().ok())
+                    .map(|t| humantime::format_rfc3339_seconds(t).to_string())
+                    .unwrap_or_default(),
+                size_bytes: meta.map_or(0, |m| m.len()),
+            });
+        }
+        out.sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));
+        Ok(out)
+    }
+
+    /// Case-insensitive text search across this project's sessions.
+    pub fn search(&self, project: &Path, query: &str) -> Result<Vec<SearchHit>, SessionError> {
+        let needle = query.trim().to_lowercase();
+        if needle.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut hits = Vec::new();
+        for summary in self.list(project)? {
+            let Ok(session) = self.load(project, &summary.id) else {
+                continue;
+            };
+            for (i, message) in session.messages.iter().enumerate() {
+                for text in searchable_texts(message) {
+                    if let Some(snippet) = snippet(&text, &needle) {
+                        hits.push(SearchHit {
+                            session_id: summary.id.clone(),
+                            title: summary.title.clone(),
+                            message_index: u32::try_from(i).unwrap_or(u32::MAX),
+                            snippet,
+                        });
+                        if hits.len() >= MAX_SEARCH_HITS {
+                            return Ok(hits);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    pub fn delete(&self, project: &Path, id: &str) -> Result<(), SessionError> {
+        let path = self.file(project, id)?;
+        std::fs::remove_file(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => SessionError::NotFound(id.to_owned()),
+            _ => SessionError::Io {
+                action: "delete",
+                path: path.clone(),
+                source: e,
+            },
+        })
+    }
+}
+
+fn read_header(path: &Path) -> Result<SessionHeader, SessionError> {
+    let file = File::open(path).map_err(io("open", path))?;
+    let mut first = String::new();
+    BufReader::new(file)
+        .read_line(&mut first)
+        .map_err(io("read", path))?;
+    match serde_json::from_str::<SessionRecord>(&first) {
+        Ok(SessionRecord::Header(h)) => Ok(h),
+        _ => Err(SessionError::NotASession {
+            path: path.to_owned(),
+            reason: "the first line is not a session header".into(),
+        }),
+    }
+}
+
+fn read_session(path: &Path, file: File) -> Result<LoadedSession, SessionError> {
+    let mut lines = BufReader::new(file).lines();
+    let header = match lines.next() {
+        Some(Ok(line)) => match serde_json::from_str::<SessionRecord>(&line) {
+            Ok(SessionRecord::Header(h)) => h,
+            _ => {
+                return Err(SessionError::NotASession {
+                    path: path.to_owned(),
+                    reason: "the first line is not a session header".into(),
+                });
+            }
+        },
+        Some(Err(e)) => return Err(io("read", path)(e)),
+        None => {
+            return Err(SessionError::NotASession {
+                path: path.to_owned(),
+                reason: "the file is empty".into(),
+            });
+        }
+    };
+    let mut session = LoadedSession {
+        header,
+        messages: Vec::new(),
+        events: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for (n, line) in lines.enumerate() {
+        let line = line.map_err(io("read", path))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<SessionRecord>(&line) {
+            Ok(SessionRecord::Message { message }) => push_merged(&mut session.messages, message),
+            Ok(SessionRecord::Event { event }) => session.events.push(with_status(event)),
+            Ok(SessionRecord::Header(_)) => session
+                .warnings
+                .push(format!("line {}: a second header was ignored", n + 2)),
+            Err(e) => session.warnings.push(format!(
+                "line {} could not be read and was skipped (a write cut short by a crash?): {e}",
+                n + 2
+            )),
+        }
+    }
+    Ok(session)
+}
+
+fn searchable_texts(message: &paddock_protocol::Message) -> Vec<String> {
+    message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.clone()),
+            ContentBlock::ToolResult(r) => Some(r.content.clone()),
+            ContentBlock::ToolCall(c) => Some(format!("{} {}", c.name, c.input)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text around the first case-insensitive match of `needle` (already lowercase).
+fn snippet(text: &str, needle: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let at = lower.find(needle)?;
+    // Lowercasing can change byte lengths; map back through character counts.
+    let char_at = lower[..at].chars().count();
+    let chars: Vec<char> = text.chars().collect();
+    let start = char_at.saturating_sub(SNIPPET_CONTEXT);
+    let end = (char_at + needle.chars().count() + SNIPPET_CONTEXT).min(chars.len());
+    let mut s: String = chars[start..end].iter().collect();
+    s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if start > 0 {
+        s.insert(0, '…');
+    }
+    if end < chars.len() {
+        s.push('…');
+    }
+    Some(s)
+}
+
+fn title_of(prompt: &str) -> String {
+    let line = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let mut title: String = line.chars().take(MAX_TITLE_CHARS).collect();
+    if line.chars().count() > MAX_TITLE_CHARS {
+        title.push('…');
+    }
+    if title.is_empty() {
+        "(empty prompt)".to_owned()
+    } else {
+        title
+    }
+}
+
+/// Sortable and unique: UTC time, then random hex.
+fn new_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let stamp: String = now.chars().filter(char::is_ascii_digit).collect();
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    format!("{stamp}-{:08x}", h.finish() as u32)
+}
+
+/// Sessions written before tool statuses existed read as `ok`: a failed call says so in
+/// `is_error`, and is `failed` (the closest status they can name).
+fn with_status(event: AgentEvent) -> AgentEvent {
+    match event {
+        AgentEvent::ToolCallFinished {
+            id,
+            name,
+            summary,
+            output,
+            is_error: true,
+            status: ToolStatus::Ok,
+            duration_ms,
+        } => AgentEvent::ToolCallFinished {
+            id,
+            name,
+            summary,
+            output,
+            is_error: true,
+            status: ToolStatus::Failed,
+            duration_ms,
+        },
+        AgentEvent::Delegated {
+            agent,
+            depth,
+            call_id,
+            event,
+        } => AgentEvent::Delegated {
+            agent,
+            depth,
+            call_id,
+            event: Box::new(with_status(*event)),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,4 @@
+//! The session store's integration tests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod sessions;

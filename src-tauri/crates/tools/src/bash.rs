@@ -1,0 +1,284 @@
+//! `bash`: run a shell command in the workspace, with a scrubbed environment, a timeout that
+//! kills the whole process group, redacted output and, on Linux, the OS sandbox.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::bash_output::{Capture, capture_into, layout};
+use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
+use paddock_sandbox::{Confinement, PathGuard, Redactor, looks_secret, scrubbed_env};
+
+use crate::ToolEnv;
+
+/// Time limit when the call gives none.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+/// Longest time limit a call may ask for.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+/// Bytes of stdout kept (head and tail); the middle is cut with a marker.
+pub const STDOUT_CAP_BYTES: usize = 24_000;
+/// Bytes of stderr kept (head and tail).
+pub const STDERR_CAP_BYTES: usize = 8_000;
+/// After the command exits, how long to wait for output still in the pipes.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// Exit code reported when the time limit was hit.
+pub const EXIT_TIMEOUT: i32 = 124;
+/// Exit code reported when the run was cancelled.
+pub const EXIT_ABORTED: i32 = 130;
+/// Exit code reported when the command could not be started.
+pub const EXIT_NOT_STARTED: i32 = 127;
+/// Host variables whose values are redacted when they look secret and are at least this long.
+const MIN_HOST_SECRET_LEN: usize = 8;
+
+/// Run a bash command (`bash -c`) in the workspace root and return its stdout, then its
+/// stderr under a `--- stderr ---` marker, then the exit code. The environment is minimal
+/// (no API keys or tokens); on Linux the command can write only inside the workspace and
+/// its private $TMPDIR, and has no network unless the project grants it. Background
+/// processes are stopped when the command ends. Long output is cut in the middle.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BashInput {
+    /// The command line, run with `bash -c`.
+    pub command: String,
+    /// Time limit in seconds (default 30, at most 600). On timeout everything the command
+    /// started is killed and the exit code is 124.
+    pub timeout_secs: Option<u64>,
+}
+
+pub struct BashTool {
+    env: Arc<ToolEnv>,
+}
+
+impl BashTool {
+    pub fn new(env: Arc<ToolEnv>) -> Self {
+        Self { env }
+    }
+}
+
+#[async_trait]
+impl TypedTool for BashTool {
+    type Input = BashInput;
+    const NAME: &'static str = "bash";
+
+    fn max_output_chars(&self) -> Option<usize> {
+        // The tool cuts each stream itself; leave room for markers and notes.
+        Some(STDOUT_CAP_BYTES + STDERR_CAP_BYTES + 2000)
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        // Longer than any per-call limit, so bash's own timeout (exit 124) fires first.
+        Some(Duration::from_secs(MAX_TIMEOUT_SECS + 30))
+    }
+
+    async fn run(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        if input.command.trim().is_empty() {
+            return Err(ToolError::InvalidInput("command is empty".to_owned()));
+        }
+        let secs = input
+            .timeout_secs
+            .unwrap_or(DEFAULT_TIMEOUT_SECS)
+            .clamp(1, MAX_TIMEOUT_SECS);
+        Ok(run_bash(&self.env, &input.command, Duration::from_secs(secs), ctx).await)
+    }
+}
+
+fn not_started(why: impl std::fmt::Display) -> ToolOutput {
+    ToolOutput::error(format!("{why}\n[exit code: {EXIT_NOT_STARTED}]"))
+}
+
+async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolContext) -> ToolOutput {
+    // bash may write in the workspace like file_write does, so it may create the root too.
+    let root = match PathGuard::new(env.workspace_root.clone()).create_root() {
+        Ok(root) => root,
+        Err(e) => return not_started(format!("bash could not start: {e}")),
+    };
+    let cwd = root.real_path().to_path_buf();
+    let tmp = match TmpDir::for_command(env) {
+        Ok(tmp) => tmp,
+        Err(e) => return not_started(format!("bash could not create its TMPDIR: {e}")),
+    };
+    let writable = [cwd.clone(), tmp.path.clone()];
+    let confinement = match Confinement::prepare(&env.sandbox, env.workspace_mode, &cwd, &writable)
+    {
+        Ok(c) => c,
+        Err(why) => return not_started(why),
+    };
+    let mut notes: Vec<String> = confinement.note().into_iter().collect();
+
+    let mut cmd = tokio::process::Command::new(bash_program());
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(&cwd)
+        .env_clear()
+        .envs(scrubbed_env(
+            std::env::vars_os(),
+            tmp.path.as_os_str(),
+            cwd.as_os_str(),
+        ))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    confinement.apply(&mut cmd);
+
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => return not_started(format!("bash could not start: {e}")),
+    };
+    let mut group = ProcessGroup(child.id());
+    let stdout = Arc::new(Mutex::new(Capture::new(STDOUT_CAP_BYTES)));
+    let stderr = Arc::new(Mutex::new(Capture::new(STDERR_CAP_BYTES)));
+    let readers = [
+        child
+            .stdout
+            .take()
+            .map(|s| tokio::spawn(capture_into(s, stdout.clone()))),
+        child
+            .stderr
+            .take()
+            .map(|s| tokio::spawn(capture_into(s, stderr.clone()))),
+    ];
+
+    let exit_code = tokio::select! {
+        status = child.wait() => match status {
+            Ok(status) => exit_code_of(status),
+            Err(e) => {
+                notes.push(format!("[could not wait for bash: {e}]"));
+                EXIT_NOT_STARTED
+            }
+        },
+        () = tokio::time::sleep(limit) => {
+            notes.push(format!(
+                "[timed out after {} s; the command and everything it started were killed]",
+                limit.as_secs()
+            ));
+            EXIT_TIMEOUT
+        },
+        () = ctx.cancel.cancelled() => {
+            notes.push("[aborted: the run was cancelled; the command was killed]".to_owned());
+            EXIT_ABORTED
+        },
+    };
+    // Whatever is left of the group (background jobs, or all of it on timeout) goes now,
+    // so nothing keeps the pipes open.
+    group.kill();
+    let _ = child.wait().await;
+    for reader in readers.into_iter().flatten() {
+        let abort = reader.abort_handle();
+        if tokio::time::timeout(DRAIN_GRACE, reader).await.is_err() {
+            abort.abort();
+        }
+    }
+    drop(tmp);
+
+    let redactor = redactor_for(env);
+    let render =
+        |c: &Arc<Mutex<Capture>>| c.lock().map(|c| c.render(&redactor)).unwrap_or_default();
+    let text = layout(&render(&stdout), &render(&stderr), &notes, exit_code);
+    if exit_code == 0 {
+        ToolOutput::ok(text)
+    } else {
+        ToolOutput::error(text)
+    }
+}
+
+fn bash_program() -> &'static str {
+    if Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "bash"
+    }
+}
+
+#[cfg(unix)]
+fn exit_code_of(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1)
+}
+
+#[cfg(not(unix))]
+fn exit_code_of(status: std::process::ExitStatus) -> i32 {
+    status.code().unwrap_or(1)
+}
+
+/// Exact values to hide: the keys the host holds, and the host's secret-looking variables.
+fn redactor_for(env: &ToolEnv) -> Redactor {
+    let host = std::env::vars_os().filter_map(|(name, value)| {
+        let (name, value) = (name.to_str()?, value.into_string().ok()?);
+        (looks_secret(name) && value.len() >= MIN_HOST_SECRET_LEN).then_some(value)
+    });
+    Redactor::new(env.secrets.iter().cloned().chain(host))
+}
+
+/// Kills the command's whole process group when dropped or asked to (the executor may drop
+/// the call on its own timeout or on cancel).
+struct ProcessGroup(Option<u32>);
+
+impl ProcessGroup {
+    /// Kills the group once; later calls do nothing, so a recycled id is never signalled.
+    fn kill(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The command's TMPDIR: the session's when configured, else a fresh one removed afterwards.
+struct TmpDir {
+    path: PathBuf,
+    remove: bool,
+}
+
+impl TmpDir {
+    fn for_command(env: &ToolEnv) -> std::io::Result<Self> {
+        if let Some(path) = &env.sandbox.tmp_dir {
+            std::fs::create_dir_all(path)?;
+            return Ok(Self {
+                path: path.canonicalize()?,
+                remove: false,
+            });
+        }
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!(
+            "paddock-bash-{}-{}-{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir(&path)?;
+        Ok(Self {
+            path: path.canonicalize()?,
+            remove: true,
+        })
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        if self.remove {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! What the built-in tools of one project share: the workspace, the values to hide and how
+//! bash is confined. Each tool gets it when it is built.
+
+use std::path::PathBuf;
+
+use paddock_protocol::{SandboxStatus, WorkspaceMode};
+use paddock_sandbox::SandboxConfig;
+
+/// The default has no workspace (file tools refuse) and the safest sandbox.
+#[derive(Debug, Clone, Default)]
+pub struct ToolEnv {
+    /// Root of the agent's workspace; file tools stay inside it.
+    pub workspace_root: PathBuf,
+    /// Which folder the user picked as the workspace (shown in the sandbox status).
+    pub workspace_mode: WorkspaceMode,
+    /// Exact values to redact from tool output (API keys the host holds).
+    pub secrets: Vec<String>,
+    /// bash's OS sandbox: on/off, network grant, whether unconfined bash is acceptable,
+    /// the session's private TMPDIR.
+    pub sandbox: SandboxConfig,
+}
+
+impl ToolEnv {
+    /// An environment whose workspace is `root`, with the default (safe) sandbox settings.
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        Self {
+            workspace_root: root.into(),
+            ..Self::default()
+        }
+    }
+
+    /// What bash would run under with this environment, as the CLI and app show it.
+    pub fn sandbox_status(&self) -> SandboxStatus {
+        let tmp = self
+            .sandbox
+            .tmp_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("paddock-bash-*"));
+        let root = self.workspace_root.clone();
+        paddock_sandbox::describe(
+            &self.sandbox,
+            self.workspace_mode,
+            &root,
+            &[root.clone(), tmp],
+        )
+    }
+}

@@ -1,0 +1,9 @@
+//! The built-in tools' integration tests: one binary, one module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod bash;
+mod bash_env;
+mod delegation;
+mod escape;
+mod tools_files;
+mod tools_support;
