@@ -270,3 +270,50 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
     let last = fake.requests().last().cloned().unwrap();
     assert_eq!(last.header("authorization"), Some("Bearer sk-second"));
 }
+
+/// The app resumes a session with the model it was started with when the settings no longer
+/// name one (as `paddock resume` does); a model named in the settings wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
+    let fake = FakeServer::start().await.unwrap();
+    fake.push_all([Reply::text("one"), Reply::text("two"), Reply::text("three")]);
+    let s = setup(&fake, json!({"model": "first-model"}));
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let id = runs::send_prompt(&s.desktop, &s.root, None, "hi".into(), Arc::new(tx.clone()))
+        .await
+        .unwrap();
+    events_until(&mut rx, finished).await;
+
+    let base = format!("{}/v1", fake.url());
+    write_settings(
+        &s.root,
+        &json!({"version": 1, "provider": "openai-compatible", "baseUrl": base}),
+    );
+    let again = Some(id.clone());
+    runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        again,
+        "more".into(),
+        Arc::new(tx.clone()),
+    )
+    .await
+    .unwrap();
+    events_until(&mut rx, finished).await;
+
+    write_settings(
+        &s.root,
+        &json!({"version": 1, "provider": "openai-compatible", "baseUrl": base, "model": "other-model"}),
+    );
+    runs::send_prompt(&s.desktop, &s.root, Some(id), "last".into(), Arc::new(tx))
+        .await
+        .unwrap();
+    events_until(&mut rx, finished).await;
+
+    let models: Vec<String> = fake
+        .requests()
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(models, ["first-model", "first-model", "other-model"]);
+}

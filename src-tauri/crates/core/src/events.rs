@@ -17,10 +17,11 @@ impl EventSink for NullSink {
     fn emit(&self, _event: AgentEvent) {}
 }
 
-/// Keeps every event in memory (tests, `--json` buffering).
+/// Keeps every event in memory (tests, `--json` buffering), and wakes whoever waits for one.
 #[derive(Debug, Default)]
 pub struct CollectSink {
     events: Mutex<Vec<AgentEvent>>,
+    arrived: tokio::sync::Notify,
 }
 
 impl CollectSink {
@@ -34,6 +35,20 @@ impl CollectSink {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+
+    /// Waits until the events so far satisfy `done` (checked now and after each event).
+    pub async fn wait_until(&self, done: impl Fn(&[AgentEvent]) -> bool) {
+        loop {
+            let arrived = self.arrived.notified();
+            tokio::pin!(arrived);
+            // Registered before the check, so an event between the two is not missed.
+            arrived.as_mut().enable();
+            if done(&self.events.lock().unwrap_or_else(PoisonError::into_inner)) {
+                return;
+            }
+            arrived.await;
+        }
+    }
 }
 
 impl EventSink for CollectSink {
@@ -42,6 +57,7 @@ impl EventSink for CollectSink {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(event);
+        self.arrived.notify_waiters();
     }
 }
 

@@ -24,7 +24,7 @@ async fn run_calls(
     (last_results(h.agent.history()), h)
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn calls_run_concurrently_under_the_cap_and_keep_their_order() {
     let calls: Vec<(&str, Value)> = (0..8)
         .map(|i| ("act", json!({"action": "sleep", "n": 80 - i * 5})))
@@ -45,7 +45,7 @@ async fn calls_run_concurrently_under_the_cap_and_keep_their_order() {
     assert_eq!(h.act.peak.load(Ordering::SeqCst), 1);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn invalid_input_says_which_field_and_why() {
     let (results, _) = run_calls(
         vec![
@@ -74,7 +74,7 @@ async fn invalid_input_says_which_field_and_why() {
     assert!(results.iter().all(|(_, e)| *e));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn stringified_nested_json_is_accepted() {
     let (results, _) = run_calls(
         vec![
@@ -91,7 +91,7 @@ async fn stringified_nested_json_is_accepted() {
     assert_eq!(results[1], ("whole input as a string".to_owned(), false));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn failures_panics_and_timeouts_are_error_results() {
     quiet_expected_panics();
     let (results, _) = run_calls(
@@ -121,7 +121,7 @@ async fn failures_panics_and_timeouts_are_error_results() {
     assert_eq!(results[3], ("did wave".to_owned(), false));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn long_output_is_cut_with_a_marker() {
     let (results, _) = run_calls(vec![("act", json!({"action": "big", "n": 5000}))], 4).await;
     let (content, is_error) = &results[0];

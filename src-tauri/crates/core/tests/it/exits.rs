@@ -12,7 +12,7 @@ use serde_json::json;
 
 use paddock_core::testing::*;
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn end_turn_returns_the_answer_and_streams_events() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -49,7 +49,7 @@ async fn end_turn_returns_the_answer_and_streams_events() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn tool_round_trip_feeds_results_back() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -80,7 +80,7 @@ async fn tool_round_trip_feeds_results_back() {
         AgentEvent::ToolCallFinished { name, output, is_error: false, .. } if name == "echo" && output == "ping")));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn max_turns_counts_model_calls() {
     let looping: Vec<ScriptedTurn> = (0..10)
         .map(|i| ScriptedTurn::tools(&[("echo", json!({"text": format!("step {i}")}))]))
@@ -96,7 +96,7 @@ async fn max_turns_counts_model_calls() {
     assert_paired(h.agent.history());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn max_turns_zero_makes_no_call() {
     let mut config = config_allowing(&["echo"]);
     config.max_turns = 0;
@@ -106,7 +106,7 @@ async fn max_turns_zero_makes_no_call() {
     assert_eq!(h.model.requests().len(), 0);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn cancelled_before_the_model_call_aborts_without_calling() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -121,7 +121,7 @@ async fn cancelled_before_the_model_call_aborts_without_calling() {
     assert_eq!(r.exit, ExitReason::EndTurn);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn cancel_during_the_stream_stops_at_once_and_keeps_partial_text() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -148,7 +148,7 @@ async fn cancel_during_the_stream_stops_at_once_and_keeps_partial_text() {
     assert_eq!(h.act.runs.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn cancel_while_tools_run_pairs_them_with_aborted_results() {
     let mut h = harness(
         config_allowing(&["act"]),
@@ -177,7 +177,7 @@ async fn cancel_while_tools_run_pairs_them_with_aborted_results() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn budget_trips_only_when_strictly_greater_and_after_results() {
     // Exactly at the budget: keeps going.
     let mut config = config_allowing(&["echo"]);
@@ -220,7 +220,7 @@ async fn budget_trips_only_when_strictly_greater_and_after_results() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_final_answer_over_budget_reports_the_budget() {
     let mut config = config_allowing(&[]);
     config.max_token_budget = Some(10);
@@ -238,7 +238,7 @@ async fn a_final_answer_over_budget_reports_the_budget() {
     assert_eq!(r.output, "long answer");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn model_errors_end_the_run_with_a_clear_error() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -259,7 +259,7 @@ async fn model_errors_end_the_run_with_a_clear_error() {
     assert_paired(h.agent.history());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn history_is_kept_across_prompts_unless_fresh() {
     let mut h = harness(
         config_allowing(&[]),
@@ -281,7 +281,7 @@ async fn history_is_kept_across_prompts_unless_fresh() {
     assert_eq!(h.agent.history().len(), 4);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn thinking_blocks_keep_their_signature_and_order() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -305,7 +305,7 @@ async fn thinking_blocks_keep_their_signature_and_order() {
     assert!(matches!(sent.content[1], ContentBlock::ToolCall(_)));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn missing_and_duplicate_call_ids_are_made_unique() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -337,7 +337,7 @@ impl Checkpoint for Saved {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn checkpoints_are_always_paired_and_end_with_the_full_history() {
     let saved = Arc::new(Saved::default());
     let mut config = config_allowing(&["echo"]);
@@ -364,7 +364,7 @@ async fn checkpoints_are_always_paired_and_end_with_the_full_history() {
     assert_eq!(r.new_messages.len(), 6);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn provider_notices_reach_the_user_as_warnings() {
     let mut h = harness(
         config_allowing(&[]),

@@ -196,7 +196,7 @@ fn unknown_list_entries_warn() {
     assert!(r.warnings().iter().any(|w| w.contains("'fiel_read'")));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_gate_refuses_a_name_the_model_was_never_told_about() {
     let mut h = harness(
         config_with_preset(ToolPreset::Readonly),
@@ -225,7 +225,7 @@ async fn the_gate_refuses_a_name_the_model_was_never_told_about() {
     assert_eq!(results[1], ("grep ran".to_owned(), false));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn with_default_deny_nothing_runs() {
     let mut h = harness(
         paddock_core::AgentConfig::new("main", "m"),
@@ -240,7 +240,7 @@ async fn with_default_deny_nothing_runs() {
     assert!(results.iter().all(|(c, e)| *e && c.contains("not granted")));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn unknown_tools_get_an_error_listing_what_is_available() {
     let mut h = harness(
         config_allowing(&["echo"]),
@@ -275,30 +275,30 @@ fn ask_agent(policy: AskPolicy, turns: Vec<ScriptedTurn>) -> (Agent, Arc<Collect
     )
 }
 
-/// Answers every approval request with `decisions` in order, as a UI would.
+/// Answers every approval request with `decisions` in order, as a UI would: each as soon as
+/// its request arrives.
 fn answer(agent: &Agent, events: Arc<CollectSink>, decisions: Vec<ApprovalDecision>) {
     let handle = agent.handle();
     tokio::spawn(async move {
-        let mut answered = 0;
-        while answered < decisions.len() {
-            let pending: Vec<String> = events
-                .events()
-                .iter()
-                .filter_map(|e| match e {
-                    AgentEvent::ApprovalRequested { request_id, .. } => Some(request_id.clone()),
-                    _ => None,
-                })
-                .collect();
-            if let Some(id) = pending.get(answered) {
-                handle.approve(id, decisions[answered]).unwrap();
-                answered += 1;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
+        for (answered, decision) in decisions.into_iter().enumerate() {
+            events.wait_until(|e| requests(e).len() > answered).await;
+            let id = requests(&events.events())[answered].clone();
+            handle.approve(&id, decision).unwrap();
         }
     });
 }
 
-#[tokio::test]
+fn requests(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ApprovalRequested { request_id, .. } => Some(request_id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
 async fn ask_once_runs_one_call_and_asks_again_next_time() {
     let (mut agent, events) = ask_agent(
         AskPolicy::Interactive,
@@ -340,7 +340,7 @@ async fn ask_once_runs_one_call_and_asks_again_next_time() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn ask_for_the_session_stops_asking() {
     let (mut agent, events) = ask_agent(
         AskPolicy::Interactive,
@@ -368,7 +368,7 @@ async fn ask_for_the_session_stops_asking() {
     assert_eq!(agent.handle().approvals().session_allowed(), vec!["echo"]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn headless_ask_is_deny_by_default_and_allow_when_told() {
     let turns = || {
         vec![
@@ -394,7 +394,7 @@ async fn headless_ask_is_deny_by_default_and_allow_when_told() {
     assert_eq!(last_results(agent.history()), vec![("x".to_owned(), false)]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn cancel_while_waiting_for_approval_aborts_the_call() {
     let (mut agent, _events) = ask_agent(
         AskPolicy::Interactive,

@@ -102,7 +102,7 @@ proptest! {
         second_prompt in any::<bool>(),
     ) {
         quiet_expected_panics();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
         rt.block_on(async {
             let mut config = config_allowing(&["echo", "act"]);
             config.max_token_budget = budget;

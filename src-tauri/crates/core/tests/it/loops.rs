@@ -112,7 +112,7 @@ fn loop_events(h: &Harness) -> Vec<LoopAction> {
         .collect()
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn warn_injects_a_message_then_terminates_on_the_next_detection() {
     let mut h = harness(
         config_allowing(&["echo", "act"]),
@@ -139,7 +139,7 @@ async fn warn_injects_a_message_then_terminates_on_the_next_detection() {
     assert_eq!(h.act.runs.load(Ordering::SeqCst), 3);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn terminate_policy_stops_at_the_first_detection() {
     let mut config = config_allowing(&["echo", "act"]);
     config.loop_detection = Some(LoopConfig {
@@ -155,7 +155,7 @@ async fn terminate_policy_stops_at_the_first_detection() {
     assert_paired(h.agent.history());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_clean_turn_resets_the_warning() {
     let b = || ScriptedTurn::tools(&[("echo", json!({"text": "b"}))]);
     let turns = vec![
@@ -176,7 +176,7 @@ async fn a_clean_turn_resets_the_warning() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn detection_off_never_fires() {
     let mut config = config_allowing(&["echo", "act"]);
     config.loop_detection = None;
@@ -187,7 +187,7 @@ async fn detection_off_never_fires() {
     assert!(loop_events(&h).is_empty());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn repeated_text_with_changing_calls_is_a_loop() {
     let turns = (0..5)
         .map(|i| {
@@ -214,7 +214,7 @@ async fn repeated_text_with_changing_calls_is_a_loop() {
     )));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn history_already_in_the_conversation_counts() {
     let mut history = vec![Message::user_text("earlier")];
     for i in 0..2 {

@@ -64,7 +64,7 @@ fn structured_config() -> paddock_core::AgentConfig {
     c
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn valid_answer_succeeds_and_the_instruction_is_in_the_system_prompt() {
     let mut h = harness(
         structured_config(),
@@ -81,7 +81,7 @@ async fn valid_answer_succeeds_and_the_instruction_is_in_the_system_prompt() {
     assert!(system.contains("\"score\""));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn one_retry_with_the_errors_can_succeed() {
     let mut h = harness(
         structured_config(),
@@ -100,7 +100,7 @@ async fn one_retry_with_the_errors_can_succeed() {
     assert!(retry.text().contains("corrected JSON"));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_failed_retry_is_success_false() {
     let mut h = harness(
         structured_config(),

@@ -48,7 +48,7 @@ fn tool_turns() -> Vec<ScriptedTurn> {
     ]
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_run_reads_back_exactly() {
     let (_d, store) = store();
     let project = Path::new("/home/user/projects/zoo");
@@ -78,7 +78,7 @@ async fn a_run_reads_back_exactly() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn list_search_export_and_delete() {
     let (_d, store) = store();
     let project = Path::new("/p/zoo");
@@ -176,7 +176,7 @@ fn session_file(store: &SessionStore, id: &str) -> std::path::PathBuf {
     panic!("no file for {id}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_torn_last_line_is_skipped_with_a_warning_and_resume_continues() {
     let (_d, store) = store();
     let project = Path::new("/p/zoo");
@@ -223,7 +223,7 @@ async fn a_torn_last_line_is_skipped_with_a_warning_and_resume_continues() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn resuming_after_a_lost_result_adds_an_interrupted_one() {
     let (_d, store) = store();
     let project = Path::new("/p/zoo");

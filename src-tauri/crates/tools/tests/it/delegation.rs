@@ -61,7 +61,7 @@ fn delegating() -> GrantPolicy {
     GrantPolicy::allowing(&["delegate_to_agent"])
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn hand_off_returns_the_teammates_answer_and_counts_its_usage() {
     let (helper, helper_model) = member(
         "helper",
@@ -118,7 +118,7 @@ async fn hand_off_returns_the_teammates_answer_and_counts_its_usage() {
     )));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn delegated_usage_counts_toward_the_budget() {
     let (helper, _) = member(
         "helper",
@@ -156,7 +156,7 @@ async fn refusal(team: Team, main_turns: Vec<ScriptedTurn>) -> String {
     content
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn refuses_self_unknown_and_lists_the_roster() {
     let (main_member, _) = member("main", vec![], GrantPolicy::default());
     let (helper, _) = member("helper", vec![], GrantPolicy::default());
@@ -180,7 +180,7 @@ async fn refuses_self_unknown_and_lists_the_roster() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn refuses_a_cycle_and_shows_the_chain() {
     // main -> helper -> main
     let (helper, _) = member(
@@ -219,7 +219,7 @@ async fn refuses_a_cycle_and_shows_the_chain() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn refuses_beyond_the_depth_limit() {
     let (helper, _) = member(
         "helper",
@@ -243,7 +243,7 @@ async fn refuses_beyond_the_depth_limit() {
     assert!(refused);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn refuses_when_no_slot_is_free() {
     let slow = || {
         vec![
@@ -277,7 +277,7 @@ async fn refuses_when_no_slot_is_free() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn delegation_is_in_no_preset() {
     let (helper, helper_model) = member(
         "helper",
@@ -294,7 +294,7 @@ async fn delegation_is_in_no_preset() {
     assert!(last_results(s.agent.history())[0].0.contains("not granted"));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_teammate_that_stops_early_is_an_error_result_with_its_reason() {
     let mut cfg_turns = Vec::new();
     for i in 0..3 {
