@@ -331,17 +331,15 @@ pub async fn export_session<R: Runtime>(
 #[tauri::command]
 pub async fn workspace_tree(project: String) -> Result<WorkspaceTree> {
     let root = projects::canonical(&project)?;
-    blocking(move || {
-        workspace::tree(&projects::workspace_root(&root)).map_err(ToAppError::app_error)
-    })
-    .await
+    blocking(move || workspace::tree(&workspace::guard_for(&root)).map_err(ToAppError::app_error))
+        .await
 }
 
 #[tauri::command]
 pub async fn read_workspace_file(project: String, path: String) -> Result<FilePreview> {
     let root = projects::canonical(&project)?;
     blocking(move || {
-        workspace::preview(&projects::workspace_root(&root), &path).map_err(ToAppError::app_error)
+        workspace::preview(&workspace::guard_for(&root), &path).map_err(ToAppError::app_error)
     })
     .await
 }
@@ -354,7 +352,8 @@ pub async fn watch_workspace<R: Runtime>(
     on_change: Channel<WorkspaceChange>,
 ) -> Result<()> {
     let root = projects::canonical(&project)?;
-    let watch = watch::watch(&projects::workspace_root(&root), move |change| {
+    let workspace = workspace::watchable_root(&root).map_err(ToAppError::app_error)?;
+    let watch = watch::watch(&workspace, move |change| {
         let _ = on_change.send(change);
     })?;
     state.set_watcher(window.label(), watch);

@@ -79,18 +79,11 @@ impl ToAppError for SessionError {
 
 impl ToAppError for PathError {
     fn app_error(self) -> AppError {
-        let code = match self {
-            Self::Outside { .. }
-            | Self::LinkOutside { .. }
-            | Self::Loop { .. }
-            | Self::Raced { .. }
-            | Self::Empty => AppErrorCode::PathRefused,
+        let code = match &self {
+            refused if refused.is_refusal() => AppErrorCode::PathRefused,
             Self::NotFound { .. } | Self::RootMissing { .. } => AppErrorCode::NotFound,
             Self::Io { .. } => AppErrorCode::Io,
-            Self::NoWorkspace
-            | Self::RootNotDir { .. }
-            | Self::IsDir { .. }
-            | Self::NotRegular { .. } => AppErrorCode::Invalid,
+            _ => AppErrorCode::Invalid,
         };
         app_error(code, self)
     }

@@ -76,14 +76,6 @@ pub fn info(root: &Path) -> ProjectInfo {
     }
 }
 
-/// The workspace root the settings choose (the default one while the file is broken).
-pub fn workspace_root(root: &Path) -> PathBuf {
-    settings::load(root)
-        .map(|s| s.workspace)
-        .unwrap_or_default()
-        .root(root)
-}
-
 /// Validates and saves atomically; refuses to replace a broken file.
 pub fn save_settings(root: &Path, settings: &ProjectSettings) -> AppResult<ProjectInfo> {
     settings::save(root, settings).map_err(ToAppError::app_error)?;

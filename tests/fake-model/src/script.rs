@@ -135,6 +135,8 @@ pub enum Fault {
     },
     /// Send `after` SSE events, then nothing, keeping the connection open.
     Hang { after: usize },
+    /// A redirect (301, 302, 307, 308) to `location` instead of an answer.
+    Redirect { status: u16, location: String },
 }
 
 impl Reply {
@@ -164,6 +166,14 @@ impl Reply {
             status,
             retry_after: retry_after.map(str::to_owned),
             body: None,
+        })
+    }
+
+    /// A redirect to `location` with `status` (307 keeps the method and the body).
+    pub fn redirect(status: u16, location: impl Into<String>) -> Self {
+        Self::fault(Fault::Redirect {
+            status,
+            location: location.into(),
         })
     }
 

@@ -344,6 +344,13 @@ fn chat_response(
             &message,
         );
     }
+    if let Some(Fault::Redirect { status, location }) = &reply.fault {
+        let mut resp = json_response(*status, &json!({}));
+        if let Ok(v) = hyper::header::HeaderValue::from_str(location) {
+            resp.headers_mut().insert("location", v);
+        }
+        return resp;
+    }
     let model = request
         .get("model")
         .and_then(Value::as_str)
@@ -370,7 +377,7 @@ fn chat_response(
             Fault::Malformed { after } | Fault::StreamError { after, .. } => {
                 (*after, Ending::Complete)
             }
-            Fault::Status { .. } => (frames.len(), Ending::Complete),
+            Fault::Status { .. } | Fault::Redirect { .. } => (frames.len(), Ending::Complete),
         };
         frames.truncate(after);
         frames.extend(inserted);

@@ -34,12 +34,8 @@ fn main() {
         Command::Exec { run, .. } | Command::Resume { run, .. } => run.json,
         _ => false,
     };
-    let code = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt.block_on(dispatch(cli)),
+    let code = match block_on_bounded(dispatch(cli)) {
+        Ok(code) => code,
         Err(e) => Err(CliError::failure(format!("cannot start the runtime: {e}"))),
     };
     let code = code.unwrap_or_else(|e| {
@@ -55,6 +51,22 @@ fn main() {
         e.code
     });
     std::process::exit(code.as_i32());
+}
+
+/// How long the process waits, once a command is done, for blocking work still running (a
+/// file read stuck on a FIFO, say) before it exits anyway.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Runs `work` on a fresh runtime and returns once it is done, leaving behind (at most after
+/// [`SHUTDOWN_GRACE`]) any blocking task that does not finish: the CLI never hangs on exit.
+fn block_on_bounded<F: std::future::Future>(work: F) -> std::io::Result<F::Output> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let out = rt.block_on(work);
+    rt.shutdown_timeout(SHUTDOWN_GRACE);
+    Ok(out)
 }
 
 async fn dispatch(cli: Cli) -> Result<Code, CliError> {
@@ -156,4 +168,26 @@ fn init_logging() {
         .with(fmt)
         .with(filter)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stuck_blocking_task_does_not_keep_the_process() {
+        let started = std::time::Instant::now();
+        let out = block_on_bounded(async {
+            // Stands in for a read that never returns; dropping the runtime would wait for it.
+            tokio::task::spawn_blocking(|| std::thread::sleep(std::time::Duration::from_secs(30)));
+            7
+        })
+        .unwrap();
+        assert_eq!(out, 7);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(15),
+            "waited for the stuck task: {:?}",
+            started.elapsed()
+        );
+    }
 }

@@ -32,6 +32,7 @@ impl Project {
     pub fn tool_env(&self, secrets: Vec<String>) -> Arc<ToolEnv> {
         Arc::new(ToolEnv {
             workspace_root: self.workspace_root(),
+            project_root: Some(self.root.clone()),
             workspace_mode: self.settings.workspace,
             secrets,
             sandbox: SandboxConfig {

@@ -7,9 +7,14 @@ use paddock_protocol::{ProjectSettings, SETTINGS_VERSION};
 use serde_json::Value;
 
 use paddock_core::GrantPolicy;
+use paddock_sandbox::{UntrustedFileError, read_untrusted};
 
 pub const SETTINGS_DIR: &str = ".paddock";
 pub const SETTINGS_FILE: &str = "settings.json";
+/// Largest settings file read (a real one is a few kilobytes).
+pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+/// Longest per-call time limit an MCP server may be given (`timeoutSecs`).
+pub use paddock_mcp::MAX_CALL_TIMEOUT_SECS as MAX_TIMEOUT_SECS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
@@ -18,6 +23,9 @@ pub enum SettingsError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Not a regular file, too big, not text: refused before parsing.
+    #[error(transparent)]
+    File(#[from] UntrustedFileError),
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
@@ -49,13 +57,14 @@ pub fn settings_path(project: &Path) -> PathBuf {
     project.join(SETTINGS_DIR).join(SETTINGS_FILE)
 }
 
-/// The project's settings; defaults when the file does not exist.
+/// The project's settings; defaults when the file does not exist. The file was written by
+/// whoever wrote the project: it is read only as a small regular file, at once.
 pub fn load(project: &Path) -> Result<ProjectSettings, SettingsError> {
     let path = settings_path(project);
-    match std::fs::read_to_string(&path) {
+    match read_untrusted(&path, MAX_SETTINGS_BYTES) {
         Ok(text) => parse(&text, &path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProjectSettings::default()),
-        Err(source) => Err(SettingsError::Read { path, source }),
+        Err(e) if e.is_missing() => Ok(ProjectSettings::default()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -158,6 +167,14 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     if s.max_turns == Some(0) {
         return Err(FieldError::new("maxTurns", "must be at least 1"));
     }
+    for (name, server) in &s.mcp_servers {
+        if server.timeout_secs.is_some_and(|t| t > MAX_TIMEOUT_SECS) {
+            return Err(FieldError::new(
+                format!("mcpServers.{name}.timeoutSecs"),
+                format!("at most {MAX_TIMEOUT_SECS} (a day)"),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -166,7 +183,7 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
 pub fn save(project: &Path, settings: &ProjectSettings) -> Result<(), SettingsError> {
     let path = settings_path(project);
     validate(settings).map_err(|e| e.in_file(&path))?;
-    match std::fs::read_to_string(&path) {
+    match read_untrusted(&path, MAX_SETTINGS_BYTES) {
         Ok(existing) => {
             if let Err(e) = parse(&existing, &path) {
                 return Err(SettingsError::Unsafe {
@@ -175,8 +192,13 @@ pub fn save(project: &Path, settings: &ProjectSettings) -> Result<(), SettingsEr
                 });
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => return Err(SettingsError::Read { path, source }),
+        Err(e) if e.is_missing() => {}
+        Err(e) => {
+            return Err(SettingsError::Unsafe {
+                problem: e.to_string(),
+                path,
+            });
+        }
     }
     let dir = path.parent().unwrap_or(project);
     let write_err = |source| SettingsError::Write {

@@ -11,6 +11,25 @@ use paddock_tools::SKIPPED_DIRS;
 
 use crate::HostError;
 
+/// The guard over the project's workspace (the one its settings choose; the default one
+/// while the settings file is broken), which must be a real folder inside the project.
+pub fn guard_for(project: &Path) -> PathGuard {
+    let mode = crate::settings::load(project)
+        .map(|s| s.workspace)
+        .unwrap_or_default();
+    PathGuard::new(mode.root(project)).inside(project)
+}
+
+/// The workspace folder to watch for changes: the guard's root when it is a real folder
+/// inside the project or does not exist yet; refused when it is a link or leads outside.
+pub fn watchable_root(project: &Path) -> Result<std::path::PathBuf, HostError> {
+    let guard = guard_for(project);
+    match guard.open_root() {
+        Ok(_) | Err(PathError::RootMissing { .. }) => Ok(guard.root().to_path_buf()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Entries listed at most; the shallowest come first.
 pub const MAX_TREE_ENTRIES: usize = 5_000;
 /// Bytes of a file shown in the preview.
@@ -20,8 +39,7 @@ const BINARY_SNIFF: usize = 8_000;
 
 /// The tree under `root` (breadth first, then sorted by path); folders in [`SKIPPED_DIRS`]
 /// are listed but not entered, and symlinks are never followed.
-pub fn tree(root: &Path) -> Result<WorkspaceTree, HostError> {
-    let guard = PathGuard::new(root);
+pub fn tree(guard: &PathGuard) -> Result<WorkspaceTree, HostError> {
     let opened = match guard.open_root() {
         Ok(r) => r,
         Err(PathError::RootMissing { root }) => {
@@ -79,8 +97,8 @@ pub fn tree(root: &Path) -> Result<WorkspaceTree, HostError> {
 }
 
 /// The start of a workspace file as text, or `binary` when it is not text.
-pub fn preview(root: &Path, path: &str) -> Result<FilePreview, HostError> {
-    let opened = PathGuard::new(root).open_root().map_err(HostError::from)?;
+pub fn preview(guard: &PathGuard, path: &str) -> Result<FilePreview, HostError> {
+    let opened = guard.open_root().map_err(HostError::from)?;
     let (resolved, file) = opened.open_read(path).map_err(HostError::from)?;
     let io = |e: std::io::Error| PathError::Io {
         path: path.to_owned(),
@@ -132,7 +150,7 @@ mod tests {
     #[test]
     fn a_missing_root_is_an_empty_tree() {
         let dir = tempfile::tempdir().unwrap();
-        let t = tree(&dir.path().join(".agent-workspace")).unwrap();
+        let t = tree(&PathGuard::new(dir.path().join(".agent-workspace"))).unwrap();
         assert!(!t.exists);
         assert!(t.entries.is_empty());
     }
@@ -147,7 +165,7 @@ mod tests {
         std::fs::write(root.join("node_modules/pkg/index.js"), "x").unwrap();
         std::fs::write(dir.path().join("secret.txt"), "outside").unwrap();
         std::os::unix::fs::symlink(dir.path(), root.join("up")).unwrap();
-        let t = tree(&root).unwrap();
+        let t = tree(&PathGuard::new(&root)).unwrap();
         assert!(t.exists);
         assert_eq!(
             paths(&t),
@@ -169,7 +187,7 @@ mod tests {
         for i in 0..(MAX_TREE_ENTRIES + 10) {
             std::fs::write(dir.path().join(format!("f{i}")), "").unwrap();
         }
-        let t = tree(dir.path()).unwrap();
+        let t = tree(&PathGuard::new(dir.path())).unwrap();
         assert!(t.truncated);
         assert_eq!(t.entries.len(), MAX_TREE_ENTRIES);
     }
@@ -182,11 +200,11 @@ mod tests {
         std::fs::write(dir.path().join("secret.txt"), "outside").unwrap();
         std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("link")).unwrap();
         for path in ["../secret.txt", "link", "/etc/passwd"] {
-            let e = preview(&root, path).unwrap_err();
+            let e = preview(&PathGuard::new(&root), path).unwrap_err();
             assert!(refused(&e), "{path}: {e:?}");
         }
         assert!(matches!(
-            preview(&root, "nope.txt").unwrap_err(),
+            preview(&PathGuard::new(&root), "nope.txt").unwrap_err(),
             HostError::Path(PathError::NotFound { .. })
         ));
     }
@@ -195,19 +213,19 @@ mod tests {
     fn previews_are_capped_and_detect_binary() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "héllo\n").unwrap();
-        let p = preview(dir.path(), "a.txt").unwrap();
+        let p = preview(&PathGuard::new(dir.path()), "a.txt").unwrap();
         assert_eq!(p.text.as_deref(), Some("héllo\n"));
         assert!(!p.binary && !p.truncated);
 
         std::fs::write(dir.path().join("b.bin"), [0x7f, b'E', b'L', b'F', 0, 1, 2]).unwrap();
-        let p = preview(dir.path(), "b.bin").unwrap();
+        let p = preview(&PathGuard::new(dir.path()), "b.bin").unwrap();
         assert!(p.binary && p.text.is_none());
 
         // 'é' is two bytes; put one across the cap so the cut lands inside it.
         let mut big = "a".repeat(MAX_PREVIEW_BYTES as usize - 1);
         big.push_str("é and more");
         std::fs::write(dir.path().join("big.txt"), &big).unwrap();
-        let p = preview(dir.path(), "big.txt").unwrap();
+        let p = preview(&PathGuard::new(dir.path()), "big.txt").unwrap();
         assert!(p.truncated && !p.binary);
         assert_eq!(p.size, big.len() as u64);
         assert_eq!(p.text.unwrap().len(), MAX_PREVIEW_BYTES as usize - 1);

@@ -29,7 +29,9 @@ mod tool;
 
 pub use content::{result_text, to_output};
 pub use naming::{MAX_NAME_LEN, PREFIX, tool_name};
-pub use servers::{DEFAULT_START_TIMEOUT, McpOptions, McpServers, ServerPath};
+pub use servers::{
+    DEFAULT_START_TIMEOUT, MAX_CALL_TIMEOUT_SECS, McpOptions, McpServers, ServerPath,
+};
 pub use shell_path::{login_shell_path, login_shell_path_or_current};
 pub use stderr::MAX_KEPT as MAX_STDERR_KEPT;
 pub use tool::{DEFAULT_CALL_TIMEOUT, McpTool};

@@ -29,6 +29,28 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 /// The exit reason of a server Paddock shut down itself.
 pub const STOPPED_BY_PADDOCK: &str = "stopped by Paddock";
 
+/// Why a server did not start. The text is what its status shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    #[error("invalid settings: {0}")]
+    Settings(String),
+    /// The command could not be run (not found, bad working directory, no pipes).
+    #[error("{0}")]
+    Launch(String),
+    /// The process exited before the handshake ended.
+    #[error("{0} during startup")]
+    Exited(String),
+    #[error("{0}")]
+    Handshake(String),
+    #[error("could not connect to {url}: {why}")]
+    Connect { url: String, why: String },
+    #[error("listing its tools failed: {0}")]
+    ListTools(String),
+    /// An HTTP header or client that cannot be set up.
+    #[error("{0}")]
+    Http(String),
+}
+
 /// What the host's options say about launching servers.
 pub struct StartContext<'a> {
     pub base_dir: Option<&'a Path>,
@@ -123,10 +145,8 @@ pub async fn start(
     name: &str,
     config: &McpServerConfig,
     ctx: &StartContext<'_>,
-) -> Result<Server, String> {
-    let transport = config
-        .transport()
-        .map_err(|e| format!("invalid settings: {e}"))?;
+) -> Result<Server, StartError> {
+    let transport = config.transport().map_err(StartError::Settings)?;
     let lifeline = Arc::new(Lifeline::default());
     let stop = CancellationToken::new();
     let handler = Client::default();
@@ -162,7 +182,7 @@ pub async fn start(
                 () = lifeline.gone() => return Err(exited_during_start(&lifeline, stderr).await),
             };
             let tools = tokio::select! {
-                r = service.peer().list_all_tools() => r.map_err(|e| format!("listing its tools failed: {e}"))?,
+                r = service.peer().list_all_tools() => r.map_err(|e| StartError::ListTools(e.to_string()))?,
                 () = lifeline.gone() => return Err(exited_during_start(&lifeline, stderr).await),
             };
             let peer = service.peer().clone();
@@ -188,9 +208,10 @@ pub async fn start(
                     // "Connection refused" says more than rmcp's layered transport error.
                     let probe = client.get(url).timeout(PROBE_TIMEOUT).send().await;
                     return Err(match probe {
-                        Err(p) if p.is_connect() || p.is_timeout() => {
-                            format!("could not connect to {url}: {}", innermost(&p))
-                        }
+                        Err(p) if p.is_connect() || p.is_timeout() => StartError::Connect {
+                            url: url.to_owned(),
+                            why: innermost(&p),
+                        },
                         _ => handshake_error(&e),
                     });
                 }
@@ -199,7 +220,7 @@ pub async fn start(
                 .peer()
                 .list_all_tools()
                 .await
-                .map_err(|e| format!("listing its tools failed: {e}"))?;
+                .map_err(|e| StartError::ListTools(e.to_string()))?;
             let peer = service.peer().clone();
             watch_service(service, lifeline.clone(), None);
             Ok(Server {
@@ -236,21 +257,22 @@ impl ClientHandler for Client {
     }
 }
 
-async fn exited_during_start(lifeline: &Lifeline, stderr: &StderrLog) -> String {
+async fn exited_during_start(lifeline: &Lifeline, stderr: &StderrLog) -> StartError {
     stderr.wait_closed(Duration::from_millis(500)).await;
-    let reason = lifeline
-        .reason()
-        .unwrap_or_else(|| "the server went away".to_owned());
-    format!("{reason} during startup")
+    StartError::Exited(
+        lifeline
+            .reason()
+            .unwrap_or_else(|| "the server went away".to_owned()),
+    )
 }
 
-fn handshake_error(e: &ClientInitializeError) -> String {
-    match e {
+fn handshake_error(e: &ClientInitializeError) -> StartError {
+    StartError::Handshake(match e {
         ClientInitializeError::ConnectionClosed(_) => {
             "the server closed the connection during the MCP handshake".to_owned()
         }
         other => format!("the MCP handshake failed: {}", innermost(other)),
-    }
+    })
 }
 
 /// The deepest cause: the part of a layered error a user can act on.
@@ -302,15 +324,16 @@ fn http_config(url: &str) -> StreamableHttpClientTransportConfig {
     config
 }
 
-fn http_client(headers: &BTreeMap<String, String>) -> Result<reqwest::Client, String> {
+fn http_client(headers: &BTreeMap<String, String>) -> Result<reqwest::Client, StartError> {
     use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
     ensure_crypto_provider();
     let mut map = HeaderMap::new();
     for (key, value) in headers {
         let name = HeaderName::from_bytes(key.as_bytes())
-            .map_err(|_| format!("`{key}` is not a valid HTTP header name"))?;
-        let mut value = HeaderValue::from_str(value)
-            .map_err(|_| format!("the value of header `{key}` is not valid in HTTP"))?;
+            .map_err(|_| StartError::Http(format!("`{key}` is not a valid HTTP header name")))?;
+        let mut value = HeaderValue::from_str(value).map_err(|_| {
+            StartError::Http(format!("the value of header `{key}` is not valid in HTTP"))
+        })?;
         // Keeps tokens out of debug output.
         value.set_sensitive(true);
         map.insert(name, value);
@@ -318,8 +341,10 @@ fn http_client(headers: &BTreeMap<String, String>) -> Result<reqwest::Client, St
     reqwest::Client::builder()
         .default_headers(map)
         .connect_timeout(Duration::from_secs(10))
+        // The configured headers (tokens) would follow a redirect to another host.
+        .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|e| format!("the HTTP client could not be set up: {e}"))
+        .map_err(|e| StartError::Http(format!("the HTTP client could not be set up: {e}")))
 }
 
 /// reqwest is built without a bundled crypto provider (no C toolchain needed); use ring

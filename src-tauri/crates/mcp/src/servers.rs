@@ -13,11 +13,14 @@ use tokio::sync::watch;
 
 use crate::lifeline::Lifeline;
 use crate::naming::tool_name;
-use crate::server::{self, Server, StartContext};
+use crate::server::{self, Server, StartContext, StartError};
 use crate::shell_path;
 use crate::status::{Callback, STATUS_STDERR_CHARS, StatusBoard};
 use crate::stderr::StderrLog;
 use crate::tool::{DEFAULT_CALL_TIMEOUT, McpTool};
+
+/// Longest per-call limit a server's `timeoutSecs` can set (a day).
+pub const MAX_CALL_TIMEOUT_SECS: u64 = 24 * 60 * 60;
 
 /// Time a server gets to launch, handshake and list its tools.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -169,16 +172,17 @@ impl McpServers {
                 let result = tokio::time::timeout(limit, server::start(name, config, &ctx))
                     .await
                     .unwrap_or_else(|_| {
-                        Err(format!(
+                        Err(StartError::Launch(format!(
                             "did not finish starting within {} s",
                             limit.as_secs()
-                        ))
+                        )))
                     });
                 // Failures show at once; a slow server does not delay them.
                 let result = match result {
                     Ok(server) => Some(Arc::new(server)),
                     Err(error) => {
-                        self.report_failure(name, error, &ctx.stderr).await;
+                        self.report_failure(name, error.to_string(), &ctx.stderr)
+                            .await;
                         None
                     }
                 };
@@ -190,10 +194,13 @@ impl McpServers {
         // Names are given in server-name order, so who wins a collision never varies.
         for (name, config, stderr, result) in results {
             let Some(server) = result else { continue };
+            // Bounded whatever the settings say: a timer far in the future overflows.
             let timeout = config
                 .timeout_secs
                 .filter(|s| *s > 0)
-                .map_or(self.options.call_timeout, Duration::from_secs);
+                .map_or(self.options.call_timeout, |s| {
+                    Duration::from_secs(s.min(MAX_CALL_TIMEOUT_SECS))
+                });
             let names = self.add_tools(name, &server, &server.tools, timeout);
             self.board
                 .set(name, McpServerState::Running { tools: names }, None);

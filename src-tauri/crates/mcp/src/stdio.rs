@@ -12,6 +12,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio_util::sync::CancellationToken;
 
 use crate::lifeline::Lifeline;
+use crate::server::StartError;
 use crate::stderr::StderrLog;
 
 /// What to launch, from the settings plus the host's options.
@@ -80,13 +81,13 @@ pub fn spawn(
     launch: &Launch<'_>,
     lifeline: Arc<Lifeline>,
     stderr: &StderrLog,
-) -> Result<Spawned, String> {
+) -> Result<Spawned, StartError> {
     if let Some(dir) = &launch.cwd {
         if !dir.is_dir() {
-            return Err(format!(
+            return Err(StartError::Launch(format!(
                 "the working directory {} does not exist",
                 dir.display()
-            ));
+            )));
         }
     }
     let mut cmd = Command::new(launch.command);
@@ -111,11 +112,13 @@ pub fn spawn(
 
     let mut child = cmd
         .spawn()
-        .map_err(|e| spawn_error(launch.command, launch.path, &e))?;
+        .map_err(|e| StartError::Launch(spawn_error(launch.command, launch.path, &e)))?;
     let (Some(stdin), Some(stdout), Some(stderr_pipe)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        return Err("the server's stdio pipes could not be opened".to_owned());
+        return Err(StartError::Launch(
+            "the server's stdio pipes could not be opened".to_owned(),
+        ));
     };
     tokio::spawn(stderr.clone().capture(stderr_pipe));
 

@@ -59,6 +59,22 @@ impl ErrorContext {
             format!(": {detail}")
         };
         let (kind, retryable, text) = match code {
+            300..=399 => {
+                let target = headers
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("an address it did not give");
+                (
+                    ErrorKind::InvalidRequest,
+                    false,
+                    format!(
+                        "{who} redirected the request to {target} (HTTP {code}); Paddock does \
+                         not follow redirects, which would carry the API key and the \
+                         conversation elsewhere. If that address is right, set it as the base \
+                         URL"
+                    ),
+                )
+            }
             401 if self.key.is_none() && self.kind.requires_key() => (
                 ErrorKind::Auth,
                 false,

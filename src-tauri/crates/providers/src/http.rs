@@ -53,7 +53,10 @@ impl Transport {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .user_agent(concat!("paddock/", env!("CARGO_PKG_VERSION")))
-            .pool_idle_timeout(Duration::from_secs(60));
+            .pool_idle_timeout(Duration::from_secs(60))
+            // A redirect would resend the key (x-api-key survives reqwest's cross-host
+            // stripping) and the body to another host: a 3xx is an error instead.
+            .redirect(reqwest::redirect::Policy::none());
         if is_loopback(&base) {
             // A local model server is never reached through a corporate proxy.
             builder = builder.no_proxy();

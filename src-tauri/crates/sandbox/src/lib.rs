@@ -8,15 +8,17 @@ mod path_guard;
 mod redact;
 mod replace;
 mod resolve;
+mod untrusted;
 
 use std::path::{Path, PathBuf};
 
 use paddock_protocol::{FsConfinement, NetworkConfinement, SandboxStatus, WorkspaceMode};
 
 pub use env::{ENV_ALLOW_LIST, looks_secret, scrubbed_env};
-pub use path_guard::{PathError, PathGuard, Root};
+pub use path_guard::{PathError, PathGuard, READ_ONLY_DIRS, Root};
 pub use redact::{REDACTED, Redactor};
 pub use resolve::{MAX_SYMLINK_HOPS, Resolved, display_rel};
+pub use untrusted::{UntrustedFileError, check_readable, read_untrusted};
 
 /// How bash is confined. The default is the safe one: sandbox on, no network, and bash
 /// refused where the sandbox cannot be had.

@@ -42,6 +42,18 @@ pub enum PathError {
     NotRegular { path: String },
     #[error("'{path}' changed while it was being opened and would lead outside the workspace")]
     Raced { path: String },
+    #[error(
+        "'{path}' is inside {area}, which the agent may not change (Paddock keeps .git and \
+         .paddock read-only: they hold the project's history, hooks and Paddock's settings)"
+    )]
+    ReadOnly { path: String, area: String },
+    #[error(
+        "the workspace folder {root} is a symlink; Paddock works only in a real folder inside \
+         the project (remove the link, or let Paddock create the folder)"
+    )]
+    RootIsLink { root: String },
+    #[error("the workspace folder {root} resolves outside the project folder {project}")]
+    RootOutside { root: String, project: String },
     #[error("'{path}': {source}")]
     Io { path: String, source: io::Error },
 }
@@ -55,20 +67,39 @@ impl PathError {
                 | Self::LinkOutside { .. }
                 | Self::Loop { .. }
                 | Self::Raced { .. }
+                | Self::ReadOnly { .. }
+                | Self::RootIsLink { .. }
+                | Self::RootOutside { .. }
                 | Self::Empty
         )
     }
 }
 
+/// Folders the agent may read but never write, wherever they are in the workspace: the
+/// repository (its hooks run on the user's next commit) and Paddock's own settings.
+pub const READ_ONLY_DIRS: [&str; 2] = [".git", ".paddock"];
+
 /// The workspace root as configured. Cheap; touches the disk only when opened.
 #[derive(Debug, Clone)]
 pub struct PathGuard {
     root: PathBuf,
+    /// The project folder the root must be a real folder inside of, when known.
+    project: Option<PathBuf>,
 }
 
 impl PathGuard {
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self {
+            root: root.into(),
+            project: None,
+        }
+    }
+
+    /// The root must be a real folder inside `project`: not a symlink (a repository could
+    /// commit `.agent-workspace -> ..`), and not resolving outside it.
+    pub fn inside(mut self, project: impl Into<PathBuf>) -> Self {
+        self.project = Some(project.into());
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -81,6 +112,7 @@ impl PathGuard {
             return Err(PathError::NoWorkspace);
         }
         let configured = absolute(&self.root)?;
+        self.check_not_link(&configured)?;
         let real = match configured.canonicalize() {
             Ok(real) => real,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -95,7 +127,29 @@ impl PathGuard {
                 root: configured.display().to_string(),
             });
         }
+        if let Some(project) = &self.project {
+            let project = project.canonicalize().map_err(|e| io_error(project, e))?;
+            if !real.starts_with(&project) {
+                return Err(PathError::RootOutside {
+                    root: configured.display().to_string(),
+                    project: project.display().to_string(),
+                });
+            }
+        }
         Root::open(configured, real)
+    }
+
+    /// Inside a project, the root itself may not be a symlink (dangling or not): checked
+    /// before it is resolved or created, so nothing is made through it.
+    fn check_not_link(&self, configured: &Path) -> Result<(), PathError> {
+        if self.project.is_some()
+            && std::fs::symlink_metadata(configured).is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err(PathError::RootIsLink {
+                root: configured.display().to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// Creates the root when missing, then opens it. Only file_write does this.
@@ -341,7 +395,10 @@ fn openat2_beneath(
     } else {
         Mode::empty()
     };
-    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+    // Every path opened here was resolved to its real, symlink-free form first, so a link
+    // met now was swapped in since: refused, even one that stays inside the root (it could
+    // lead a write into .git).
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
     match rustix::fs::openat2(dir, rel, flags | OFlags::CLOEXEC, mode, resolve) {
         // Kernels before 5.6 (or seccomp filters) lack openat2: refuse every symlink
         // instead, which still cannot escape because the path was resolved symlink-free.

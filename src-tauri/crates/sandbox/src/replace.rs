@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::path_guard::{PathError, Root, io_error};
+use super::path_guard::{PathError, READ_ONLY_DIRS, Root, io_error};
 use super::resolve::Resolved;
 
 /// Tells apart the temporary files of concurrent writes in one process.
@@ -36,6 +36,17 @@ impl Root {
         content: &[u8],
     ) -> Result<(Resolved, bool), PathError> {
         let resolved = self.resolve(input)?;
+        if let Some(area) = resolved
+            .rel
+            .components()
+            .filter_map(|c| c.as_os_str().to_str())
+            .find(|c| READ_ONLY_DIRS.contains(c))
+        {
+            return Err(PathError::ReadOnly {
+                path: resolved.display(),
+                area: area.to_owned(),
+            });
+        }
         let name = match resolved.rel.file_name() {
             Some(name) if !resolved.is_dir => name.to_owned(),
             _ => {

@@ -57,7 +57,8 @@ impl SessionStore {
         first_prompt: &str,
     ) -> Result<(SessionHeader, SessionWriter), SessionError> {
         let dir = self.project_dir(project);
-        std::fs::create_dir_all(&dir).map_err(io("create", &dir))?;
+        private_dir(&self.root).map_err(io("create", &self.root))?;
+        private_dir(&dir).map_err(io("create", &dir))?;
         let id = new_id();
         let path = dir.join(format!("{id}.jsonl"));
         let header = SessionHeader {
@@ -69,7 +70,7 @@ impl SessionStore {
             created: now_rfc3339(),
             title: title_of(first_prompt),
         };
-        let file = OpenOptions::new()
+        let file = private_file()
             .create_new(true)
             .append(true)
             .open(&path)
@@ -114,6 +115,9 @@ impl SessionStore {
             .append(true)
             .open(&path)
             .map_err(io("open", &path))?;
+        // Sessions written by an older Paddock were readable by others: private from now on.
+        make_private(&path, &file, &self.root, &self.project_dir(project))
+            .map_err(io("protect", &path))?;
         // A torn last line has no newline: start the next record on a line of its own.
         file.write_all(b"\n").map_err(io("write", &path))?;
         let repair = interrupted_results(&session.messages);
@@ -336,6 +340,51 @@ fn new_id() -> String {
     );
     h.write_u32(std::process::id());
     format!("{stamp}-{:08x}", h.finish() as u32)
+}
+
+/// Mode of the folders sessions live in: only the user may list them.
+const DIR_MODE: u32 = 0o700;
+/// Mode of session files: only the user may read them.
+const FILE_MODE: u32 = 0o600;
+
+/// Creates `dir` (and missing parents) private to the user, and makes it so if it exists.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(DIR_MODE)
+            .create(dir)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(DIR_MODE))
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir)
+}
+
+/// Options that create a file only the user can read.
+fn private_file() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
+    options
+}
+
+/// Narrows an existing session file and its folders to the user.
+fn make_private(path: &Path, file: &File, root: &Path, dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = path;
+        file.set_permissions(std::fs::Permissions::from_mode(FILE_MODE))?;
+        private_dir(root)?;
+        private_dir(dir)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, file, root, dir);
+        Ok(())
+    }
 }
 
 /// Sessions written before tool statuses existed read as `ok`: a failed call says so in

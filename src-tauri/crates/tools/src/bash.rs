@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::bash_output::{Capture, capture_into, layout};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
-use paddock_sandbox::{Confinement, PathGuard, Redactor, looks_secret, scrubbed_env};
+use paddock_sandbox::{Confinement, Redactor, looks_secret, scrubbed_env};
 
 use crate::ToolEnv;
 
@@ -93,7 +93,7 @@ fn not_started(why: impl std::fmt::Display) -> ToolOutput {
 
 async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolContext) -> ToolOutput {
     // bash may write in the workspace like file_write does, so it may create the root too.
-    let root = match PathGuard::new(env.workspace_root.clone()).create_root() {
+    let root = match env.guard().create_root() {
         Ok(root) => root,
         Err(e) => return not_started(format!("bash could not start: {e}")),
     };

@@ -4,13 +4,16 @@
 use std::path::PathBuf;
 
 use paddock_protocol::{SandboxStatus, WorkspaceMode};
-use paddock_sandbox::SandboxConfig;
+use paddock_sandbox::{PathGuard, SandboxConfig};
 
 /// The default has no workspace (file tools refuse) and the safest sandbox.
 #[derive(Debug, Clone, Default)]
 pub struct ToolEnv {
     /// Root of the agent's workspace; file tools stay inside it.
     pub workspace_root: PathBuf,
+    /// The project folder the workspace must be a real folder inside of (`None`: a bare
+    /// workspace, as in tests).
+    pub project_root: Option<PathBuf>,
     /// Which folder the user picked as the workspace (shown in the sandbox status).
     pub workspace_mode: WorkspaceMode,
     /// Exact values to redact from tool output (API keys the host holds).
@@ -26,6 +29,15 @@ impl ToolEnv {
         Self {
             workspace_root: root.into(),
             ..Self::default()
+        }
+    }
+
+    /// The path guard every file tool goes through.
+    pub fn guard(&self) -> PathGuard {
+        let guard = PathGuard::new(self.workspace_root.clone());
+        match &self.project_root {
+            Some(project) => guard.inside(project.clone()),
+            None => guard,
         }
     }
 

@@ -49,7 +49,7 @@ impl TypedTool for FileEditTool {
     const NAME: &'static str = "file_edit";
 
     async fn run(&self, input: FileEditInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let guard = PathGuard::new(self.env.workspace_root.clone());
+        let guard = self.env.guard();
         blocking(move || edit(&guard, &input).map(ToolOutput::ok)).await
     }
 }

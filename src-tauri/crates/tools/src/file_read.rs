@@ -64,7 +64,7 @@ impl TypedTool for FileReadTool {
     }
 
     async fn run(&self, input: FileReadInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let guard = PathGuard::new(self.env.workspace_root.clone());
+        let guard = self.env.guard();
         let redactor = Redactor::new(self.env.secrets.clone());
         blocking(move || {
             read(&guard, &input).map(|text| ToolOutput::ok(redactor.redact_exact(&text)))

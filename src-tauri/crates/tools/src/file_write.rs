@@ -45,7 +45,7 @@ impl TypedTool for FileWriteTool {
         input: FileWriteInput,
         _ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let guard = PathGuard::new(self.env.workspace_root.clone());
+        let guard = self.env.guard();
         blocking(move || write(&guard, &input).map(ToolOutput::ok)).await
     }
 }

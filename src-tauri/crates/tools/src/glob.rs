@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::walk::{PathMatcher, collect, relative_to, walker};
+use super::walk::{PathMatcher, Walk, relative_to};
 use super::{blocking, path_error};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
 use paddock_sandbox::{PathGuard, display_rel};
@@ -60,7 +60,7 @@ impl TypedTool for GlobTool {
     }
 
     async fn run(&self, input: GlobInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let guard = PathGuard::new(self.env.workspace_root.clone());
+        let guard = self.env.guard();
         blocking(move || glob(&guard, &input).map(ToolOutput::ok)).await
     }
 }
@@ -83,7 +83,8 @@ pub fn glob(guard: &PathGuard, input: &GlobInput) -> Result<String, ToolError> {
     let real_root = root.real_path();
     let found = AtomicUsize::new(0);
     let capped = AtomicBool::new(false);
-    let mut paths: Vec<PathBuf> = collect(&walker(&search_dir), || {
+    let walk = Walk::new(&search_dir).map_err(ToolError::Failed)?;
+    let mut paths: Vec<PathBuf> = walk.collect(|| {
         let matcher = matcher.clone();
         let (found, capped, search_dir) = (&found, &capped, &search_dir);
         move |entry, paths: &mut Vec<PathBuf>| {
@@ -99,9 +100,13 @@ pub fn glob(guard: &PathGuard, input: &GlobInput) -> Result<String, ToolError> {
             true
         }
     });
+    let note = walk
+        .skipped_note()
+        .map(|n| format!("\n{n}"))
+        .unwrap_or_default();
     if paths.is_empty() {
         return Ok(format!(
-            "No files match '{}' in {}.",
+            "No files match '{}' in {}.{note}",
             input.pattern,
             target.display()
         ));
@@ -120,5 +125,6 @@ pub fn glob(guard: &PathGuard, input: &GlobInput) -> Result<String, ToolError> {
              raise limit (at most {MAX_LIMIT}).]"
         ));
     }
+    out.push_str(&note);
     Ok(out)
 }

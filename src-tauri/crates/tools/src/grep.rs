@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::walk::{PathMatcher, collect, relative_to, walker};
+use super::walk::{PathMatcher, Walk, relative_to};
 use super::{blocking, path_error};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
 use paddock_sandbox::{PathGuard, Redactor, Root, display_rel};
@@ -78,7 +78,7 @@ impl TypedTool for GrepTool {
     }
 
     async fn run(&self, input: GrepInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let guard = PathGuard::new(self.env.workspace_root.clone());
+        let guard = self.env.guard();
         let redactor = Redactor::new(self.env.secrets.clone());
         blocking(move || {
             grep(&guard, &input).map(|text| ToolOutput::ok(redactor.redact_exact(&text)))
@@ -123,7 +123,8 @@ pub fn grep(guard: &PathGuard, input: &GrepInput) -> Result<String, ToolError> {
     let found = AtomicUsize::new(0);
     let capped = AtomicBool::new(false);
     let files_only = input.files_only;
-    let mut hits: Vec<Hit> = collect(&walker(&search_dir), || {
+    let walk = Walk::new(&search_dir).map_err(ToolError::Failed)?;
+    let mut hits: Vec<Hit> = walk.collect(|| {
         let root = root.clone();
         let matcher = matcher.clone();
         let include = include.clone();
@@ -159,7 +160,11 @@ pub fn grep(guard: &PathGuard, input: &GrepInput) -> Result<String, ToolError> {
     hits.sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
     let capped = capped.load(Ordering::Relaxed) || hits.len() > limit;
     hits.truncate(limit);
-    Ok(format_hits(&hits, input, &target.display(), limit, capped))
+    let mut out = format_hits(&hits, input, &target.display(), limit, capped);
+    if let Some(note) = walk.skipped_note() {
+        out.push_str(&format!("\n{note}"));
+    }
+    Ok(out)
 }
 
 fn search_file(

@@ -3,10 +3,11 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use paddock_sandbox::{check_readable, display_rel};
 
 /// Folders never walked into: version control, dependencies, caches.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -24,51 +25,127 @@ pub const SKIPPED_DIRS: &[&str] = &[
 ];
 /// Walker threads at most (the walk is mostly system calls; more rarely helps).
 const MAX_THREADS: usize = 8;
+/// Largest ignore file the walker may read (a real one is a few kilobytes).
+pub const MAX_IGNORE_BYTES: u64 = 1024 * 1024;
+/// The files the walker reads in each folder it enters.
+const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 
-/// A walker over `dir` with .gitignore / .ignore honoured (git repo or not), hidden files
-/// included, symlinks not followed and [`SKIPPED_DIRS`] skipped.
-pub fn walker(dir: &Path) -> WalkBuilder {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, usize::from)
-        .min(MAX_THREADS);
-    let mut builder = WalkBuilder::new(dir);
-    builder
-        .hidden(false)
-        .parents(false)
-        .git_global(false)
-        .require_git(false)
-        .follow_links(false)
-        .threads(threads)
-        .filter_entry(|entry| {
-            !(entry.file_type().is_some_and(|t| t.is_dir())
-                && entry
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
-        });
-    builder
+/// A walk over a folder with .gitignore / .ignore honoured (git repo or not), hidden files
+/// included, symlinks not followed and [`SKIPPED_DIRS`] skipped. The walker reads each
+/// folder's ignore files itself, so a folder whose ignore file is not a small regular file
+/// (a FIFO would block it, a link to `/dev/zero` never end) is not entered; it is listed
+/// in [`Walk::skipped`] instead.
+pub struct Walk {
+    builder: WalkBuilder,
+    skipped: Arc<Mutex<Vec<String>>>,
 }
 
-/// Runs `visit` on every regular file under the walker, in parallel, each thread gathering
-/// into its own `Vec<T>`; returns everything gathered. `visit` returns false to stop the walk.
-pub fn collect<T, F>(builder: &WalkBuilder, make: impl Fn() -> F) -> Vec<T>
-where
-    T: Send,
-    F: FnMut(&DirEntry, &mut Vec<T>) -> bool + Send,
-{
-    let gathered = Mutex::new(Vec::new());
-    let mut factory = Factory {
-        make,
-        gathered: &gathered,
-    };
-    builder.build_parallel().visit(&mut factory);
-    let mut all = Vec::new();
-    if let Ok(parts) = gathered.into_inner() {
-        for mut part in parts {
-            all.append(&mut part);
+impl Walk {
+    /// Refuses, with the reason, a folder whose own ignore files cannot be read safely.
+    pub fn new(dir: &Path) -> Result<Self, String> {
+        if let Some(why) = unsafe_ignore_file(dir) {
+            return Err(format!("{why}; the search was not run"));
         }
+        let threads = std::thread::available_parallelism()
+            .map_or(2, usize::from)
+            .min(MAX_THREADS);
+        let skipped = Arc::new(Mutex::new(Vec::new()));
+        let noted = skipped.clone();
+        let base = dir.to_path_buf();
+        let mut builder = WalkBuilder::new(dir);
+        builder
+            .hidden(false)
+            .parents(false)
+            .git_global(false)
+            .require_git(false)
+            .follow_links(false)
+            .threads(threads)
+            .filter_entry(move |entry| {
+                if !entry.file_type().is_some_and(|t| t.is_dir()) {
+                    return true;
+                }
+                if entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+                {
+                    return false;
+                }
+                match unsafe_ignore_file(entry.path()) {
+                    None => true,
+                    Some(why) => {
+                        let rel = display_rel(&relative_to(entry.path(), &base));
+                        noted
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .push(format!("{rel} ({why})"));
+                        false
+                    }
+                }
+            });
+        Ok(Self { builder, skipped })
     }
-    all
+
+    /// Runs `visit` on every regular file of the walk, in parallel, each thread gathering
+    /// into its own `Vec<T>`; returns everything gathered. `visit` returns false to stop.
+    pub fn collect<T, F>(&self, make: impl Fn() -> F) -> Vec<T>
+    where
+        T: Send,
+        F: FnMut(&DirEntry, &mut Vec<T>) -> bool + Send,
+    {
+        let gathered = Mutex::new(Vec::new());
+        let mut factory = Factory {
+            make,
+            gathered: &gathered,
+        };
+        self.builder.build_parallel().visit(&mut factory);
+        let mut all = Vec::new();
+        if let Ok(parts) = gathered.into_inner() {
+            for mut part in parts {
+                all.append(&mut part);
+            }
+        }
+        all
+    }
+
+    /// Folders not entered, with why; sorted.
+    pub fn skipped(&self) -> Vec<String> {
+        let mut skipped = self
+            .skipped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        skipped.sort();
+        skipped
+    }
+
+    /// A line for the result when folders were skipped.
+    pub fn skipped_note(&self) -> Option<String> {
+        let skipped = self.skipped();
+        (!skipped.is_empty()).then(|| {
+            format!(
+                "[not searched, their ignore files are not plain files: {}]",
+                skipped.join(", ")
+            )
+        })
+    }
+}
+
+/// Why the walker must not read `dir`'s ignore files, if it must not.
+fn unsafe_ignore_file(dir: &Path) -> Option<String> {
+    IGNORE_FILES.iter().find_map(|name| {
+        check_readable(&dir.join(name), MAX_IGNORE_BYTES)
+            .err()
+            .map(|e| match e {
+                paddock_sandbox::UntrustedFileError::NotRegular { .. } => {
+                    format!("its {name} is not a regular file")
+                }
+                paddock_sandbox::UntrustedFileError::TooBig { .. } => {
+                    format!("its {name} is over {MAX_IGNORE_BYTES} bytes")
+                }
+                other => other.to_string(),
+            })
+    })
 }
 
 struct Factory<'a, M, T> {

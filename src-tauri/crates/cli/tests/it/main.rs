@@ -6,6 +6,7 @@ mod common;
 mod doctor;
 mod exec;
 mod exit_codes;
+mod hostile;
 mod mcp;
 mod resume;
 mod sessions;
