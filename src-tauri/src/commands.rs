@@ -29,6 +29,8 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         show_picker,
         project_info,
         save_settings,
+        trust_project,
+        decline_trust,
         tool_grants,
         set_tool_grant,
         set_preset,
@@ -82,10 +84,11 @@ pub async fn open_project<R: Runtime>(
     path: String,
 ) -> Result<ProjectInfo> {
     let root = projects::canonical(&path)?;
-    let info = projects::info(&root);
-    if let Some(settings) = &info.settings {
-        // MCP servers start now, so their tools are up by the first prompt.
-        state.project(&root).mcp(settings);
+    let info = projects::info(state.trust(), &root);
+    if info.settings.is_some() {
+        // MCP servers the user trusts start now, so their tools are up by the first prompt.
+        let settings = projects::effective_settings(&state.service, &root)?;
+        state.project(&root).mcp(&settings);
     }
     // The recent list is a convenience: failing to save it never blocks opening.
     if let Err(e) = state.recent.touch(&root) {
@@ -102,13 +105,47 @@ pub async fn show_picker<R: Runtime>(app: AppHandle<R>) -> Result<()> {
 }
 
 #[tauri::command]
-pub async fn project_info(project: String) -> Result<ProjectInfo> {
-    Ok(projects::info(&projects::canonical(&project)?))
+pub async fn project_info(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
+    Ok(projects::info(
+        state.trust(),
+        &projects::canonical(&project)?,
+    ))
 }
 
 #[tauri::command]
-pub async fn save_settings(project: String, settings: ProjectSettings) -> Result<ProjectInfo> {
-    projects::save_settings(&projects::canonical(&project)?, &settings)
+pub async fn save_settings(
+    state: State<'_, Desktop>,
+    project: String,
+    settings: ProjectSettings,
+) -> Result<ProjectInfo> {
+    projects::save_settings(state.trust(), &projects::canonical(&project)?, &settings)
+}
+
+/// Trusts what the folder's settings ask for, as the trust screen listed it.
+#[tauri::command]
+pub async fn trust_project(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
+    let root = projects::canonical(&project)?;
+    let settings = projects::load_settings(&root)?;
+    state
+        .trust()
+        .trust(&root, &settings)
+        .map_err(ToAppError::app_error)?;
+    tracing::info!(project = %root.display(), "folder trusted");
+    let effective = projects::effective_settings(&state.service, &root)?;
+    state.project(&root).mcp(&effective);
+    Ok(projects::info(state.trust(), &root))
+}
+
+/// Opens the folder without what waits for trust; not asked again until that changes.
+#[tauri::command]
+pub async fn decline_trust(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
+    let root = projects::canonical(&project)?;
+    let settings = projects::load_settings(&root)?;
+    state
+        .trust()
+        .decline(&root, &settings)
+        .map_err(ToAppError::app_error)?;
+    Ok(projects::info(state.trust(), &root))
 }
 
 // Grants
@@ -116,7 +153,7 @@ pub async fn save_settings(project: String, settings: ProjectSettings) -> Result
 #[tauri::command]
 pub async fn tool_grants(state: State<'_, Desktop>, project: String) -> Result<Vec<ToolGrantInfo>> {
     let root = projects::canonical(&project)?;
-    let settings = projects::load_settings(&root)?;
+    let settings = projects::effective_settings(&state.service, &root)?;
     state
         .project(&root)
         .grants(&settings)
@@ -136,7 +173,7 @@ pub async fn set_tool_grant(
     if tool.is_empty() {
         return Err(invalid("no tool name given"));
     }
-    let settings = projects::update_settings(&root, |s| match grant {
+    projects::update_settings(state.trust(), &root, |s| match grant {
         Some(g) => {
             s.tools.insert(tool, g);
         }
@@ -144,6 +181,7 @@ pub async fn set_tool_grant(
             s.tools.remove(&tool);
         }
     })?;
+    let settings = projects::effective_settings(&state.service, &root)?;
     state
         .project(&root)
         .grants(&settings)
@@ -158,7 +196,8 @@ pub async fn set_preset(
     preset: Option<ToolPreset>,
 ) -> Result<Vec<ToolGrantInfo>> {
     let root = projects::canonical(&project)?;
-    let settings = projects::update_settings(&root, |s| s.preset = preset)?;
+    projects::update_settings(state.trust(), &root, |s| s.preset = preset)?;
+    let settings = projects::effective_settings(&state.service, &root)?;
     state
         .project(&root)
         .grants(&settings)
@@ -172,7 +211,7 @@ pub async fn mcp_status(
     project: String,
 ) -> Result<Vec<McpServerStatus>> {
     let root = projects::canonical(&project)?;
-    let settings = projects::load_settings(&root)?;
+    let settings = projects::effective_settings(&state.service, &root)?;
     Ok(state.project(&root).mcp(&settings).statuses())
 }
 
@@ -361,6 +400,6 @@ pub async fn watch_workspace<R: Runtime>(
 }
 
 #[tauri::command]
-pub async fn sandbox_status(project: String) -> Result<SandboxStatus> {
-    Ok(projects::info(&projects::canonical(&project)?).sandbox)
+pub async fn sandbox_status(state: State<'_, Desktop>, project: String) -> Result<SandboxStatus> {
+    Ok(projects::info(state.trust(), &projects::canonical(&project)?).sandbox)
 }

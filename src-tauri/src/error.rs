@@ -5,6 +5,7 @@ use std::fmt::Display;
 
 use paddock_host::session::SessionError;
 use paddock_host::settings::SettingsError;
+use paddock_host::trust::TrustError;
 use paddock_host::{HostError, HostErrorKind, KeyError, ModelError, PathError};
 use paddock_protocol::{AppError, AppErrorCode};
 
@@ -38,6 +39,7 @@ impl ToAppError for HostError {
             Self::Keychain(e) => e.app_error(),
             Self::Provider(e) => e.app_error(),
             Self::Path(e) => e.app_error(),
+            Self::Trust(e) => e.app_error(),
             Self::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 app_error(AppErrorCode::NotFound, &self)
             }
@@ -53,6 +55,8 @@ impl ToAppError for HostError {
                     HostErrorKind::NotFound => AppErrorCode::NotFound,
                     HostErrorKind::Path => AppErrorCode::PathRefused,
                     HostErrorKind::Internal => AppErrorCode::Internal,
+                    HostErrorKind::Untrusted => AppErrorCode::Untrusted,
+                    HostErrorKind::Trust => AppErrorCode::Settings,
                 };
                 app_error(code, other)
             }
@@ -86,6 +90,12 @@ impl ToAppError for PathError {
             _ => AppErrorCode::Invalid,
         };
         app_error(code, self)
+    }
+}
+
+impl ToAppError for TrustError {
+    fn app_error(self) -> AppError {
+        app_error(AppErrorCode::Settings, self)
     }
 }
 

@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use paddock_host::Keychain;
 use paddock_host::session;
+use paddock_host::trust::TrustStore;
 use tauri::webview::PageLoadEvent;
 use tauri::{Manager, RunEvent, WindowEvent};
 
@@ -43,7 +44,8 @@ pub fn run() {
             let data_dir = session::data_dir()?;
             let ms = started.elapsed().as_millis();
             tracing::info!(data_dir = %data_dir.display(), ms, "Paddock started");
-            app.manage(Desktop::new(&data_dir, Arc::new(Keychain)));
+            let trust = TrustStore::open_default()?;
+            app.manage(Desktop::new(&data_dir, trust, Arc::new(Keychain)));
             #[cfg(unix)]
             exit_on_signals(app.handle().clone());
             Ok(())

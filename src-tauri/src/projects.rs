@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use paddock_host::{Project, settings};
+use paddock_host::trust::{TrustPolicy, TrustStore};
+use paddock_host::{Project, RunOptions, RunService, settings};
 use paddock_protocol::{AppErrorCode, ProjectInfo, ProjectSettings};
 
 use crate::error::{AppResult, ToAppError, app_error, invalid};
@@ -55,16 +56,27 @@ pub fn load_settings(root: &Path) -> AppResult<ProjectSettings> {
     settings::load(root).map_err(ToAppError::app_error)
 }
 
-/// Everything a project window shows about its project. A broken settings file is reported
-/// in `settings_error` (and left alone); the rest uses defaults meanwhile.
-pub fn info(root: &Path) -> ProjectInfo {
+/// The settings as the app may use them: what the user has not trusted is left out.
+pub fn effective_settings(service: &RunService, root: &Path) -> AppResult<ProjectSettings> {
+    service
+        .settings_for_run(root, &RunOptions::default(), TrustPolicy::SafeDefaults)
+        .map_err(ToAppError::app_error)
+}
+
+/// Everything a project window shows about its project: the settings as written (for the
+/// settings screen), what waits for trust, and the workspace and sandbox as they apply. A
+/// broken settings file is reported in `settings_error` (and left alone); the rest uses
+/// defaults meanwhile.
+pub fn info(trust: &TrustStore, root: &Path) -> ProjectInfo {
     let (loaded, settings_error) = match settings::load(root) {
         Ok(s) => (Some(s), None),
         Err(e) => (None, Some(e.to_string())),
     };
+    let written = loaded.clone().unwrap_or_default();
+    let assessment = trust.assess(root, &written);
     let project = Project {
         root: root.to_path_buf(),
-        settings: loaded.clone().unwrap_or_default(),
+        settings: assessment.apply(&written),
     };
     ProjectInfo {
         path: root.to_string_lossy().into_owned(),
@@ -73,31 +85,49 @@ pub fn info(root: &Path) -> ProjectInfo {
         settings_error,
         workspace_root: project.workspace_root().to_string_lossy().into_owned(),
         sandbox: project.sandbox_status(),
+        trust: assessment.report,
     }
 }
 
-/// Validates and saves atomically; refuses to replace a broken file.
-pub fn save_settings(root: &Path, settings: &ProjectSettings) -> AppResult<ProjectInfo> {
+/// Validates and saves atomically; refuses to replace a broken file. What the user changed
+/// here is theirs: those fields are trusted; the rest keep their trust.
+pub fn save_settings(
+    trust: &TrustStore,
+    root: &Path,
+    settings: &ProjectSettings,
+) -> AppResult<ProjectInfo> {
+    let before = load_settings(root)?;
     settings::save(root, settings).map_err(ToAppError::app_error)?;
+    trust
+        .trust_changes(root, &before, settings)
+        .map_err(ToAppError::app_error)?;
     tracing::info!(project = %root.display(), "settings saved");
-    Ok(info(root))
+    Ok(info(trust, root))
 }
 
-/// Loads, changes and saves the settings in one step.
+/// Loads, changes and saves the settings in one step (the user's change: trusted).
 pub fn update_settings(
+    trust: &TrustStore,
     root: &Path,
     change: impl FnOnce(&mut ProjectSettings),
-) -> AppResult<ProjectSettings> {
-    let mut s = load_settings(root)?;
+) -> AppResult<()> {
+    let before = load_settings(root)?;
+    let mut s = before.clone();
     change(&mut s);
     settings::save(root, &s).map_err(ToAppError::app_error)?;
-    Ok(s)
+    trust
+        .trust_changes(root, &before, &s)
+        .map_err(ToAppError::app_error)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use paddock_protocol::{ToolPreset, WorkspaceMode};
+
+    fn trust_in(dir: &tempfile::TempDir) -> TrustStore {
+        TrustStore::new(dir.path().join("config/trust.json"))
+    }
 
     #[test]
     fn paths_must_be_absolute_existing_folders() {
@@ -128,14 +158,15 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join(".paddock")).unwrap();
         std::fs::write(root.join(".paddock/settings.json"), "{ nope").unwrap();
-        let i = info(&root);
+        let trust = trust_in(&dir);
+        let i = info(&trust, &root);
         assert!(i.settings.is_none());
         assert!(
             i.settings_error.as_deref().unwrap_or("").contains("line 1"),
             "{i:?}"
         );
         assert!(i.workspace_root.ends_with(".agent-workspace"));
-        let err = save_settings(&root, &ProjectSettings::default()).unwrap_err();
+        let err = save_settings(&trust, &root, &ProjectSettings::default()).unwrap_err();
         assert_eq!(err.code, AppErrorCode::Settings);
         let kept = std::fs::read_to_string(root.join(".paddock/settings.json")).unwrap();
         assert_eq!(kept, "{ nope");
@@ -150,12 +181,37 @@ mod tests {
             workspace: WorkspaceMode::Project,
             ..ProjectSettings::default()
         };
-        let i = save_settings(&root, &s).unwrap();
+        let trust = trust_in(&dir);
+        let i = save_settings(&trust, &root, &s).unwrap();
         assert_eq!(i.settings.as_ref(), Some(&s));
+        // Saved by the user here: trusted, so the whole project is the workspace.
+        assert!(!i.trust.needs_trust(), "{:?}", i.trust);
         assert_eq!(i.workspace_root, root.to_string_lossy());
         assert_eq!(i.sandbox.workspace_root, root.to_string_lossy());
-        let updated = update_settings(&root, |s| s.preset = None).unwrap();
-        assert_eq!(updated.preset, None);
+        update_settings(&trust, &root, |s| s.preset = None).unwrap();
         assert_eq!(load_settings(&root).unwrap().preset, None);
+    }
+
+    #[test]
+    fn an_edit_in_the_app_trusts_only_what_it_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let cloned = r#"{"version": 1, "workspace": "project", "bashNetwork": true}"#;
+        std::fs::create_dir_all(root.join(".paddock")).unwrap();
+        std::fs::write(root.join(".paddock/settings.json"), cloned).unwrap();
+        let trust = trust_in(&dir);
+        let i = info(&trust, &root);
+        assert_eq!(i.trust.pending.len(), 2);
+        assert!(
+            i.workspace_root.ends_with(".agent-workspace"),
+            "not applied"
+        );
+        update_settings(&trust, &root, |s| s.preset = Some(ToolPreset::Readonly)).unwrap();
+        let i = info(&trust, &root);
+        let pending: Vec<&str> = i.trust.pending.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(pending, ["workspace", "bashNetwork"]);
+        assert_eq!(i.trust.trusted[0].key, "preset");
+        let effective = trust.assess(&root, &load_settings(&root).unwrap());
+        assert!(!effective.apply(&load_settings(&root).unwrap()).bash_network);
     }
 }

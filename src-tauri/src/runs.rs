@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use paddock_host::trust::TrustPolicy;
 use paddock_host::{Approver, EventSink, RunOptions, RunRequest, SessionTarget};
 
 use crate::error::{AppResult, ToAppError};
@@ -27,6 +28,8 @@ pub async fn send_prompt(
         approver: Approver::Person,
         events,
         cancel: None,
+        // The trust screen decides what applies; until then, Paddock's safe defaults.
+        trust: TrustPolicy::SafeDefaults,
     };
     let project = desktop.project(root);
     let prepared = desktop

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_host::session::SessionStore;
+use paddock_host::trust::TrustStore;
 use paddock_host::{KeyStore, LiveProject, LiveRuns, RunService, ServerPath};
 
 use crate::recent::RecentProjects;
@@ -20,10 +21,11 @@ pub struct Desktop {
 }
 
 impl Desktop {
-    /// Sessions under `<data_dir>/sessions` (shared with the CLI), the recent list beside them.
-    pub fn new(data_dir: &Path, keys: Arc<dyn KeyStore>) -> Self {
+    /// Sessions under `<data_dir>/sessions` (shared with the CLI), the recent list beside them;
+    /// folder trust in `trust` (shared with the CLI too).
+    pub fn new(data_dir: &Path, trust: TrustStore, keys: Arc<dyn KeyStore>) -> Self {
         Self {
-            service: RunService::new(SessionStore::new(data_dir.join("sessions")), keys),
+            service: RunService::new(SessionStore::new(data_dir.join("sessions")), keys, trust),
             recent: RecentProjects::new(data_dir),
             projects: Mutex::default(),
             watchers: Mutex::default(),
@@ -40,6 +42,10 @@ impl Desktop {
 
     pub fn runs(&self) -> &Arc<LiveRuns> {
         self.service.runs()
+    }
+
+    pub fn trust(&self) -> &TrustStore {
+        self.service.trust()
     }
 
     /// The project at `root` (a canonical path), created on first use. Its MCP servers get

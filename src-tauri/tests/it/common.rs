@@ -70,13 +70,26 @@ pub fn setup(fake: &FakeServer, extra: Value) -> Setup {
         .unwrap()
         .extend(extra.as_object().unwrap().clone());
     write_settings(&root, &settings);
-    let desktop = Desktop::new(data.path(), Arc::new(MemoryKeys::default()));
+    let desktop = Desktop::new(
+        data.path(),
+        trust_store(data.path()),
+        Arc::new(MemoryKeys::default()),
+    );
+    // The user's own test project: its settings are trusted, as they would be after the
+    // trust screen.
+    let written = paddock_host::settings::load(&root).unwrap();
+    desktop.trust().trust(&root, &written).unwrap();
     Setup {
         _data: data,
         _project: project,
         root,
         desktop,
     }
+}
+
+/// A trust record of its own for each test.
+pub fn trust_store(dir: &Path) -> paddock_host::trust::TrustStore {
+    paddock_host::trust::TrustStore::new(dir.join("config/trust.json"))
 }
 
 pub fn write_settings(root: &Path, settings: &Value) {

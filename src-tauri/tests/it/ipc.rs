@@ -27,7 +27,11 @@ fn app() -> Ipc {
         .invoke_handler(commands::handler())
         .build(mock_context(noop_assets()))
         .unwrap();
-    app.manage(Desktop::new(data.path(), Arc::new(MemoryKeys::default())));
+    app.manage(Desktop::new(
+        data.path(),
+        crate::common::trust_store(data.path()),
+        Arc::new(MemoryKeys::default()),
+    ));
     let window = WebviewWindowBuilder::new(&app, "main", Default::default())
         .build()
         .unwrap();

@@ -49,8 +49,23 @@ impl TestHome {
         self.dir.path().join("data")
     }
 
-    /// A new project folder with `settings` as its `.paddock/settings.json` (when given).
+    /// A new project folder of the user's own with `settings` as its
+    /// `.paddock/settings.json` (when given), trusted as the trust screen would record it.
     pub fn project(&self, name: &str, settings: Option<&serde_json::Value>) -> Result<PathBuf> {
+        let root = self.untrusted_project(name, settings)?;
+        if settings.is_some() {
+            let written = paddock_host::settings::load(&root)?;
+            self.trust_store().trust(&root, &written)?;
+        }
+        Ok(root)
+    }
+
+    /// A project folder as a cloned repository brings it: nobody trusted its settings.
+    pub fn untrusted_project(
+        &self,
+        name: &str,
+        settings: Option<&serde_json::Value>,
+    ) -> Result<PathBuf> {
         let root = self.dir.path().join("projects").join(name);
         std::fs::create_dir_all(&root)?;
         if let Some(s) = settings {
@@ -61,6 +76,12 @@ impl TestHome {
             )?;
         }
         Ok(root.canonicalize()?)
+    }
+
+    /// The trust record the app in this home reads (`$XDG_CONFIG_HOME/paddock`).
+    pub fn trust_store(&self) -> paddock_host::trust::TrustStore {
+        let dir = self.dir.path().join(".config/paddock");
+        paddock_host::trust::TrustStore::new(dir.join(paddock_host::trust::TRUST_FILE))
     }
 
     /// Points the command (tauri-driver, and through it the app) at this home. The display
@@ -81,6 +102,7 @@ impl TestHome {
             .env("XDG_STATE_HOME", home.join(".local/state"))
             .env("PADDOCK_DATA_DIR", self.data_dir())
             .env("PADDOCK_LOG", "debug")
+            .env_remove("PADDOCK_CONFIG_DIR")
             // Keys must come from the keychain in these tests, never from the environment.
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")

@@ -458,3 +458,84 @@ async fn settings_list_the_servers_models_and_test_the_connection() -> Result<()
     app.quit().await?;
     driver.stop().await
 }
+
+/// A cloned folder whose settings start a program and send the key to another server: the
+/// trust screen lists both before anything happens; opening without them applies neither;
+/// trusting starts the program; a changed command asks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the built app, Xvfb, a keyring and tauri-driver: scripts/desktop-e2e.sh"]
+async fn a_cloned_folder_asks_for_trust_before_its_settings_apply() -> Result<()> {
+    let fake = FakeServer::start().await?;
+    let home = TestHome::new()?;
+    let marker = home.path().join("mcp-started");
+    let server = |flag: &str| json!({"command": "sh", "args": ["-c", format!("touch '{}' {flag}", marker.display())]});
+    let settings = |flag: &str| {
+        fake_settings(
+            &fake,
+            json!({"preset": "readwrite", "mcpServers": {"helper": server(flag)}}),
+        )
+    };
+    let root = home.untrusted_project("cloned", Some(&settings("")))?;
+    let driver = Driver::start(&home, "trust").await?;
+    let app = driver.launch().await?;
+    open_project(&app, &root).await?;
+
+    let screen = app.wait_for(&testid("trust-screen")).await?;
+    for key in ["mcpServers.helper", "baseUrl", "preset"] {
+        app.wait_for(&sel("trust-item", &[("data-key", key)]))
+            .await?;
+    }
+    assert!(
+        screen.text().await?.contains("touch"),
+        "the command is shown"
+    );
+    app.screenshot("1-trust-screen").await?;
+    assert!(!marker.exists(), "the MCP command ran before trust");
+
+    // Without them: no MCP server, no preset; the banner says so.
+    app.click(&testid("trust-decline")).await?;
+    app.wait_for(&testid("trust-banner")).await?;
+    app.click(&testid("tab-grants")).await?;
+    app.wait_for(&sel(
+        "grant-row",
+        &[("data-tool", "file_write"), ("data-grant", "deny")],
+    ))
+    .await?;
+    assert!(!marker.exists(), "the MCP command ran without trust");
+    app.screenshot("2-opened-without").await?;
+
+    // Trusted: the program starts (the check above could fail), the preset applies.
+    app.click(&testid("trust-review")).await?;
+    app.click(&testid("trust-accept")).await?;
+    app.wait_until("the trusted MCP command ran", || async {
+        Ok(marker.exists())
+    })
+    .await?;
+    app.click(&testid("tab-transcript")).await?;
+    app.click(&testid("tab-grants")).await?;
+    app.wait_for(&sel(
+        "grant-row",
+        &[("data-tool", "file_write"), ("data-grant", "allow")],
+    ))
+    .await?;
+
+    // The repository changes the command: asked again, showing the change.
+    std::fs::remove_file(&marker)?;
+    std::fs::write(
+        root.join(".paddock/settings.json"),
+        serde_json::to_string_pretty(&settings("--changed"))?,
+    )?;
+    app.wd.refresh().await?;
+    app.wait_for(&sel(
+        "trust-item",
+        &[("data-key", "mcpServers.helper"), ("data-state", "changed")],
+    ))
+    .await?;
+    app.screenshot("3-changed").await?;
+    assert!(!marker.exists(), "the changed command ran before trust");
+    let requests = fake.requests();
+    assert!(requests.is_empty(), "the model was called: {requests:?}");
+
+    app.quit().await?;
+    driver.stop().await
+}

@@ -61,6 +61,10 @@ export const showPicker = () => call<null>('show_picker');
 export const projectInfo = (project: string) => call<ProjectInfo>('project_info', { project });
 export const saveSettings = (project: string, settings: ProjectSettings) =>
   call<ProjectInfo>('save_settings', { project, settings });
+/** Trusts what the folder's settings ask for (as `info.trust.pending` listed it). */
+export const trustProject = (project: string) => call<ProjectInfo>('trust_project', { project });
+/** Opens the folder without its pending settings; asked again only when they change. */
+export const declineTrust = (project: string) => call<ProjectInfo>('decline_trust', { project });
 
 // Grants
 export const toolGrants = (project: string) => call<ToolGrantInfo[]>('tool_grants', { project });

@@ -18,7 +18,7 @@ export type AppError = { code: AppErrorCode,
  */
 message: string, };
 
-export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "session" | "not_found" | "path_refused" | "io" | "busy" | "internal";
+export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "session" | "not_found" | "path_refused" | "io" | "busy" | "untrusted" | "internal";
 
 export type ApprovalDecision = "once" | "session" | "deny";
 
@@ -135,7 +135,11 @@ settings?: ProjectSettings,
 /**
  * Why the settings file could not be read; it is left untouched on disk.
  */
-settings_error?: string, workspace_root: string, sandbox: SandboxStatus, };
+settings_error?: string, workspace_root: string, sandbox: SandboxStatus, 
+/**
+ * What the settings would do that waits for the user's trust.
+ */
+trust: TrustReport, };
 
 export type ProjectSettings = { 
 /**
@@ -298,6 +302,36 @@ export type ToolSpec = { name: string, description: string,
 input_schema: unknown, };
 
 export type ToolStatus = { "kind": "ok" } | { "kind": "failed" } | { "kind": "invalid_input" } | { "kind": "unknown_tool" } | { "kind": "denied", reason: DenyReason, } | { "kind": "aborted" } | { "kind": "timed_out" } | { "kind": "panicked" };
+
+export type TrustItem = { 
+/**
+ * The settings field, e.g. `baseUrl`, `tools.bash`, `mcpServers.github`.
+ */
+key: string, 
+/**
+ * What it would do, in plain words (secrets never shown, only their names).
+ */
+what: string, state: TrustState, };
+
+export type TrustReport = { 
+/**
+ * The folder's real path, as trust is keyed.
+ */
+folder: string, 
+/**
+ * Not applied until trusted.
+ */
+pending: Array<TrustItem>, trusted: Array<TrustItem>, 
+/**
+ * The user opened the folder without the pending items, and they have not changed since.
+ */
+declined: boolean, 
+/**
+ * Why the trust record could not be read (a damaged file): nothing counts as trusted.
+ */
+error?: string, };
+
+export type TrustState = { "state": "trusted" } | { "state": "new" } | { "state": "changed", was: string, };
 
 export type WorkspaceChange = { 
 /**

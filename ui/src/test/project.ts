@@ -1,5 +1,5 @@
 // A project as the shell describes it, for screen tests.
-import type { ProjectInfo, ProjectSettings, SandboxStatus } from '../lib/bindings';
+import type { ProjectInfo, ProjectSettings, SandboxStatus, TrustReport } from '../lib/bindings';
 
 export const sandbox: SandboxStatus = {
   workspace_mode: 'agent_workspace',
@@ -23,11 +23,15 @@ export const settings: ProjectSettings = {
   allowUnconfinedBash: false,
 };
 
+/** A folder whose settings are trusted (nothing pending). */
+export const trusted: TrustReport = { folder: '/home/u/proj', pending: [], trusted: [], declined: false };
+
 export const project = (over: Partial<ProjectInfo> = {}): ProjectInfo => ({
   path: '/home/u/proj',
   name: 'proj',
   settings,
   workspace_root: sandbox.workspace_root,
   sandbox,
+  trust: trusted,
   ...over,
 });

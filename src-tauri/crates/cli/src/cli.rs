@@ -10,7 +10,8 @@ const EXIT_CODES_HELP: &str = "\
 Exit codes:
     0    success: the agent finished its answer (end_turn)
     1    failure not listed below (I/O, unreadable session file); doctor: something is broken
-    2    usage error: bad flags or arguments, no model set, unknown session
+    2    usage error: bad flags or arguments, no model set, unknown session, or settings
+         the folder's trust does not cover yet (see `paddock trust`)
     3    settings error: .paddock/settings.json is broken (the message names line or field)
     4    provider error: the model could not be reached, refused the key or request, or no
          key was found (environment variable or keychain)
@@ -68,6 +69,22 @@ pub enum Command {
     Doctor {
         #[command(flatten)]
         model: ModelArgs,
+    },
+    /// Show what the folder's settings would do (start programs, send your key elsewhere,
+    /// grant tools) and trust them, after asking on a terminal.
+    Trust {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Trust without asking (scripts; read the list first).
+        #[arg(long, conflicts_with_all = ["revoke", "list"])]
+        yes: bool,
+        /// Forget the folder's trust: its settings are asked about again.
+        #[arg(long, conflicts_with = "list")]
+        revoke: bool,
+        /// List the trusted folders.
+        #[arg(long)]
+        list: bool,
     },
 }
 
@@ -151,6 +168,10 @@ pub struct RunArgs {
     /// Let Ask tools run without approval (nobody can approve in a headless run).
     #[arg(long)]
     pub ask_allows: bool,
+    /// Use the folder's settings for this run even where you have not trusted them (see
+    /// `paddock trust`); nothing is recorded.
+    #[arg(long)]
+    pub trust: bool,
 }
 
 impl RunArgs {

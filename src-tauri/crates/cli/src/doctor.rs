@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use paddock_host::settings::{self, settings_path};
+use paddock_host::trust::{TrustStore, restrict};
 use paddock_host::{
     ApiKey, Connection, KeyError, KeyStore, Keychain, LiveProject, Project, RunOptions, ServerPath,
 };
@@ -88,6 +89,8 @@ pub async fn run(args: &ModelArgs) -> Result<Code, CliError> {
         base_url: args.base_url.clone(),
         ..RunOptions::default()
     };
+    // Doctor starts nothing and sends nothing the folder's trust does not cover.
+    let stored = trust(&mut report, &root, &stored, &options);
     let project = Project {
         root,
         settings: options.apply(&stored),
@@ -101,6 +104,48 @@ pub async fn run(args: &ModelArgs) -> Result<Code, CliError> {
     } else {
         Code::Success
     })
+}
+
+/// Reports the folder's trust; returns the settings with what is not trusted left out.
+fn trust(
+    report: &mut Report,
+    root: &std::path::Path,
+    stored: &ProjectSettings,
+    options: &RunOptions,
+) -> ProjectSettings {
+    let store = match TrustStore::open_default() {
+        Ok(store) => store,
+        Err(e) => {
+            report.line(Level::Fail, "trust", &e.to_string());
+            return restrict(stored, |_| false);
+        }
+    };
+    let assessment = store.assess(root, stored);
+    if let Some(e) = &assessment.report.error {
+        report.line(Level::Fail, "trust", e);
+    }
+    let pending = assessment.pending_for(options);
+    if pending.is_empty() {
+        report.line(
+            Level::Ok,
+            "trust",
+            "nothing in the settings waits for trust",
+        );
+    } else {
+        report.line(
+            Level::Warn,
+            "trust",
+            &format!(
+                "{} setting(s) not applied and not checked (nothing was started or sent for \
+                 them) until you trust the folder with `paddock trust`:",
+                pending.len()
+            ),
+        );
+        for item in &pending {
+            report.detail(&format!("{} [{}]", item.what, item.key));
+        }
+    }
+    assessment.apply(stored)
 }
 
 fn sandbox(report: &mut Report, status: &SandboxStatus) {

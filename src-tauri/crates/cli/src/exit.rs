@@ -2,6 +2,7 @@
 
 use paddock_host::session::SessionError;
 use paddock_host::settings::SettingsError;
+use paddock_host::trust::TrustError;
 use paddock_host::{HostError, HostErrorKind};
 use paddock_protocol::ExitReason;
 
@@ -69,8 +70,15 @@ impl From<HostError> for CliError {
         if let HostError::Session(inner) = e {
             return inner.into();
         }
+        if let HostError::Untrusted { folder, .. } = &e {
+            let hint = format!(
+                "\nReview them, then trust them with `paddock trust --project {folder}` (or \
+                 pass --trust for this run). Nothing was started or sent."
+            );
+            return Self::new(Code::Usage, format!("{e}{hint}"));
+        }
         let code = match e.kind() {
-            HostErrorKind::Usage => Code::Usage,
+            HostErrorKind::Usage | HostErrorKind::Untrusted => Code::Usage,
             HostErrorKind::Settings => Code::Settings,
             HostErrorKind::Provider | HostErrorKind::Keychain => Code::Provider,
             HostErrorKind::Session
@@ -78,7 +86,8 @@ impl From<HostError> for CliError {
             | HostErrorKind::Busy
             | HostErrorKind::NotFound
             | HostErrorKind::Path
-            | HostErrorKind::Internal => Code::Failure,
+            | HostErrorKind::Internal
+            | HostErrorKind::Trust => Code::Failure,
         };
         Self::new(code, e.to_string())
     }
@@ -91,6 +100,12 @@ impl From<SessionError> for CliError {
             _ => Code::Failure,
         };
         Self::new(code, e.to_string())
+    }
+}
+
+impl From<TrustError> for CliError {
+    fn from(e: TrustError) -> Self {
+        Self::new(Code::Failure, e.to_string())
     }
 }
 

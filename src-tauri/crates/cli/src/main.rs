@@ -8,6 +8,7 @@ mod keys;
 mod output;
 mod run;
 mod sessions;
+mod trust;
 
 use clap::Parser;
 use tokio_util::sync::CancellationToken;
@@ -81,6 +82,12 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
         } => run::run(run, Target::Resume(session), prompt, cancel_on_signals()).await,
         Command::Sessions { project, action } => sessions::run(project.as_deref(), action),
         Command::Doctor { model } => doctor::run(model).await,
+        Command::Trust {
+            project,
+            yes,
+            revoke,
+            list,
+        } => trust::run(project.as_deref(), *yes, *revoke, *list),
     }
 }
 

@@ -5,11 +5,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use paddock_host::trust::{TrustPolicy, TrustStore};
 use paddock_host::{
-    Approver, AskPolicy, LiveProject, Project, RunRequest, RunService, ServerPath, SessionTarget,
-    session::SessionStore,
+    Approver, AskPolicy, LiveProject, RunRequest, RunService, ServerPath, SessionTarget,
+    canonical_dir, session::SessionStore,
 };
-use paddock_protocol::{ExitReason, McpServerState, TokenUsage};
+use paddock_protocol::{ExitReason, McpServerState, ProjectSettings, TokenUsage};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -32,11 +33,17 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
     let prompt = read_prompt(prompt)?;
-    let project = Project::open(&project_dir(args.model.project.as_deref())?)?;
-    let service = RunService::new(SessionStore::open_default()?, Arc::new(CliKeys));
+    let root = canonical_dir(&project_dir(args.model.project.as_deref())?)?;
+    let service = RunService::new(
+        SessionStore::open_default()?,
+        Arc::new(CliKeys),
+        TrustStore::open_default()?,
+    );
+    // Decided before anything is started or sent: untrusted settings end the run here.
+    let settings = service.settings_for_run(&root, &args.options(), trust_policy(args))?;
     // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
-    let live = LiveProject::new(project.root.clone(), ServerPath::Inherit);
-    report_mcp(&live, &project).await;
+    let live = LiveProject::new(root, ServerPath::Inherit);
+    report_mcp(&live, &settings).await;
     let result = run_prompt(args, &service, &live, target, prompt, cancel).await;
     live.shutdown().await;
     result
@@ -66,6 +73,7 @@ async fn run_prompt(
         approver: Approver::Headless(policy),
         events: printer.clone(),
         cancel: Some(cancel),
+        trust: trust_policy(args),
     };
     let prepared = service.prepare(live, request).await?;
     let session_id = prepared.session_id.clone();
@@ -147,12 +155,21 @@ fn explain(
     })
 }
 
+/// `--trust` vouches for the folder for one run; otherwise untrusted settings are refused.
+fn trust_policy(args: &RunArgs) -> TrustPolicy {
+    if args.trust {
+        TrustPolicy::Assume
+    } else {
+        TrustPolicy::Refuse
+    }
+}
+
 /// Starts the project's MCP servers and reports the ones that failed (they are left out).
-async fn report_mcp(live: &LiveProject, project: &Project) {
-    if project.settings.mcp_servers.is_empty() {
+async fn report_mcp(live: &LiveProject, settings: &ProjectSettings) {
+    if settings.mcp_servers.is_empty() {
         return;
     }
-    let mcp = live.mcp(&project.settings);
+    let mcp = live.mcp(settings);
     mcp.wait_ready().await;
     for status in mcp.statuses() {
         match &status.state {

@@ -232,6 +232,7 @@ impl Agent {
                 cancel: cancel.clone(),
                 events: self.events.clone(),
                 approvals: self.approvals.clone(),
+                grants: Arc::new(tools.grants()),
             },
             checkpoint: self.checkpoint.as_deref(),
         };

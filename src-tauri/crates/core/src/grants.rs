@@ -13,8 +13,9 @@ use paddock_protocol::{Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 
 use crate::tool::{Tool, ToolRegistry};
 
-/// The user's (and the host's) grant settings for one agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The user's (and the host's) grant settings for one agent. Names in the lists may end in
+/// `__*` to cover every tool of an MCP server (`mcp__github__*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrantPolicy {
     pub preset: Option<ToolPreset>,
     /// When non-empty, only these built-in tools are granted (narrows the preset).
@@ -26,6 +27,33 @@ pub struct GrantPolicy {
     pub deny: Vec<String>,
     /// Hard rules from the host that the user's lists cannot lift, with the reason shown.
     pub framework_deny: Vec<(String, String)>,
+    /// The run's ceiling (a preset the user gave for this run): a tool that can change
+    /// things and is not in it is denied, however the settings, a teammate or an MCP server
+    /// grant it, unless `ceiling_exceptions` names it (the user's own flags).
+    pub ceiling: Option<ToolPreset>,
+    pub ceiling_exceptions: Vec<String>,
+    /// What a runtime (MCP) tool nobody named gets: Ask where someone can answer, Deny in
+    /// a headless run.
+    pub runtime_default: Grant,
+    /// The grants of the agent that started this one: a teammate gets no more (Ask stays Ask).
+    pub limit: Option<Arc<BTreeMap<String, Grant>>>,
+}
+
+impl Default for GrantPolicy {
+    fn default() -> Self {
+        Self {
+            preset: None,
+            allow: Vec::new(),
+            extra: Vec::new(),
+            ask: Vec::new(),
+            deny: Vec::new(),
+            framework_deny: Vec::new(),
+            ceiling: None,
+            ceiling_exceptions: Vec::new(),
+            runtime_default: Grant::Ask,
+            limit: None,
+        }
+    }
 }
 
 /// What one gate check says about a tool call.
@@ -78,6 +106,14 @@ impl ResolvedTools {
         self.granted.keys().map(String::as_str)
     }
 
+    /// Each granted tool with Allow or Ask: the limit for a teammate this agent starts.
+    pub fn grants(&self) -> BTreeMap<String, Grant> {
+        self.granted
+            .iter()
+            .map(|(name, (grant, _))| (name.clone(), *grant))
+            .collect()
+    }
+
     /// The execution gate: checked before every call, whatever the model was told.
     pub fn check(&self, name: &str) -> Gate {
         match self.granted.get(name) {
@@ -97,8 +133,13 @@ impl ResolvedTools {
     }
 }
 
+/// Whether `list` names `name`, exactly or through a server pattern (`mcp__srv__*`).
 fn listed(list: &[String], name: &str) -> bool {
-    list.iter().any(|n| n == name)
+    list.iter().any(|n| {
+        n == name
+            || n.strip_suffix('*')
+                .is_some_and(|prefix| prefix.ends_with("__") && name.starts_with(prefix))
+    })
 }
 
 impl GrantPolicy {
@@ -145,7 +186,7 @@ impl GrantPolicy {
         self.collect_warnings(registry, &mut out.warnings);
         for (name, tool) in registry.iter() {
             let runtime = registry.is_runtime(name);
-            let (grant, reason) = self.decide(name, runtime);
+            let (grant, reason) = self.bounded(name, tool.mutates(), self.decide(name, runtime));
             if grant != Grant::Deny {
                 out.specs.push(tool.spec().clone());
                 out.granted.insert(name.to_owned(), (grant, tool.clone()));
@@ -169,7 +210,27 @@ impl GrantPolicy {
             return (Grant::Deny, "denied — on the deny list".to_owned());
         }
         let source = if runtime {
-            "runtime tool".to_owned()
+            if !listed(&self.extra, name) {
+                return match self.runtime_default {
+                    Grant::Allow => (
+                        Grant::Allow,
+                        "allowed — runtime tools are allowed for this agent".to_owned(),
+                    ),
+                    Grant::Deny => (
+                        Grant::Deny,
+                        "denied — MCP tools run headless only when granted by name or for \
+                         their server (mcp__<server>__*)"
+                            .to_owned(),
+                    ),
+                    Grant::Ask => (
+                        Grant::Ask,
+                        "ask — MCP tools ask before each call until granted by name or for \
+                         their server (mcp__<server>__*)"
+                            .to_owned(),
+                    ),
+                };
+            }
+            "granted for this MCP tool or its server".to_owned()
         } else {
             match (self.filter(name), listed(&self.extra, name)) {
                 (Ok(source), _) => source,
@@ -181,6 +242,39 @@ impl GrantPolicy {
             (Grant::Ask, format!("ask — {source}, on the ask list"))
         } else {
             (Grant::Allow, format!("allowed — {source}"))
+        }
+    }
+
+    /// The run's ceiling and the caller's limit, over a decision.
+    fn bounded(&self, name: &str, mutates: bool, decided: (Grant, String)) -> (Grant, String) {
+        let (grant, reason) = decided;
+        if grant == Grant::Deny {
+            return (grant, reason);
+        }
+        if let Some(ceiling) = self.ceiling {
+            if mutates
+                && !ceiling.tools().contains(&name)
+                && !listed(&self.ceiling_exceptions, name)
+            {
+                return (
+                    Grant::Deny,
+                    format!(
+                        "denied — it can change things, and this run is limited to the {} preset",
+                        ceiling.as_str()
+                    ),
+                );
+            }
+        }
+        match self.limit.as_ref().map(|l| l.get(name)) {
+            Some(None) => (
+                Grant::Deny,
+                "denied — the agent that started this one may not use it".to_owned(),
+            ),
+            Some(Some(Grant::Ask)) if grant == Grant::Allow => (
+                Grant::Ask,
+                "ask — the agent that started this one must ask for it".to_owned(),
+            ),
+            _ => (grant, reason),
         }
     }
 
@@ -220,7 +314,10 @@ impl GrantPolicy {
             (&self.ask, "ask"),
             (&self.deny, "deny"),
         ] {
-            for name in list.iter().filter(|n| !registry.contains(n)) {
+            for name in list
+                .iter()
+                .filter(|n| !n.ends_with('*') && !registry.contains(n))
+            {
                 warnings.push(format!(
                     "the {label} list names '{name}', which is not a known tool"
                 ));

@@ -124,6 +124,11 @@ impl crate::Tool for Fake {
     fn spec(&self) -> &ToolSpec {
         &self.spec
     }
+    /// Read-only like the built-in it is named after; runtime fakes named `*_read_*` too.
+    fn mutates(&self) -> bool {
+        let name = self.spec.name.as_str();
+        !(matches!(name, "file_read" | "grep" | "glob") || name.contains("_read_"))
+    }
     async fn call(
         &self,
         _input: serde_json::Value,

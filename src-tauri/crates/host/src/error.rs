@@ -2,7 +2,10 @@ use paddock_core::ModelError;
 use paddock_sandbox::PathError;
 use paddock_session::SessionError;
 
+use paddock_protocol::{TrustItem, TrustState};
+
 use crate::settings::SettingsError;
+use crate::trust::TrustError;
 
 /// Classes a host maps to exit codes or UI error codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +24,10 @@ pub enum HostErrorKind {
     Path,
     /// A bug or a task that stopped unexpectedly.
     Internal,
+    /// The folder's settings ask for what the user has not trusted.
+    Untrusted,
+    /// The trust record cannot be read or written.
+    Trust,
 }
 
 /// A failure before or around a run, worded for the user.
@@ -49,6 +56,29 @@ pub enum HostError {
     Path(#[from] PathError),
     #[error("internal error: {0}")]
     Internal(String),
+    /// Headless runs refuse settings the user has not trusted, naming them.
+    #[error("{}", untrusted_text(folder, pending))]
+    Untrusted {
+        folder: String,
+        pending: Vec<TrustItem>,
+    },
+    #[error(transparent)]
+    Trust(#[from] TrustError),
+}
+
+fn untrusted_text(folder: &str, pending: &[TrustItem]) -> String {
+    let mut text = format!(
+        "the settings of {folder} (.paddock/settings.json) ask for what Paddock does only in a \
+         folder you trust:"
+    );
+    for item in pending {
+        text.push_str(&format!("\n  - {} [{}", item.what, item.key));
+        if let TrustState::Changed { was } = &item.state {
+            text.push_str(&format!(", changed; was {was}"));
+        }
+        text.push(']');
+    }
+    text
 }
 
 impl HostError {
@@ -64,6 +94,8 @@ impl HostError {
             Self::NotFound(_) => HostErrorKind::NotFound,
             Self::Path(_) => HostErrorKind::Path,
             Self::Internal(_) => HostErrorKind::Internal,
+            Self::Untrusted { .. } => HostErrorKind::Untrusted,
+            Self::Trust(_) => HostErrorKind::Trust,
         }
     }
 }

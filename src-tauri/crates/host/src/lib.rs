@@ -14,6 +14,7 @@ mod runtime;
 mod service;
 pub mod settings;
 mod tools;
+pub mod trust;
 pub mod workspace;
 
 pub use error::{HostError, HostErrorKind};
@@ -26,7 +27,7 @@ pub use project::{Project, canonical_dir};
 pub use runs::LiveRuns;
 pub use runtime::{MAIN_AGENT, ProjectRuntime};
 pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};
-pub use tools::{ProjectTools, TeamModel};
+pub use tools::{ProjectTools, RunLimits, TeamModel};
 
 // What the shells name of the crates below, so that they depend on this crate alone.
 pub use paddock_core::tool::one_line;

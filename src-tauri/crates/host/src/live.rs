@@ -13,7 +13,7 @@ use paddock_protocol::{McpServerConfig, McpServerStatus, ProjectSettings, ToolGr
 use tokio::sync::watch;
 
 use crate::keys::KeyStore;
-use crate::tools::ProjectTools;
+use crate::tools::{ProjectTools, RunLimits};
 use crate::{HostError, Project, ProjectRuntime, RunOptions, mcp_options};
 
 /// One generation of a project's MCP servers, for one `mcpServers` configuration.
@@ -50,6 +50,7 @@ impl McpRun {
 #[derive(PartialEq)]
 struct RuntimeKey {
     settings: ProjectSettings,
+    limits: RunLimits,
     mcp_tools: Vec<String>,
     keys_generation: u64,
 }
@@ -130,6 +131,7 @@ impl LiveProject {
     pub async fn runtime(
         &self,
         settings: ProjectSettings,
+        limits: RunLimits,
         keys: Arc<dyn KeyStore>,
         keys_generation: u64,
     ) -> Result<Arc<ProjectRuntime>, HostError> {
@@ -138,6 +140,7 @@ impl LiveProject {
         let key = RuntimeKey {
             mcp_tools: mcp.tool_names(),
             settings,
+            limits,
             keys_generation,
         };
         let mut cached = self.runtime.lock().await;
@@ -151,9 +154,16 @@ impl LiveProject {
             settings: key.settings.clone(),
         };
         let tools = mcp.servers.runtime_tools();
+        let limits = key.limits.clone();
         // The keychain answers over D-Bus, which blocks.
         let runtime = tokio::task::spawn_blocking(move || {
-            ProjectRuntime::new(project, &RunOptions::default(), Some(&*keys), tools)
+            ProjectRuntime::new(
+                project,
+                &RunOptions::default(),
+                Some(&*keys),
+                tools,
+                &limits,
+            )
         })
         .await
         .map_err(|e| HostError::Internal(e.to_string()))??;
@@ -174,7 +184,13 @@ impl LiveProject {
             root: self.root.clone(),
             settings: settings.clone(),
         };
-        let tools = ProjectTools::new(&project, Vec::new(), None, mcp.servers.runtime_tools())?;
+        let tools = ProjectTools::new(
+            &project,
+            Vec::new(),
+            None,
+            mcp.servers.runtime_tools(),
+            &RunLimits::interactive(),
+        )?;
         Ok(tools.grant_info())
     }
 }

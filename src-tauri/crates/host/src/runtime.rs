@@ -5,7 +5,7 @@ use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus, ToolGrantIn
 use paddock_providers::{ApiKey, Provider, ProviderConfig};
 
 use crate::keys::{KeyStore, resolve_key};
-use crate::tools::{ProjectTools, TeamModel};
+use crate::tools::{ProjectTools, RunLimits, TeamModel};
 use crate::{HostError, Project, RunOptions, settings};
 
 /// The agent's name in events and delegation chains.
@@ -28,6 +28,7 @@ impl ProjectRuntime {
         options: &RunOptions,
         keys: Option<&dyn KeyStore>,
         runtime_tools: Vec<Arc<dyn Tool>>,
+        limits: &RunLimits,
     ) -> Result<Self, HostError> {
         let effective = options.apply(&project.settings);
         settings::validate(&effective).map_err(|e| HostError::Usage(e.to_string()))?;
@@ -53,6 +54,7 @@ impl ProjectRuntime {
                 model: model.clone(),
             }),
             runtime_tools,
+            limits,
         )?;
         Ok(Self {
             project,

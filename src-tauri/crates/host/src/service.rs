@@ -8,13 +8,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use paddock_core::{Agent, AgentResult, Approvals, AskPolicy, EventSink, Fanout};
-use paddock_protocol::{AgentEvent, Message};
+use paddock_protocol::{AgentEvent, Message, ProjectSettings};
 use paddock_session::{SessionStore, SessionWriter};
 use tokio_util::sync::CancellationToken;
 
 use crate::keys::KeyStore;
 use crate::live::LiveProject;
 use crate::runs::LiveRuns;
+use crate::tools::RunLimits;
+use crate::trust::{TrustPolicy, TrustStore};
 use crate::{HostError, RunOptions, settings};
 
 /// Where a prompt goes.
@@ -45,22 +47,26 @@ pub struct RunRequest {
     pub events: Arc<dyn EventSink>,
     /// Cancels the run (the CLI's Ctrl-C); the app stops runs through [`LiveRuns::stop`].
     pub cancel: Option<CancellationToken>,
+    /// What becomes of settings the user has not trusted.
+    pub trust: TrustPolicy,
 }
 
-/// Sessions, keys and the live runs: what every run of a shell shares.
+/// Sessions, keys, folder trust and the live runs: what every run of a shell shares.
 pub struct RunService {
     store: SessionStore,
     keys: Arc<dyn KeyStore>,
+    trust: TrustStore,
     /// Bumped when a key is stored or deleted, so runtimes pick up the new key.
     keys_generation: AtomicU64,
     runs: Arc<LiveRuns>,
 }
 
 impl RunService {
-    pub fn new(store: SessionStore, keys: Arc<dyn KeyStore>) -> Self {
+    pub fn new(store: SessionStore, keys: Arc<dyn KeyStore>, trust: TrustStore) -> Self {
         Self {
             store,
             keys,
+            trust,
             keys_generation: AtomicU64::new(0),
             runs: Arc::default(),
         }
@@ -76,6 +82,33 @@ impl RunService {
 
     pub fn runs(&self) -> &Arc<LiveRuns> {
         &self.runs
+    }
+
+    pub fn trust(&self) -> &TrustStore {
+        &self.trust
+    }
+
+    /// The project's settings as a run with `options` may use them under `policy`: what the
+    /// user has not trusted is dropped (safe defaults) or refused with its list.
+    pub fn settings_for_run(
+        &self,
+        root: &std::path::Path,
+        options: &RunOptions,
+        policy: TrustPolicy,
+    ) -> Result<ProjectSettings, HostError> {
+        let stored = settings::load(root)?;
+        if policy == TrustPolicy::Assume {
+            return Ok(stored);
+        }
+        let assessment = self.trust.assess(root, &stored);
+        let pending = assessment.pending_for(options);
+        if policy == TrustPolicy::Refuse && !pending.is_empty() {
+            return Err(HostError::Untrusted {
+                folder: assessment.report.folder.clone(),
+                pending,
+            });
+        }
+        Ok(assessment.apply(&stored))
     }
 
     /// A key was stored or deleted: the next run rebuilds its provider.
@@ -97,6 +130,7 @@ impl RunService {
             approver,
             events,
             cancel,
+            trust,
         } = request;
         if prompt.trim().is_empty() {
             return Err(HostError::Usage("the prompt is empty".into()));
@@ -112,7 +146,7 @@ impl RunService {
                 ));
             }
         }
-        let stored = settings::load(root)?;
+        let stored = self.settings_for_run(root, &options, trust)?;
         let resumed = match &target {
             SessionTarget::New => None,
             SessionTarget::Resume(id) => {
@@ -131,9 +165,11 @@ impl RunService {
                 Some((session.messages, session.warnings, writer))
             }
         };
+        let limits = RunLimits::from_options(&options, approver == Approver::Person);
         let runtime = project
             .runtime(
                 options.apply(&stored),
+                limits,
                 self.keys.clone(),
                 self.keys_generation.load(Ordering::Relaxed),
             )

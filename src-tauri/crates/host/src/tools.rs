@@ -8,10 +8,12 @@ use paddock_core::{
     AgentConfig, GrantPolicy, Model, ModelError, ModelRequest, ModelStream, ResolvedTools, Tool,
     ToolRegistry,
 };
-use paddock_protocol::{ErrorKind, ProjectSettings, SandboxStatus, ToolGrantInfo};
+use paddock_protocol::{
+    ErrorKind, Grant, ProjectSettings, SandboxStatus, ToolGrantInfo, ToolPreset,
+};
 use paddock_tools::{Team, TeamMember, ToolEnv, register_builtin_tools, registry_with_team};
 
-use crate::{HostError, Project, settings};
+use crate::{HostError, Project, RunOptions, settings};
 
 /// The registry, the workspace the tools work in, the grants and the sandbox status.
 pub struct ProjectTools {
@@ -19,6 +21,37 @@ pub struct ProjectTools {
     env: Arc<ToolEnv>,
     policy: GrantPolicy,
     sandbox: SandboxStatus,
+}
+
+/// Bounds a run puts on grants beyond what the settings say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunLimits {
+    /// A preset given for this run: tools that change things and are not in it are denied
+    /// wherever they are granted (settings, teammates, MCP), except `ceiling_exceptions`.
+    pub ceiling: Option<ToolPreset>,
+    pub ceiling_exceptions: Vec<String>,
+    /// Someone can answer approvals (the app): MCP tools nobody granted ask; otherwise they
+    /// are denied.
+    pub interactive: bool,
+}
+
+impl RunLimits {
+    /// The app: no ceiling, a person answers.
+    pub fn interactive() -> Self {
+        Self {
+            interactive: true,
+            ..Self::default()
+        }
+    }
+
+    /// What the run's flags bound: a `--preset` is a ceiling the other flags may pass.
+    pub fn from_options(options: &RunOptions, interactive: bool) -> Self {
+        Self {
+            ceiling: options.preset,
+            ceiling_exceptions: options.allow.iter().chain(&options.ask).cloned().collect(),
+            interactive,
+        }
+    }
 }
 
 /// The model teammates talk to, with the main agent's model name.
@@ -37,6 +70,7 @@ impl ProjectTools {
         secrets: Vec<String>,
         team_model: Option<TeamModel<'_>>,
         runtime_tools: Vec<Arc<dyn Tool>>,
+        limits: &RunLimits,
     ) -> Result<Self, HostError> {
         let s = &project.settings;
         let env = project.tool_env(secrets);
@@ -61,6 +95,15 @@ impl ProjectTools {
         .map_err(|e| HostError::Usage(e.to_string()))?;
         let mut policy = settings::grant_policy(s);
         policy.framework_deny = framework_deny(&sandbox);
+        policy.ceiling = limits.ceiling;
+        policy
+            .ceiling_exceptions
+            .clone_from(&limits.ceiling_exceptions);
+        policy.runtime_default = if limits.interactive {
+            Grant::Ask
+        } else {
+            Grant::Deny
+        };
         Ok(Self {
             registry,
             env,

@@ -26,6 +26,9 @@ pub struct McpTool {
     remote_name: String,
     server: Arc<Server>,
     timeout: Duration,
+    /// The server says the tool only reads (`readOnlyHint`). Trusted as far as the server is:
+    /// a server that lies already runs unsandboxed code of its own.
+    read_only: bool,
 }
 
 impl McpTool {
@@ -46,6 +49,11 @@ impl McpTool {
             remote_name: remote.name.to_string(),
             server,
             timeout,
+            read_only: remote
+                .annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                .unwrap_or(false),
         }
     }
 
@@ -105,6 +113,10 @@ impl Tool for McpTool {
 
     fn timeout(&self) -> Option<Duration> {
         Some(self.timeout + EXECUTOR_MARGIN)
+    }
+
+    fn mutates(&self) -> bool {
+        !self.read_only
     }
 
     async fn call(&self, mut input: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{AgentEvent, Message, ProjectSettings, ProviderKind, SandboxStatus, SessionHeader};
+use crate::{
+    AgentEvent, Message, ProjectSettings, ProviderKind, SandboxStatus, SessionHeader, TrustReport,
+};
 
 /// The one error every desktop command returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -33,6 +35,8 @@ pub enum AppErrorCode {
     Io,
     /// A run is already going in this session.
     Busy,
+    /// The folder's settings ask for things the user has not trusted yet.
+    Untrusted,
     Internal,
 }
 
@@ -53,6 +57,8 @@ pub struct ProjectInfo {
     pub settings_error: Option<String>,
     pub workspace_root: String,
     pub sandbox: SandboxStatus,
+    /// What the settings would do that waits for the user's trust.
+    pub trust: TrustReport,
 }
 
 /// An entry of the recent-projects list.

@@ -10,6 +10,7 @@ mod message;
 mod sandbox;
 mod session;
 mod settings;
+mod trust;
 mod usage;
 
 pub use app::{
@@ -28,4 +29,5 @@ pub use settings::{
     McpServerConfig, McpTransport, ProjectSettings, ProviderKind, SETTINGS_VERSION,
     TeammateSettings,
 };
+pub use trust::{TrustItem, TrustReport, TrustState};
 pub use usage::TokenUsage;

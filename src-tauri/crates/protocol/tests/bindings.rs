@@ -19,7 +19,7 @@ fn generate() -> String {
     let mut decls = decls!(cfg;
         serde_json::Value,
         AgentEvent, ApprovalDecision, AppError, AppErrorCode, ConnectionReport, ContentBlock,
-        DenyReason, ToolStatus,
+        DenyReason, ToolStatus, TrustItem, TrustReport, TrustState,
         ErrorKind, ExitReason, ExportFormat, FilePreview, FsConfinement, Grant, KeyStatus,
         LoopAction, LoopKind, McpServerConfig, McpServerState, McpServerStatus, Message,
         ModelInfo, NetworkConfinement, ProjectInfo, ProjectSettings, ProviderKind,

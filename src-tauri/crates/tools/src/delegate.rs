@@ -96,6 +96,12 @@ impl TypedTool for DelegateTool {
     type Input = DelegateInput;
     const NAME: &'static str = "delegate_to_agent";
 
+    /// Handing work on changes nothing by itself: the teammate's own tools are bounded by
+    /// the caller's grants.
+    fn mutates(&self) -> bool {
+        false
+    }
+
     fn summary(&self, input: &Value) -> String {
         let field = |k: &str| input.get(k).and_then(Value::as_str);
         match (field("agent"), field("task")) {
@@ -157,7 +163,10 @@ impl TypedTool for DelegateTool {
                 "the team's tools are gone (the project was closed)".to_owned(),
             ));
         };
-        let teammate = Agent::new(member.config.clone(), member.model.clone(), registry)
+        // The teammate gets no more than its caller: its own grants within the caller's.
+        let mut config = member.config.clone();
+        config.grants.limit = Some(ctx.grants.clone());
+        let teammate = Agent::new(config, member.model.clone(), registry)
             .with_events(events)
             .with_approvals(ctx.approvals.clone())
             .with_cancel(ctx.cancel.child_token())

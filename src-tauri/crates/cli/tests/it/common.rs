@@ -25,6 +25,7 @@ const SCRUBBED: &[&str] = &[
     "OPENAI_BASE_URL",
     "PADDOCK_OPENAI_COMPAT_BASE_URL",
     "PADDOCK_LOG",
+    "PADDOCK_CONFIG_DIR",
     "RUST_BACKTRACE",
 ];
 
@@ -69,10 +70,30 @@ impl Env {
         self.extra_env.push((name.to_owned(), value.to_owned()));
     }
 
+    /// Writes the settings and trusts them, as the user of a folder they wrote would.
     pub fn write_settings(&self, text: &str) {
+        self.write_untrusted_settings(text);
+        if let Ok(settings) = paddock_host::settings::parse(text, Path::new("settings.json")) {
+            self.trust_store()
+                .trust(&self.project(), &settings)
+                .expect("trust recorded");
+        }
+    }
+
+    /// Writes the settings as a cloned repository would: nobody trusted them.
+    pub fn write_untrusted_settings(&self, text: &str) {
         let dir = self.project.path().join(".paddock");
         std::fs::create_dir_all(&dir).expect("settings dir");
         std::fs::write(dir.join("settings.json"), text).expect("settings file");
+    }
+
+    /// The trust record the runs of this environment use.
+    pub fn trust_store(&self) -> paddock_host::trust::TrustStore {
+        paddock_host::trust::TrustStore::new(self.config_dir().join("trust.json"))
+    }
+
+    pub fn config_dir(&self) -> PathBuf {
+        self.home.path().join("config/paddock")
     }
 
     /// The project folder, symlinks resolved (as sessions record it).
@@ -103,6 +124,7 @@ impl Env {
             .env("HOME", self.home.path())
             .env("XDG_DATA_HOME", self.home.path().join("data"))
             .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("PADDOCK_CONFIG_DIR", self.config_dir())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -334,4 +356,30 @@ pub fn closed_port() -> u16 {
 
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A listener that counts the connections it gets.
+pub struct Counter {
+    pub url: String,
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Counter {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = hits.clone();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(socket);
+            }
+        });
+        Self { url, hits }
+    }
+
+    pub fn hits(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }

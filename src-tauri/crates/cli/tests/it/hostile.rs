@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use paddock_fake_model::{FakeServer, Reply};
 use serde_json::{Value, json};
 
-use crate::common::{Env, Run, chat_bodies, tool_contents};
+use crate::common::{Counter, Env, Run, chat_bodies, tool_contents};
 
 /// What "answers at once" means for a file that could block or never end.
 const PROMPT: Duration = Duration::from_secs(2);
@@ -354,32 +354,6 @@ async fn a_link_into_git_does_not_carry_a_write_there() {
     .await;
     assert!(result.contains("read-only"), "{result}");
     assert!(!env.project().join(".git/hooks/post-checkout").exists());
-}
-
-/// A listener that counts the connections it gets.
-struct Counter {
-    url: String,
-    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-}
-
-impl Counter {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counted = hits.clone();
-        tokio::spawn(async move {
-            while let Ok((socket, _)) = listener.accept().await {
-                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                drop(socket);
-            }
-        });
-        Self { url, hits }
-    }
-
-    fn hits(&self) -> usize {
-        self.hits.load(std::sync::atomic::Ordering::SeqCst)
-    }
 }
 
 /// Without `Policy::none()`, reqwest follows a 307 to the other host with `x-api-key` (it

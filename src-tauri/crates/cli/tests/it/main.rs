@@ -7,6 +7,8 @@ mod doctor;
 mod exec;
 mod exit_codes;
 mod hostile;
+mod hostile_grants;
+mod hostile_trust;
 mod mcp;
 mod resume;
 mod sessions;

@@ -10,7 +10,7 @@ use crate::common::{Env, chat_bodies, tool_contents};
 
 /// server-everything's entry point; `None` (with a note) when it is not installed, a
 /// failure when `PADDOCK_REQUIRE_MCP=1`.
-fn everything() -> Option<PathBuf> {
+pub(crate) fn everything() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3)?;
     let fixtures = root.join("tests/mcp-fixtures");
     let js = fixtures.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -33,8 +33,12 @@ fn everything() -> Option<PathBuf> {
     None
 }
 
+/// The server, its tools granted for the whole server (MCP tools are not granted by default).
 fn settings(js: &Path) -> Value {
-    json!({"mcpServers": {"everything": {"command": "node", "args": [js, "stdio"]}}})
+    json!({
+        "mcpServers": {"everything": {"command": "node", "args": [js, "stdio"]}},
+        "tools": {"mcp__everything__*": "allow"}
+    })
 }
 
 fn tool_names(body: &Value) -> Vec<String> {
@@ -75,7 +79,7 @@ async fn exec_calls_an_mcp_tool_from_the_settings() {
         run.stderr
     );
     let bodies = chat_bodies(&server);
-    // Runtime tools need no preset or allow list.
+    // A per-server grant is enough: no preset or allow list.
     assert!(tool_names(&bodies[0]).contains(&"mcp__everything__echo".to_owned()));
     let results = tool_contents(&bodies[1]);
     assert!(

@@ -6,11 +6,12 @@ mod summary;
 mod truncate;
 mod typed;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_protocol::{TokenUsage, ToolSpec, ToolStatus};
+use paddock_protocol::{Grant, TokenUsage, ToolSpec, ToolStatus};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -84,6 +85,9 @@ pub struct ToolContext {
     /// The session's approvals: where an Ask is answered. A teammate started by this call
     /// shares them, so its questions reach the same person.
     pub approvals: Arc<Approvals>,
+    /// What the calling agent may use (Allow or Ask per tool): a teammate it starts gets no
+    /// more.
+    pub grants: Arc<BTreeMap<String, Grant>>,
 }
 
 /// A tool the model can call. Implement [`TypedTool`] instead unless the input is dynamic

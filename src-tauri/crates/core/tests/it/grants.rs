@@ -169,6 +169,69 @@ fn runtime_tools_skip_preset_and_allow_list_but_obey_deny_lists() {
     assert!(!reg.is_runtime("echo"));
 }
 
+/// Server patterns, the headless default for runtime tools, a run's ceiling and a caller's
+/// limit, each with the reason the grants screen shows.
+#[test]
+fn bounds_over_the_settings() {
+    let mut r = ToolRegistry::new();
+    for name in BUILTIN_NAMES {
+        r.register(Arc::new(Fake::new(name))).unwrap();
+    }
+    for name in ["mcp__srv__do_read_x", "mcp__srv__delete", "mcp__other__x"] {
+        r.register_runtime(Arc::new(Fake::new(name))).unwrap();
+    }
+    let grant = |p: &GrantPolicy, name: &str| -> (Grant, String) {
+        let info = p.resolve(&r);
+        let i = info.info().iter().find(|i| i.name == name).unwrap();
+        (i.grant, i.reason.clone())
+    };
+    // A server pattern grants its tools; a denial by name still wins; headless, the other
+    // server's tools are denied; interactively they ask.
+    let mut p = GrantPolicy::from_overrides(
+        Some(ToolPreset::Full),
+        [
+            ("mcp__srv__*", Grant::Allow),
+            ("mcp__srv__delete", Grant::Deny),
+        ],
+    );
+    p.runtime_default = Grant::Deny;
+    assert_eq!(grant(&p, "mcp__srv__do_read_x").0, Grant::Allow);
+    assert_eq!(grant(&p, "mcp__srv__delete").0, Grant::Deny);
+    let (g, why) = grant(&p, "mcp__other__x");
+    assert_eq!(g, Grant::Deny);
+    assert!(why.contains("mcp__<server>__*"), "{why}");
+    p.runtime_default = Grant::Ask;
+    assert_eq!(grant(&p, "mcp__other__x").0, Grant::Ask);
+
+    // A readonly ceiling: what changes things goes, read-only tools stay, the user's own
+    // exception passes.
+    p.ceiling = Some(ToolPreset::Readonly);
+    p.ceiling_exceptions = vec!["bash".into()];
+    let (g, why) = grant(&p, "file_write");
+    assert_eq!(g, Grant::Deny);
+    assert!(why.contains("limited to the readonly preset"), "{why}");
+    assert_eq!(grant(&p, "file_read").0, Grant::Allow);
+    assert_eq!(grant(&p, "bash").0, Grant::Allow);
+    assert_eq!(grant(&p, "mcp__srv__do_read_x").0, Grant::Allow);
+    assert_eq!(grant(&p, "mcp__other__x").0, Grant::Deny);
+
+    // A caller's limit: missing means denied, its Ask stays Ask.
+    let mut t = GrantPolicy::with_preset(ToolPreset::Full);
+    t.limit = Some(Arc::new(
+        [
+            ("grep".to_owned(), Grant::Allow),
+            ("bash".to_owned(), Grant::Ask),
+        ]
+        .into_iter()
+        .collect(),
+    ));
+    assert_eq!(grant(&t, "grep").0, Grant::Allow);
+    assert_eq!(grant(&t, "bash").0, Grant::Ask);
+    let (g, why) = grant(&t, "file_write");
+    assert_eq!(g, Grant::Deny);
+    assert!(why.contains("the agent that started this one"), "{why}");
+}
+
 #[test]
 fn registry_refuses_duplicates_and_bad_names() {
     let mut r = ToolRegistry::new();

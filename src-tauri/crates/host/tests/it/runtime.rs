@@ -3,8 +3,8 @@ use std::sync::Mutex;
 
 use paddock_host::settings;
 use paddock_host::{
-    HostErrorKind, KeyError, KeyStore, Project, ProjectRuntime, ProjectTools, RunOptions,
-    resolve_key,
+    HostErrorKind, KeyError, KeyStore, Project, ProjectRuntime, ProjectTools, RunLimits,
+    RunOptions, resolve_key,
 };
 use paddock_protocol::{
     Grant, ProjectSettings, ProviderKind, TeammateSettings, ToolPreset, WorkspaceMode,
@@ -39,7 +39,8 @@ fn settings_and_flags_make_the_agent() {
         max_token_budget: Some(500),
         ..RunOptions::default()
     };
-    let rt = ProjectRuntime::new(project, &options, None, Vec::new()).unwrap();
+    let rt =
+        ProjectRuntime::new(project, &options, None, Vec::new(), &RunLimits::default()).unwrap();
     assert_eq!(rt.model_name(), "llama");
     let config = rt.agent_config();
     assert_eq!(config.max_turns, 4);
@@ -91,8 +92,14 @@ fn teammates_bring_the_delegation_tool_which_must_still_be_granted() {
     });
     s.workspace = WorkspaceMode::Project;
     let (_d, project) = project_with(s);
-    let rt =
-        ProjectRuntime::new(project.clone(), &RunOptions::default(), None, Vec::new()).unwrap();
+    let rt = ProjectRuntime::new(
+        project.clone(),
+        &RunOptions::default(),
+        None,
+        Vec::new(),
+        &RunLimits::default(),
+    )
+    .unwrap();
     let delegate = rt
         .grant_info()
         .into_iter()
@@ -104,7 +111,7 @@ fn teammates_bring_the_delegation_tool_which_must_still_be_granted() {
         allow: vec!["delegate_to_agent".into()],
         ..RunOptions::default()
     };
-    let rt = ProjectRuntime::new(project, &opts, None, Vec::new()).unwrap();
+    let rt = ProjectRuntime::new(project, &opts, None, Vec::new(), &RunLimits::default()).unwrap();
     let delegate = rt
         .grant_info()
         .into_iter()
@@ -119,7 +126,13 @@ fn missing_model_and_missing_key_are_clear_errors() {
         model: None,
         ..local()
     });
-    let Err(err) = ProjectRuntime::new(project, &RunOptions::default(), None, Vec::new()) else {
+    let Err(err) = ProjectRuntime::new(
+        project,
+        &RunOptions::default(),
+        None,
+        Vec::new(),
+        &RunLimits::default(),
+    ) else {
         panic!()
     };
     assert_eq!(err.kind(), HostErrorKind::Usage);
@@ -133,7 +146,13 @@ fn missing_model_and_missing_key_are_clear_errors() {
     let empty = FakeStore::default();
     // Only meaningful when the developer's shell has no Anthropic key set.
     if std::env::var_os("ANTHROPIC_API_KEY").is_none() {
-        let Err(err) = ProjectRuntime::new(project, &opts, Some(&empty), Vec::new()) else {
+        let Err(err) = ProjectRuntime::new(
+            project,
+            &opts,
+            Some(&empty),
+            Vec::new(),
+            &RunLimits::default(),
+        ) else {
             panic!()
         };
         assert_eq!(err.kind(), HostErrorKind::Provider);
@@ -232,9 +251,15 @@ fn grants_need_no_model_or_key() {
         root: dir.path().to_path_buf(),
         settings,
     };
-    let info = ProjectTools::new(&project, Vec::new(), None, Vec::new())
-        .unwrap()
-        .grant_info();
+    let info = ProjectTools::new(
+        &project,
+        Vec::new(),
+        None,
+        Vec::new(),
+        &RunLimits::interactive(),
+    )
+    .unwrap()
+    .grant_info();
     assert_eq!(grant_of(&info, "file_read").grant, Grant::Allow);
     assert_eq!(grant_of(&info, "file_write").grant, Grant::Ask);
     let bash = grant_of(&info, "bash");
@@ -261,8 +286,14 @@ fn teammates_add_delegation() {
         root: dir.path().to_path_buf(),
         settings,
     };
-    let info = ProjectTools::new(&project, Vec::new(), None, Vec::new())
-        .unwrap()
-        .grant_info();
+    let info = ProjectTools::new(
+        &project,
+        Vec::new(),
+        None,
+        Vec::new(),
+        &RunLimits::interactive(),
+    )
+    .unwrap()
+    .grant_info();
     assert!(info.iter().any(|i| i.name == "delegate_to_agent"));
 }

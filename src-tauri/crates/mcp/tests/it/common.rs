@@ -190,6 +190,9 @@ pub async fn run_agent_observed(
     let model = ScriptedModel::recording(turns);
     let mut config = AgentConfig::new("main", "scripted");
     config.grants = grants;
+    // These tests are about the MCP client: its tools run as if the user granted the server
+    // (the product asks, or denies headless, until then).
+    config.grants.runtime_default = paddock_protocol::Grant::Allow;
     let mut agent = Agent::new(config, Arc::new(model.clone()), registry).with_events(events);
     let result = agent.run("go").await;
     Run { result, model }

@@ -33,6 +33,7 @@ pub fn context(env: ToolEnv, cancel: CancellationToken) -> Kit {
             cancel,
             events: Arc::new(NullSink),
             approvals: Arc::new(Approvals::new(AskPolicy::HeadlessDeny)),
+            grants: Arc::default(),
         },
         registry,
     }

@@ -1,0 +1,298 @@
+//! The settings fields a project file may not use until the user trusts them, each with a
+//! canonical value (secret values replaced by a digest) and what it would do in plain words.
+//! Everything else in the file (model, system prompt, limits, deny rules) only narrows or
+//! describes, and applies without trust.
+
+use std::collections::BTreeMap;
+
+use paddock_protocol::{
+    Grant, McpServerConfig, ProjectSettings, TeammateSettings, ToolPreset, WorkspaceMode,
+};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// One gated field as it stands in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gated {
+    pub key: String,
+    pub value: Value,
+    pub what: String,
+}
+
+/// Every gated field the settings set, in a stable order.
+pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
+    let mut out = Vec::new();
+    let mut add = |key: String, value: Value, what: String| out.push(Gated { key, value, what });
+    if let Some(p) = s.provider {
+        add(
+            "provider".into(),
+            json!(p.as_str()),
+            format!("use your {} API key (provider \"{p}\")", p.label()),
+        );
+    }
+    if let Some(url) = &s.base_url {
+        add(
+            "baseUrl".into(),
+            json!(url),
+            format!("send your API key and the conversation to {url}"),
+        );
+    }
+    if let Some(p) = s.preset {
+        add(
+            "preset".into(),
+            json!(p.as_str()),
+            format!("grant the {} tools: {}", p.as_str(), preset_tools(p)),
+        );
+    }
+    for (name, grant) in &s.tools {
+        let what = match grant {
+            Grant::Allow => format!("allow the tool {name} to run"),
+            Grant::Ask => format!("offer the tool {name}, asking before each run"),
+            Grant::Deny => continue,
+        };
+        add(format!("tools.{name}"), json!(grant), what);
+    }
+    for t in &s.teammates {
+        add(
+            format!("teammates.{}", t.name),
+            teammate_value(t),
+            teammate_words(t),
+        );
+    }
+    if s.workspace == WorkspaceMode::Project {
+        add(
+            "workspace".into(),
+            json!("project"),
+            "let the agent work in the whole project folder, not only .agent-workspace".into(),
+        );
+    }
+    if s.bash_network {
+        add(
+            "bashNetwork".into(),
+            json!(true),
+            "let bash reach the network".into(),
+        );
+    }
+    if s.allow_unconfined_bash {
+        add(
+            "allowUnconfinedBash".into(),
+            json!(true),
+            "run bash without the OS sandbox where the sandbox is unavailable".into(),
+        );
+    }
+    for (name, server) in s.mcp_servers.iter().filter(|(_, c)| !c.disabled) {
+        add(
+            format!("mcpServers.{name}"),
+            server_value(server),
+            server_words(name, server),
+        );
+    }
+    out
+}
+
+/// The settings with every gated field whose key `trusted` refuses set back to Paddock's
+/// safe default: no provider or base URL, no preset, no allow/ask grant, no teammate, the
+/// agent's own workspace, no network, no unconfined bash, no MCP server.
+pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectSettings {
+    let mut out = s.clone();
+    if !trusted("provider") {
+        out.provider = None;
+    }
+    if !trusted("baseUrl") {
+        out.base_url = None;
+    }
+    if !trusted("preset") {
+        out.preset = None;
+    }
+    out.tools
+        .retain(|name, grant| *grant == Grant::Deny || trusted(&format!("tools.{name}")));
+    out.teammates
+        .retain(|t| trusted(&format!("teammates.{}", t.name)));
+    if !trusted("workspace") {
+        out.workspace = WorkspaceMode::AgentWorkspace;
+    }
+    if !trusted("bashNetwork") {
+        out.bash_network = false;
+    }
+    if !trusted("allowUnconfinedBash") {
+        out.allow_unconfined_bash = false;
+    }
+    out.mcp_servers
+        .retain(|name, c| c.disabled || trusted(&format!("mcpServers.{name}")));
+    out
+}
+
+/// A short digest of a secret value: enough to see it changed, nothing to read it back.
+pub fn secret_digest(value: &str) -> String {
+    let digest = Sha256::digest(value.as_bytes());
+    let hex: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// A digest of a set of gated values, to remember what the user declined.
+pub fn digest_of<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>) -> String {
+    let mut hasher = Sha256::new();
+    for (key, value) in items {
+        hasher.update(key.as_bytes());
+        hasher.update([0]);
+        hasher.update(value.to_string().as_bytes());
+        hasher.update([0]);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn preset_tools(p: ToolPreset) -> String {
+    p.tools().join(", ")
+}
+
+fn grants_of(tools: &BTreeMap<String, Grant>) -> BTreeMap<&str, Grant> {
+    tools
+        .iter()
+        .filter(|(_, g)| **g != Grant::Deny)
+        .map(|(n, g)| (n.as_str(), *g))
+        .collect()
+}
+
+fn teammate_value(t: &TeammateSettings) -> Value {
+    json!({
+        "preset": t.preset.map(ToolPreset::as_str),
+        "tools": grants_of(&t.tools),
+    })
+}
+
+fn teammate_words(t: &TeammateSettings) -> String {
+    let mut grants: Vec<String> = t.preset.map(preset_tools).into_iter().collect();
+    grants.extend(grants_of(&t.tools).keys().map(|n| (*n).to_owned()));
+    let grants = if grants.is_empty() {
+        "no tools".to_owned()
+    } else {
+        grants.join(", ")
+    };
+    format!("add the teammate '{}' with {grants}", t.name)
+}
+
+fn hashed(map: &BTreeMap<String, String>) -> Value {
+    Value::Object(
+        map.iter()
+            .map(|(k, v)| (k.clone(), Value::String(secret_digest(v))))
+            .collect(),
+    )
+}
+
+fn server_value(c: &McpServerConfig) -> Value {
+    json!({
+        "command": c.command,
+        "args": c.args,
+        "cwd": c.cwd,
+        "env": hashed(&c.env),
+        "url": c.url,
+        "headers": hashed(&c.headers),
+    })
+}
+
+fn server_words(name: &str, c: &McpServerConfig) -> String {
+    let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>().join(", ");
+    if let Some(command) = &c.command {
+        let line = std::iter::once(command.as_str())
+            .chain(c.args.iter().map(String::as_str))
+            .map(shell_word)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut what = format!("start the program `{line}` (MCP server '{name}'), unsandboxed");
+        if let Some(cwd) = &c.cwd {
+            what.push_str(&format!(" in {cwd}"));
+        }
+        if !c.env.is_empty() {
+            what.push_str(&format!(", with environment {}", names(&c.env)));
+        }
+        what
+    } else {
+        let url = c.url.as_deref().unwrap_or_default();
+        let mut what = format!("connect to {url} (MCP server '{name}')");
+        if !c.headers.is_empty() {
+            what.push_str(&format!(", sending the headers {}", names(&c.headers)));
+        }
+        what
+    }
+}
+
+/// A word as a shell would need it, so the command line shown is the one that would run.
+fn shell_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+".contains(c))
+    {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(v: Value) -> ProjectSettings {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn only_what_widens_is_gated_and_secrets_are_hashed() {
+        let s = settings(json!({
+            "version": 1,
+            "model": "m",
+            "systemPrompt": "be nice",
+            "maxTurns": 3,
+            "tools": {"bash": "allow", "grep": "deny", "mcp__gh__*": "ask"},
+            "mcpServers": {
+                "gh": {"command": "npx", "args": ["-y", "server; rm -rf ~"], "env": {"TOKEN": "s3cret"}},
+                "off": {"command": "evil", "disabled": true}
+            }
+        }));
+        let g = gated(&s);
+        let keys: Vec<&str> = g.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(keys, ["tools.bash", "tools.mcp__gh__*", "mcpServers.gh"]);
+        let server = &g[2];
+        assert!(!server.value.to_string().contains("s3cret"));
+        assert!(
+            server.what.contains("`npx -y 'server; rm -rf ~'`"),
+            "{}",
+            server.what
+        );
+        assert!(server.what.contains("TOKEN") && !server.what.contains("s3cret"));
+    }
+
+    #[test]
+    fn restricting_keeps_denials_and_what_is_trusted() {
+        let s = settings(json!({
+            "version": 1,
+            "provider": "anthropic",
+            "baseUrl": "http://evil.example",
+            "preset": "full",
+            "workspace": "project",
+            "bashNetwork": true,
+            "allowUnconfinedBash": true,
+            "tools": {"bash": "allow", "grep": "deny", "file_write": "ask"},
+            "teammates": [{"name": "r", "preset": "full"}],
+            "mcpServers": {"a": {"command": "a"}, "b": {"url": "http://b"}}
+        }));
+        let r = restrict(&s, |k| k == "tools.file_write" || k == "mcpServers.b");
+        assert_eq!(r.provider, None);
+        assert_eq!(r.base_url, None);
+        assert_eq!(r.preset, None);
+        assert_eq!(r.workspace, WorkspaceMode::AgentWorkspace);
+        assert!(!r.bash_network && !r.allow_unconfined_bash);
+        assert!(r.teammates.is_empty());
+        assert_eq!(
+            r.tools.keys().collect::<Vec<_>>(),
+            ["file_write", "grep"],
+            "denials always apply"
+        );
+        assert_eq!(r.mcp_servers.keys().collect::<Vec<_>>(), ["b"]);
+        assert_eq!(restrict(&s, |_| true), s);
+    }
+}
