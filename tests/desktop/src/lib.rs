@@ -62,6 +62,9 @@ impl Driver {
     /// Starts tauri-driver with the home's environment (inherited by the app) and waits until
     /// it accepts connections.
     pub async fn start(home: &TestHome, name: &str) -> Result<Self> {
+        // The workspace's reqwest has rustls without a built-in crypto provider (Paddock's
+        // own clients install ring): so must the WebDriver client's.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let app = app_binary();
         if !app.is_file() {
             return Err(format!(

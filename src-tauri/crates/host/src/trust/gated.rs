@@ -27,7 +27,10 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
         add(
             "provider".into(),
             json!(p.as_str()),
-            format!("use your {} API key (provider \"{p}\")", p.label()),
+            format!(
+                "talk to {} with your API key for it (provider \"{p}\")",
+                p.label()
+            ),
         );
     }
     if let Some(url) = &s.base_url {
