@@ -22,7 +22,7 @@ step "building the UI"
 build_ui
 
 step "building the app (release) and the benchmark driver"
-timeout 3600 cargo build --locked --release -p paddock-desktop
+timeout 3600 cargo build --locked --release -p paddock-desktop -p paddock-sandbox
 timeout 1800 cargo build --locked -p paddock-desktop-e2e --bin desktop-bench
 
 step "measuring (Xvfb, private D-Bus session)"

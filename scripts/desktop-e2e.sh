@@ -30,7 +30,7 @@ step "building the UI"
 build_ui
 
 step "building the app and the specs"
-timeout 3600 cargo build --locked -p paddock-desktop
+timeout 3600 cargo build --locked -p paddock-desktop -p paddock-sandbox
 timeout 1800 cargo test --locked -p paddock-desktop-e2e --no-run
 
 step "running the specs under Xvfb with a private D-Bus session and keyring"

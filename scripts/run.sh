@@ -24,7 +24,8 @@ if [ "${PADDOCK_DEBUG_BUILD:-}" = 1 ]; then
   flags=()
 fi
 step "building the app ($profile)"
-cargo build --locked "${flags[@]}" -p paddock-desktop
+# bash runs behind a wall built by paddock-sandbox-helper, which sits beside the app.
+cargo build --locked "${flags[@]}" -p paddock-desktop -p paddock-sandbox
 
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "no display found (DISPLAY / WAYLAND_DISPLAY unset): run this from a desktop session," >&2

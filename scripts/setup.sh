@@ -7,11 +7,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { printf '\n==> %s\n' "$*"; }
 
 # System packages: the Tauri/WebKit build, Secret Service (keychain), Xvfb + WebKitWebDriver
-# for the desktop tests, ripgrep for the search benchmark.
+# for the desktop tests, bubblewrap (bash's wall), ripgrep for the search benchmark, python3,
+# git and util-linux's `script` for the wall's escape tests.
 APT_PACKAGES=(
   build-essential pkg-config curl libssl-dev libdbus-1-dev
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-tools keyutils
+  bubblewrap python3 git bsdutils procps
   ripgrep imagemagick
 )
 

@@ -24,7 +24,9 @@ step "rust tests (in a private D-Bus session with an unlocked Secret Service)"
 export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 test_home=$(mktemp -d)
 trap 'rm -rf "$test_home"' EXIT
-HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 \
+# PADDOCK_REQUIRE_SANDBOX: a host where bash's wall cannot be built fails the wall's tests
+# instead of skipping them.
+HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 PADDOCK_REQUIRE_SANDBOX=1 \
   dbus-run-session -- sh -c '
     printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
     exec cargo test --workspace --locked --no-fail-fast

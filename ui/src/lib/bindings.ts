@@ -49,12 +49,6 @@ binary: boolean,
  */
 truncated: boolean, text?: string, };
 
-export type FsConfinement = { "state": "landlock", 
-/**
- * The Landlock ABI the running kernel offers (1 = Linux 5.13, 7 = Linux 6.15).
- */
-abi: number, } | { "state": "unavailable", reason: string, } | { "state": "disabled" };
-
 export type Grant = "allow" | "ask" | "deny";
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
@@ -117,8 +111,6 @@ export type ModelInfo = { id: string,
  */
 display_name?: string, };
 
-export type NetworkConfinement = { "state": "namespace" } | { "state": "landlock_tcp" } | { "state": "granted" } | { "state": "unavailable", reason: string, } | { "state": "disabled" };
-
 export type ProjectInfo = { 
 /**
  * Absolute path, symlinks resolved.
@@ -180,6 +172,20 @@ teammates?: Array<TeammateSettings>,
  */
 mcpServers?: { [key in string]: McpServerConfig }, };
 
+export type Protection = { kind: ProtectionKind, state: ProtectionState, 
+/**
+ * In plain words, e.g. "/run, /tmp and $XDG_RUNTIME_DIR hidden; abstract sockets cut off".
+ */
+detail: string, 
+/**
+ * One line on how to get it, when it is not enforced.
+ */
+fix?: string, };
+
+export type ProtectionKind = "writes" | "secrets" | "sockets" | "network" | "lifetime" | "terminal";
+
+export type ProtectionState = "enforced" | "partial" | "absent" | "granted";
+
 export type ProviderKind = "anthropic" | "openai" | "openai-compatible";
 
 export type RecentProject = { path: string, name: string, 
@@ -194,11 +200,17 @@ exists: boolean, };
 
 export type Role = "user" | "assistant";
 
+export type SandboxEngine = { "engine": "bubblewrap", version: string, } | { "engine": "namespaces" } | { "engine": "landlock", abi: number, } | { "engine": "none", reason: string, } | { "engine": "disabled" };
+
 export type SandboxStatus = { workspace_mode: WorkspaceMode, 
 /**
  * The workspace root the file tools and bash use.
  */
-workspace_root: string, filesystem: FsConfinement, network: NetworkConfinement, 
+workspace_root: string, engine: SandboxEngine, 
+/**
+ * Each protection, in the order of [`ProtectionKind`].
+ */
+protections: Array<Protection>, 
 /**
  * Folders bash may write (the workspace and its private TMPDIR); empty when writes are
  * not confined.
@@ -214,7 +226,7 @@ fully_confined: boolean,
  */
 bash_runs: boolean, 
 /**
- * One line for people, e.g. "Landlock ABI 7; network isolated (namespace)".
+ * One line for people, e.g. "bubblewrap 0.8.0: every protection enforced".
  */
 summary: string, };
 

@@ -4,12 +4,16 @@ import type { ProjectInfo, ProjectSettings, SandboxStatus, TrustReport } from '.
 export const sandbox: SandboxStatus = {
   workspace_mode: 'agent_workspace',
   workspace_root: '/home/u/proj/.agent-workspace',
-  filesystem: { state: 'landlock', abi: 6 },
-  network: { state: 'namespace' },
+  engine: { engine: 'bubblewrap', version: '0.8.0' },
+  protections: (['writes', 'secrets', 'sockets', 'network', 'lifetime', 'terminal'] as const).map((kind) => ({
+    kind,
+    state: 'enforced' as const,
+    detail: `${kind} held`,
+  })),
   writable_roots: ['/home/u/proj/.agent-workspace', '/tmp/paddock-x'],
   fully_confined: true,
   bash_runs: true,
-  summary: 'Landlock ABI 6; network isolated (namespace)',
+  summary: 'bubblewrap 0.8.0: every protection enforced',
 };
 
 export const settings: ProjectSettings = {

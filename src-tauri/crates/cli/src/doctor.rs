@@ -9,7 +9,7 @@ use paddock_host::{
     ApiKey, Connection, KeyError, KeyStore, Keychain, LiveProject, Project, RunOptions, ServerPath,
 };
 use paddock_protocol::{
-    FsConfinement, McpServerState, NetworkConfinement, ProjectSettings, ProviderKind, SandboxStatus,
+    McpServerState, ProjectSettings, ProtectionKind, ProtectionState, ProviderKind, SandboxStatus,
 };
 
 use crate::cli::ModelArgs;
@@ -156,8 +156,7 @@ fn sandbox(report: &mut Report, status: &SandboxStatus) {
             Level::Warn,
             "sandbox",
             &format!(
-                "{}; bash runs without full confinement because the settings allow it. \
-                 Remove \"allowUnconfinedBash\" to withhold bash instead",
+                "{}; bash runs behind the wall this host allows (each protection below)",
                 status.summary
             ),
         );
@@ -166,9 +165,9 @@ fn sandbox(report: &mut Report, status: &SandboxStatus) {
             Level::Warn,
             "sandbox",
             &format!(
-                "{}; bash is withheld (the other tools work). Use a kernel with Landlock \
-                 (Linux 5.13+) and unprivileged user namespaces, or set \
-                 \"allowUnconfinedBash\": true to run bash unconfined",
+                "{}; bash is withheld (the other tools work). Install bubblewrap or use a \
+                 kernel with Landlock and user namespaces, or set \"allowUnconfinedBash\": \
+                 true to run bash unconfined",
                 status.summary
             ),
         );
@@ -178,13 +177,38 @@ fn sandbox(report: &mut Report, status: &SandboxStatus) {
         status.workspace_root,
         status.workspace_mode.as_str()
     ));
-    report.detail(&format!("filesystem: {}", describe_fs(&status.filesystem)));
-    report.detail(&format!("network: {}", describe_net(&status.network)));
+    for p in &status.protections {
+        let state = match p.state {
+            ProtectionState::Enforced => "enforced",
+            ProtectionState::Partial => "partial",
+            ProtectionState::Absent => "absent",
+            ProtectionState::Granted => "granted",
+        };
+        report.detail(&format!(
+            "{}: {state} — {}",
+            protection_name(p.kind),
+            p.detail
+        ));
+        if let Some(fix) = &p.fix {
+            report.detail(&format!("  fix: {fix}"));
+        }
+    }
     if !status.writable_roots.is_empty() {
         report.detail(&format!(
             "bash may write: {}",
             status.writable_roots.join(", ")
         ));
+    }
+}
+
+fn protection_name(kind: ProtectionKind) -> &'static str {
+    match kind {
+        ProtectionKind::Writes => "writes",
+        ProtectionKind::Secrets => "secrets",
+        ProtectionKind::Sockets => "host sockets",
+        ProtectionKind::Network => "network",
+        ProtectionKind::Lifetime => "process lifetime",
+        ProtectionKind::Terminal => "terminal",
     }
 }
 
@@ -339,24 +363,6 @@ async fn mcp(report: &mut Report, project: &Project) {
         }
     }
     live.shutdown().await;
-}
-
-fn describe_fs(fs: &FsConfinement) -> String {
-    match fs {
-        FsConfinement::Landlock { abi } => format!("Landlock ABI {abi} (writes confined)"),
-        FsConfinement::Unavailable { reason } => format!("not confined: {reason}"),
-        FsConfinement::Disabled => "sandbox turned off".to_owned(),
-    }
-}
-
-fn describe_net(net: &NetworkConfinement) -> String {
-    match net {
-        NetworkConfinement::Namespace => "isolated (private network namespace)".to_owned(),
-        NetworkConfinement::LandlockTcp => "TCP blocked by Landlock".to_owned(),
-        NetworkConfinement::Granted => "allowed (\"bashNetwork\": true)".to_owned(),
-        NetworkConfinement::Unavailable { reason } => format!("not isolated: {reason}"),
-        NetworkConfinement::Disabled => "sandbox turned off".to_owned(),
-    }
 }
 
 fn provider_kind(s: &ProjectSettings) -> ProviderKind {

@@ -18,6 +18,12 @@ use crate::exit::{CliError, Code};
 use crate::run::Target;
 
 fn main() {
+    // `paddock` is its own sandbox helper: this process then only builds bash's wall and
+    // becomes the command (single-threaded, before anything else starts).
+    if let Some(code) = paddock_host::run_sandbox_helper_if_asked() {
+        std::process::exit(code);
+    }
+    paddock_host::use_this_program_as_sandbox_helper();
     // One line, no backtrace: a panic is a bug to report, not a screen of frames.
     std::panic::set_hook(Box::new(|info| {
         output::err(&format!("paddock: error: internal error (a bug): {info}"));

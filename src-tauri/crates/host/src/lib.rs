@@ -36,6 +36,30 @@ pub use paddock_mcp::ServerPath;
 pub use paddock_providers::ApiKey;
 pub use paddock_sandbox::{PathError, display_rel};
 
+/// When this process was started as the sandbox helper (`PROGRAM __sandbox-helper ...`):
+/// builds the wall and becomes the command; returns only the exit status of a failure.
+/// Call first thing in `main`, before any thread starts.
+pub fn run_sandbox_helper_if_asked() -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        if args.first().map(|a| a.as_os_str()) == Some(paddock_sandbox::HELPER_SUBCOMMAND.as_ref())
+        {
+            return Some(paddock_sandbox::helper::main(&args));
+        }
+    }
+    None
+}
+
+/// Makes this program its own sandbox helper (it must call
+/// [`run_sandbox_helper_if_asked`] first thing).
+pub fn use_this_program_as_sandbox_helper() {
+    #[cfg(target_os = "linux")]
+    if let Some(helper) = paddock_sandbox::HelperCommand::this_program() {
+        paddock_sandbox::helper::set_default(helper);
+    }
+}
+
 /// Stored sessions: the store, its errors and exports.
 pub mod session {
     pub use paddock_session::{

@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use paddock_protocol::{ProjectSettings, SandboxStatus};
-use paddock_sandbox::SandboxConfig;
+use paddock_sandbox::{READ_ONLY_DIRS, SandboxConfig};
 use paddock_tools::ToolEnv;
 
 use crate::{HostError, settings};
@@ -38,6 +38,17 @@ impl Project {
             sandbox: SandboxConfig {
                 bash_network: self.settings.bash_network,
                 allow_unconfined: self.settings.allow_unconfined_bash,
+                // bash's side of the read-only rule the file tools follow.
+                read_only: READ_ONLY_DIRS.iter().map(|d| self.root.join(d)).collect(),
+                // Paddock's own data wherever it was put (sessions of every project, trust).
+                hidden: paddock_session::data_dir()
+                    .into_iter()
+                    .chain(
+                        crate::trust::TrustStore::open_default()
+                            .ok()
+                            .and_then(|t| t.path().parent().map(Path::to_path_buf)),
+                    )
+                    .collect(),
                 ..SandboxConfig::default()
             },
         })

@@ -22,7 +22,8 @@ pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
 pub use sandbox::{
-    AGENT_WORKSPACE_DIR, FsConfinement, NetworkConfinement, SandboxStatus, WorkspaceMode,
+    AGENT_WORKSPACE_DIR, Protection, ProtectionKind, ProtectionState, SandboxEngine, SandboxStatus,
+    WorkspaceMode,
 };
 pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, SessionSummary};
 pub use settings::{

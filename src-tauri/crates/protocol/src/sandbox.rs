@@ -40,42 +40,65 @@ impl WorkspaceMode {
     }
 }
 
-/// How bash's file-system access is confined.
+/// What builds bash's wall on this host, strongest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum FsConfinement {
-    /// Landlock is enforced: writes only inside `writable_roots`, reads everywhere.
-    Landlock {
-        /// The Landlock ABI the running kernel offers (1 = Linux 5.13, 7 = Linux 6.15).
-        abi: u32,
-    },
-    /// No file-system confinement is possible here.
-    Unavailable { reason: String },
+#[serde(tag = "engine", rename_all = "snake_case")]
+pub enum SandboxEngine {
+    /// bubblewrap (from the OS) builds mount, PID, user and network namespaces; Paddock's
+    /// helper adds Landlock and a seccomp filter inside.
+    Bubblewrap { version: String },
+    /// No bubblewrap: Paddock's helper builds user, mount, PID and network namespaces itself,
+    /// with Landlock and seccomp.
+    Namespaces,
+    /// No namespaces here: only Landlock (and seccomp, and a reaper for the call's processes).
+    Landlock { abi: u32 },
+    /// Nothing can confine bash on this host.
+    None { reason: String },
     /// The user turned the sandbox off.
     Disabled,
 }
 
-/// How bash's network access is confined.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum NetworkConfinement {
-    /// A fresh user + network namespace: no interface but a private loopback.
-    Namespace,
-    /// Landlock denies TCP connect and bind (other protocols are not covered).
-    LandlockTcp,
-    /// The project grants bash network access.
+/// One protection of the wall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProtectionKind {
+    /// Writes (and metadata changes) outside the workspace and its TMPDIR; `.git` and
+    /// `.paddock` read-only.
+    Writes,
+    /// Reads of secrets: SSH and cloud credentials, keyrings, Paddock's own data.
+    Secrets,
+    /// Host sockets: D-Bus (the keychain), ssh-agent, X11, docker.
+    Sockets,
+    Network,
+    /// Processes the command starts die with the call, however they detach.
+    Lifetime,
+    /// No keystrokes pushed into the user's terminal.
+    Terminal,
+}
+
+/// Whether a protection holds on this host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProtectionState {
+    Enforced,
+    /// Part of it holds; `detail` says what does not.
+    Partial,
+    Absent,
+    /// Deliberately open: the project grants it (network).
     Granted,
-    /// Isolation was wanted but nothing on this machine can provide it.
-    Unavailable { reason: String },
-    /// The user turned the sandbox off.
-    Disabled,
 }
 
-impl NetworkConfinement {
-    /// True when bash cannot reach the network.
-    pub fn is_isolated(&self) -> bool {
-        matches!(self, Self::Namespace | Self::LandlockTcp)
-    }
+/// A protection, what it does here, and how to get it where it is missing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Protection {
+    pub kind: ProtectionKind,
+    pub state: ProtectionState,
+    /// In plain words, e.g. "/run, /tmp and $XDG_RUNTIME_DIR hidden; abstract sockets cut off".
+    pub detail: String,
+    /// One line on how to get it, when it is not enforced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub fix: Option<String>,
 }
 
 /// What bash runs under on this machine with these settings.
@@ -84,8 +107,9 @@ pub struct SandboxStatus {
     pub workspace_mode: WorkspaceMode,
     /// The workspace root the file tools and bash use.
     pub workspace_root: String,
-    pub filesystem: FsConfinement,
-    pub network: NetworkConfinement,
+    pub engine: SandboxEngine,
+    /// Each protection, in the order of [`ProtectionKind`].
+    pub protections: Vec<Protection>,
     /// Folders bash may write (the workspace and its private TMPDIR); empty when writes are
     /// not confined.
     pub writable_roots: Vec<String>,
@@ -94,8 +118,14 @@ pub struct SandboxStatus {
     /// bash will run: fully confined, or the settings accept running it without (full)
     /// confinement.
     pub bash_runs: bool,
-    /// One line for people, e.g. "Landlock ABI 7; network isolated (namespace)".
+    /// One line for people, e.g. "bubblewrap 0.8.0: every protection enforced".
     pub summary: String,
+}
+
+impl SandboxStatus {
+    pub fn protection(&self, kind: ProtectionKind) -> Option<&Protection> {
+        self.protections.iter().find(|p| p.kind == kind)
+    }
 }
 
 #[cfg(test)]
@@ -114,12 +144,10 @@ mod tests {
     }
 
     #[test]
-    fn confinement_serializes_with_a_state_tag() {
-        let json = serde_json::to_value(FsConfinement::Landlock { abi: 7 }).unwrap();
-        assert_eq!(json, serde_json::json!({"state": "landlock", "abi": 7}));
-        let json = serde_json::to_value(NetworkConfinement::Namespace).unwrap();
-        assert_eq!(json, serde_json::json!({"state": "namespace"}));
-        assert!(NetworkConfinement::LandlockTcp.is_isolated());
-        assert!(!NetworkConfinement::Granted.is_isolated());
+    fn engines_serialize_with_a_tag() {
+        let json = serde_json::to_value(SandboxEngine::Landlock { abi: 7 }).unwrap();
+        assert_eq!(json, serde_json::json!({"engine": "landlock", "abi": 7}));
+        let json = serde_json::to_value(ProtectionState::Partial).unwrap();
+        assert_eq!(json, serde_json::json!("partial"));
     }
 }

@@ -1,6 +1,6 @@
-//! Linux confinement for bash: a Landlock ruleset (write only inside the writable roots,
-//! read everything) and a fresh user + network namespace, both applied in the child between
-//! fork and exec.
+//! Linux pieces the helper uses: a Landlock ruleset (write only inside the writable roots,
+//! read everything, abstract sockets and signals scoped), uid/gid maps and loopback for new
+//! namespaces.
 
 use std::io;
 use std::path::PathBuf;
@@ -13,26 +13,13 @@ use landlock::{
 
 /// The newest Landlock ABI this code asks for; older kernels get what they support.
 const LANDLOCK_ABI: ABI = ABI::V7;
-/// The first ABI that can deny TCP connect and bind.
-const LANDLOCK_NET_ABI: u32 = 4;
 /// Device files any shell needs to write (`2>/dev/null`) even under Landlock.
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
-/// What this machine offers, probed once per process.
-#[derive(Debug, Clone)]
-pub struct Probe {
-    /// The kernel's Landlock ABI, or why there is none.
-    pub landlock: Result<u32, String>,
-    /// Whether a user + network namespace can be created, or why not.
-    pub netns: Result<(), String>,
-}
-
-pub fn probe() -> &'static Probe {
-    static PROBE: OnceLock<Probe> = OnceLock::new();
-    PROBE.get_or_init(|| Probe {
-        landlock: probe_landlock(),
-        netns: probe_netns(),
-    })
+/// The kernel's Landlock ABI, or why there is none; asked once per process.
+pub fn landlock_abi() -> &'static Result<u32, String> {
+    static ABI: OnceLock<Result<u32, String>> = OnceLock::new();
+    ABI.get_or_init(probe_landlock)
 }
 
 fn probe_landlock() -> Result<u32, String> {
@@ -56,25 +43,6 @@ fn probe_landlock() -> Result<u32, String> {
     }
 }
 
-fn probe_netns() -> Result<(), String> {
-    let mut cmd = std::process::Command::new("/bin/sh");
-    cmd.args(["-c", "exit 0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let maps = IdMaps::current();
-    // SAFETY: the hook only makes async-signal-safe system calls (see `enter_namespaces`).
-    #[allow(unsafe_code)]
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || enter_namespaces(&maps));
-    }
-    match cmd.status() {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("namespace test child failed ({s})")),
-        Err(e) => Err(format!("cannot create a user + network namespace: {e}")),
-    }
-}
-
 /// uid/gid map lines, formatted before fork so the child never allocates.
 #[derive(Debug, Clone)]
 pub struct IdMaps {
@@ -93,22 +61,25 @@ impl IdMaps {
     }
 }
 
-/// Runs in the forked child: a new user and network namespace, the same uid/gid inside, and
-/// the namespace's own loopback brought up so local servers started by the command work.
-/// Only raw system calls on memory prepared before fork.
-pub fn enter_namespaces(maps: &IdMaps) -> io::Result<()> {
+/// In a new user namespace: the same uid/gid inside as outside.
+pub fn write_id_maps(maps: &IdMaps) -> io::Result<()> {
     #[allow(unsafe_code)]
-    // SAFETY: plain system calls with valid pointers to memory owned by this frame or `maps`.
+    // SAFETY: plain system calls with valid pointers to memory owned by `maps`.
     unsafe {
-        if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
-            return Err(io::Error::last_os_error());
-        }
         write_proc(c"/proc/self/setgroups", b"deny")?;
         write_proc(c"/proc/self/uid_map", &maps.uid)?;
         write_proc(c"/proc/self/gid_map", &maps.gid)?;
-        loopback_up();
     }
     Ok(())
+}
+
+/// In a new network namespace: its own loopback up, so local servers the command starts work.
+pub fn bring_loopback_up() {
+    #[allow(unsafe_code)]
+    // SAFETY: see `loopback_up`.
+    unsafe {
+        loopback_up();
+    }
 }
 
 #[allow(unsafe_code)]
@@ -208,9 +179,4 @@ impl LandlockRules {
             Err(_) => Err(io::Error::from_raw_os_error(libc::EPERM)),
         }
     }
-}
-
-/// Whether Landlock on this kernel can deny TCP.
-pub fn landlock_covers_tcp(abi: u32) -> bool {
-    abi >= LANDLOCK_NET_ABI
 }

@@ -110,10 +110,13 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
     };
     let mut notes: Vec<String> = confinement.note().into_iter().collect();
 
-    let mut cmd = tokio::process::Command::new(bash_program());
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(&cwd)
+    // The wall is built by a helper process (bubblewrap and/or Paddock's helper), never here
+    // between fork and exec.
+    let mut cmd = confinement.command(
+        std::ffi::OsStr::new(bash_program()),
+        &["-c".as_ref(), std::ffi::OsStr::new(command)],
+    );
+    cmd.current_dir(&cwd)
         .env_clear()
         .envs(scrubbed_env(
             std::env::vars_os(),
@@ -126,7 +129,6 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
         .kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
-    confinement.apply(&mut cmd);
 
     let mut child = match cmd.spawn() {
         Ok(child) => child,
@@ -166,9 +168,14 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
             EXIT_ABORTED
         },
     };
-    // Whatever is left of the group (background jobs, or all of it on timeout) goes now,
-    // so nothing keeps the pipes open.
-    group.kill();
+    // Whatever is left goes now, so nothing keeps the pipes open. A command that ended took
+    // its wall's namespace (or the helper's reaping) with it: kill the rest at once. One
+    // that is still running is asked first, so the helper ends all it started, then killed.
+    if matches!(exit_code, EXIT_TIMEOUT | EXIT_ABORTED) {
+        group.stop().await;
+    } else {
+        group.kill_now();
+    }
     let _ = child.wait().await;
     for reader in readers.into_iter().flatten() {
         let abort = reader.abort_handle();
@@ -220,25 +227,56 @@ fn redactor_for(env: &ToolEnv) -> Redactor {
     Redactor::new(env.secrets.iter().cloned().chain(host))
 }
 
-/// Kills the command's whole process group when dropped or asked to (the executor may drop
-/// the call on its own timeout or on cancel).
+/// Grace the helper gets to end what the command started before the group is killed.
+const STOP_GRACE: Duration = Duration::from_millis(300);
+
+/// Stops the command's whole process group when dropped or asked to (the executor may drop
+/// the call on its own timeout or on cancel): SIGTERM first, so the sandbox helper can end
+/// what the command detached, then SIGKILL.
 struct ProcessGroup(Option<u32>);
 
 impl ProcessGroup {
-    /// Kills the group once; later calls do nothing, so a recycled id is never signalled.
-    fn kill(&mut self) {
-        #[cfg(unix)]
-        if let Some(pid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
-            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-            }
+    fn pid(&self) -> Option<rustix::process::Pid> {
+        self.0
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(rustix::process::Pid::from_raw)
+    }
+
+    fn signal(&self, signal: rustix::process::Signal) {
+        if let Some(pid) = self.pid() {
+            let _ = rustix::process::kill_process_group(pid, signal);
         }
+    }
+
+    /// Kills the group once; later calls do nothing, so a recycled id is never signalled.
+    fn kill_now(&mut self) {
+        self.signal(rustix::process::Signal::KILL);
+        self.0 = None;
+    }
+
+    /// Stops the group once: asked, then killed.
+    async fn stop(&mut self) {
+        if self.0.is_none() {
+            return;
+        }
+        self.signal(rustix::process::Signal::TERM);
+        tokio::time::sleep(STOP_GRACE).await;
+        self.signal(rustix::process::Signal::KILL);
+        self.0 = None;
     }
 }
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        self.kill();
+        if self.0.is_none() {
+            return;
+        }
+        self.signal(rustix::process::Signal::TERM);
+        let group = ProcessGroup(self.0.take());
+        std::thread::spawn(move || {
+            std::thread::sleep(STOP_GRACE);
+            group.signal(rustix::process::Signal::KILL);
+        });
     }
 }
 

@@ -7,3 +7,4 @@ mod delegation;
 mod escape;
 mod tools_files;
 mod tools_support;
+mod wall;

@@ -1,0 +1,193 @@
+//! bubblewrap as the wall: its command line for a policy, and a probe that runs it once and
+//! says why it cannot work here, with the fix.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::policy::{EMPTIED, Policy};
+
+/// Where bubblewrap is looked for.
+const BWRAP_PATHS: &[&str] = &["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
+
+/// A bubblewrap that works on this host, and which optional flags it took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bwrap {
+    pub path: PathBuf,
+    pub version: String,
+    /// `--disable-userns` (no nested user namespaces) was accepted.
+    pub disable_userns: bool,
+}
+
+/// The bubblewrap on this host, or why there is none that works, with the fix.
+pub fn probe(true_cmd: &[OsString]) -> Result<Bwrap, (String, String)> {
+    let Some(path) = BWRAP_PATHS.iter().map(Path::new).find(|p| p.is_file()) else {
+        return Err((
+            "bubblewrap is not installed".to_owned(),
+            "install it (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
+                .to_owned(),
+        ));
+    };
+    let version = Command::new(path)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+        .trim_start_matches("bubblewrap ")
+        .to_owned();
+    let mut last = String::new();
+    for disable_userns in [true, false] {
+        let bwrap = Bwrap {
+            path: path.to_path_buf(),
+            version: version.clone(),
+            disable_userns,
+        };
+        let mut cmd = Command::new(path);
+        cmd.args(base_args(&bwrap, false))
+            .args([
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "--",
+            ])
+            .args(true_cmd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        match cmd.output() {
+            Ok(out) if out.status.success() => return Ok(bwrap),
+            Ok(out) => last = String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(classify(&last))
+}
+
+/// Why bubblewrap failed, and what would fix it, from what it printed.
+fn classify(stderr: &str) -> (String, String) {
+    let first = stderr.lines().next().unwrap_or(stderr).trim();
+    let apparmor =
+        std::fs::read_to_string("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+            .is_ok_and(|v| v.trim() == "1");
+    let fix = if apparmor {
+        "AppArmor forbids unprivileged user namespaces here: install the bwrap profile \
+         (apt install apparmor-profiles; it ships bwrap-userns-restrict) or set \
+         kernel.apparmor_restrict_unprivileged_userns=0"
+    } else if stderr.contains("proc") {
+        "the /proc mount is refused (a container that masks /proc): run Paddock outside the \
+         container, or give it a private /proc"
+    } else if stderr.contains("namespace") || stderr.contains("uid map") {
+        "unprivileged user namespaces are off: set kernel.unprivileged_userns_clone=1 (or \
+         user.max_user_namespaces > 0)"
+    } else {
+        "run `bwrap --ro-bind / / true` to see the error"
+    };
+    (
+        format!("bubblewrap cannot run here ({first})"),
+        fix.to_owned(),
+    )
+}
+
+/// Flags every call shares: every namespace, a new session, no capabilities, gone with us.
+fn base_args(bwrap: &Bwrap, network: bool) -> Vec<&'static str> {
+    let mut args = vec!["--unshare-all", "--unshare-user"];
+    if bwrap.disable_userns {
+        args.push("--disable-userns");
+    }
+    if network {
+        args.push("--share-net");
+    }
+    args.extend(["--die-with-parent", "--new-session", "--cap-drop", "ALL"]);
+    args
+}
+
+/// The whole command line: bubblewrap, then `inner` (the helper and the command). Later
+/// mounts shadow earlier ones: the root read-only, emptied system folders, hidden paths,
+/// then the writable folders, then what stays read-only inside them.
+pub fn command_line(
+    bwrap: &Bwrap,
+    policy: &Policy,
+    pinned: &[PathBuf],
+    keep: &[PathBuf],
+    inner: &[OsString],
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = base_args(bwrap, policy.network)
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    let mut push = |parts: &[&std::ffi::OsStr]| args.extend(parts.iter().map(|p| p.to_os_string()));
+    push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+    push(&["--dev".as_ref(), "/dev".as_ref()]);
+    push(&["--proc".as_ref(), "/proc".as_ref()]);
+    for dir in EMPTIED.iter().map(Path::new).filter(|d| d.is_dir()) {
+        push(&["--tmpfs".as_ref(), dir.as_os_str()]);
+    }
+    // What lives in an emptied folder and must stay: the resolver config, the helper.
+    for path in keep {
+        push(&["--ro-bind-try".as_ref(), path.as_os_str(), path.as_os_str()]);
+    }
+    for path in &policy.hidden {
+        if path.is_dir() {
+            push(&["--tmpfs".as_ref(), path.as_os_str()]);
+            push(&["--remount-ro".as_ref(), path.as_os_str()]);
+        } else {
+            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()]);
+        }
+    }
+    for dir in &policy.writable {
+        push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+    }
+    for path in policy.read_only.iter().chain(pinned) {
+        push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+    }
+    push(&[
+        "--chdir".as_ref(),
+        policy.workdir.as_os_str(),
+        "--".as_ref(),
+    ]);
+    args.extend(inner.iter().cloned());
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Engine;
+
+    #[test]
+    fn later_mounts_shadow_earlier_ones() {
+        let bwrap = Bwrap {
+            path: "/usr/bin/bwrap".into(),
+            version: "0.8.0".into(),
+            disable_userns: true,
+        };
+        let policy = Policy {
+            engine: Engine::Bubblewrap,
+            writable: vec!["/w".into(), "/tmp/t".into()],
+            read_only: vec!["/w/.git".into()],
+            hidden: vec!["/h/.netrc".into()],
+            network: false,
+            landlock_abi: Some(6),
+            workdir: "/w".into(),
+        };
+        let args = command_line(&bwrap, &policy, &[], &[], &["true".into()]);
+        let text: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let at = |s: &str| text.iter().position(|a| a == s).unwrap();
+        assert!(text.contains(&"--disable-userns".to_owned()));
+        assert!(!text.contains(&"--share-net".to_owned()));
+        assert!(at("/dev/null") < at("/w"), "hidden before the binds");
+        assert!(
+            at("/w/.git") > at("/tmp/t"),
+            "read-only carve-outs after the writable binds"
+        );
+        assert_eq!(text.last().map(String::as_str), Some("true"));
+    }
+}

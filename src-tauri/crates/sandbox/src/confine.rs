@@ -1,0 +1,291 @@
+//! Putting one command behind the wall: probe what this host offers (once per process), say
+//! what is enforced, and build the command line: bubblewrap and the helper, or the helper
+//! alone, or (when the user accepts it) the bare command.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use paddock_protocol::{SandboxStatus, WorkspaceMode};
+
+use crate::SandboxConfig;
+use crate::policy::Engine;
+use crate::status::{Gaps, HostWalls, assemble, choose};
+
+/// Why a command cannot be started behind the wall. The text is what the model sees.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfinementError {
+    /// No wall can be built here and the settings do not accept unconfined commands.
+    #[error(
+        "bash is disabled on this machine: {summary}. The user can allow unconfined bash in \
+         the project settings."
+    )]
+    Unavailable { summary: String },
+}
+
+/// The status for these settings on this machine, writing only `writable`.
+pub fn describe(
+    config: &SandboxConfig,
+    mode: WorkspaceMode,
+    root: &Path,
+    writable: &[PathBuf],
+) -> SandboxStatus {
+    let walls = host_walls();
+    let engine = choose(config, walls);
+    let gaps = gaps(engine, root);
+    assemble(config, mode, root, writable, walls, engine, &gaps)
+}
+
+/// One command behind the wall.
+#[derive(Debug)]
+pub struct Confinement {
+    pub status: SandboxStatus,
+    /// The program and arguments to put before the command; empty runs it bare.
+    prefix: Vec<OsString>,
+    #[cfg(target_os = "linux")]
+    policy: Option<(crate::policy::Policy, Option<crate::bwrap::Bwrap>)>,
+}
+
+impl Confinement {
+    /// Builds what `describe` says can be enforced for a command working in `root`. Refuses
+    /// (with the reason the model sees) when no wall can be built and the settings do not
+    /// accept that.
+    pub fn prepare(
+        config: &SandboxConfig,
+        mode: WorkspaceMode,
+        root: &Path,
+        writable: &[PathBuf],
+    ) -> Result<Self, ConfinementError> {
+        let walls = host_walls();
+        let engine = choose(config, walls);
+        let gaps = gaps(engine, root);
+        let status = assemble(config, mode, root, writable, walls, engine, &gaps);
+        if !status.bash_runs {
+            return Err(ConfinementError::Unavailable {
+                summary: status.summary,
+            });
+        }
+        Ok(Self::plan(status, config, engine, root, writable))
+    }
+
+    #[cfg(target_os = "linux")]
+    fn plan(
+        status: SandboxStatus,
+        config: &SandboxConfig,
+        engine: Option<Engine>,
+        root: &Path,
+        writable: &[PathBuf],
+    ) -> Self {
+        let Some(engine) = engine else {
+            return Self {
+                status,
+                prefix: Vec::new(),
+                policy: None,
+            };
+        };
+        let home = config
+            .home
+            .clone()
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let policy = crate::policy::Policy {
+            engine,
+            writable: writable.to_vec(),
+            read_only: config
+                .read_only
+                .iter()
+                .filter(|p| p.exists() && writable.iter().any(|w| p.starts_with(w)))
+                .cloned()
+                .collect(),
+            hidden: crate::policy::hidden_paths(home.as_deref(), None, &config.hidden, writable),
+            network: config.bash_network,
+            landlock_abi: host_walls().landlock.as_ref().ok().copied(),
+            workdir: root.to_path_buf(),
+        };
+        let bwrap = (engine == Engine::Bubblewrap)
+            .then(|| probed().bwrap.clone().ok())
+            .flatten();
+        Self {
+            status,
+            prefix: Vec::new(),
+            policy: Some((policy, bwrap)),
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn plan(
+        status: SandboxStatus,
+        _config: &SandboxConfig,
+        _engine: Option<Engine>,
+        _root: &Path,
+        _writable: &[PathBuf],
+    ) -> Self {
+        Self {
+            status,
+            prefix: Vec::new(),
+        }
+    }
+
+    /// A line for the result when the command does not run behind a wall.
+    pub fn note(&self) -> Option<String> {
+        self.is_bare()
+            .then(|| format!("[ran unconfined: {}]", self.status.summary))
+    }
+
+    fn is_bare(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.policy.is_none() && self.prefix.is_empty();
+        #[cfg(not(target_os = "linux"))]
+        return self.prefix.is_empty();
+    }
+
+    /// The process to spawn for `program args`: behind the wall, or bare.
+    pub fn command(&self, program: &OsStr, args: &[&OsStr]) -> tokio::process::Command {
+        let mut argv: Vec<OsString> = self.prefix.clone();
+        let inner: Vec<OsString> = std::iter::once(program.to_os_string())
+            .chain(args.iter().map(|a| a.to_os_string()))
+            .collect();
+        #[cfg(target_os = "linux")]
+        if let (Some((policy, bwrap)), Some(helper)) = (&self.policy, crate::helper::default()) {
+            let helper_argv = helper.argv(policy, &inner);
+            match bwrap {
+                Some(b) => {
+                    let keep = keep_paths(&helper.program);
+                    let pinned = crate::hardlinks::outside_links(&policy.workdir);
+                    argv.push(b.path.clone().into_os_string());
+                    argv.extend(crate::bwrap::command_line(
+                        b,
+                        policy,
+                        &pinned.files,
+                        &keep,
+                        &helper_argv,
+                    ));
+                }
+                None => argv.extend(helper_argv),
+            }
+        }
+        if argv.is_empty() {
+            argv = inner;
+        }
+        let mut cmd = tokio::process::Command::new(&argv[0]);
+        cmd.args(&argv[1..]);
+        cmd
+    }
+}
+
+/// Files inside folders the wall empties that must stay: the helper itself, the resolver.
+#[cfg(target_os = "linux")]
+fn keep_paths(helper: &Path) -> Vec<PathBuf> {
+    let mut keep = vec![helper.to_path_buf()];
+    if let Ok(resolv) = std::fs::canonicalize("/etc/resolv.conf") {
+        keep.push(resolv);
+    }
+    keep.retain(|p| crate::policy::EMPTIED.iter().any(|e| p.starts_with(e)));
+    keep
+}
+
+/// What the wall leaves out for a workspace.
+fn gaps(engine: Option<Engine>, root: &Path) -> Gaps {
+    #[cfg(target_os = "linux")]
+    if engine == Some(Engine::Bubblewrap) && root.is_dir() {
+        let links = crate::hardlinks::outside_links(root);
+        return Gaps {
+            pinned: links.files.len(),
+            links_incomplete: links.incomplete,
+        };
+    }
+    let _ = (engine, root);
+    Gaps::default()
+}
+
+/// What this host offers, probed once per process.
+#[cfg(target_os = "linux")]
+struct Probed {
+    walls: HostWalls,
+    bwrap: Result<crate::bwrap::Bwrap, (String, String)>,
+}
+
+#[cfg(target_os = "linux")]
+fn probed() -> &'static Probed {
+    use std::sync::OnceLock;
+    static PROBED: OnceLock<Probed> = OnceLock::new();
+    PROBED.get_or_init(|| {
+        let landlock = crate::linux::landlock_abi().clone();
+        let Some(helper) = crate::helper::default() else {
+            let missing = "the sandbox helper (paddock-sandbox-helper) is not installed beside \
+                           Paddock; build it with `cargo build -p paddock-sandbox`"
+                .to_owned();
+            return Probed {
+                walls: HostWalls {
+                    bubblewrap: Err((missing.clone(), String::new())),
+                    namespaces: Err(missing.clone()),
+                    landlock,
+                    helper_missing: Some(missing.clone()),
+                },
+                bwrap: Err((missing, String::new())),
+            };
+        };
+        let trial = |engine: Engine| {
+            let policy = crate::policy::Policy {
+                engine,
+                writable: Vec::new(),
+                read_only: Vec::new(),
+                hidden: Vec::new(),
+                network: false,
+                landlock_abi: landlock.as_ref().ok().copied(),
+                workdir: PathBuf::from("/"),
+            };
+            helper.argv(&policy, &[OsString::from("/bin/true")])
+        };
+        let bwrap = crate::bwrap::probe(&trial(Engine::Bubblewrap));
+        let namespaces = run_trial(&trial(Engine::Namespaces));
+        Probed {
+            walls: HostWalls {
+                bubblewrap: bwrap
+                    .as_ref()
+                    .map(|b| b.version.clone())
+                    .map_err(Clone::clone),
+                namespaces,
+                landlock,
+                helper_missing: None,
+            },
+            bwrap,
+        }
+    })
+}
+
+/// Runs a trial command line; `Err` has the first line it printed.
+#[cfg(target_os = "linux")]
+fn run_trial(argv: &[OsString]) -> Result<(), String> {
+    let out = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let text = String::from_utf8_lossy(&out.stderr);
+        Err(text.lines().last().unwrap_or("failed").trim().to_owned())
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn host_walls() -> &'static HostWalls {
+    &probed().walls
+}
+
+#[cfg(not(target_os = "linux"))]
+fn host_walls() -> &'static HostWalls {
+    use std::sync::OnceLock;
+    static WALLS: OnceLock<HostWalls> = OnceLock::new();
+    WALLS.get_or_init(|| {
+        let reason = "OS confinement for bash is implemented on Linux only".to_owned();
+        HostWalls {
+            bubblewrap: Err((reason.clone(), String::new())),
+            namespaces: Err(reason.clone()),
+            landlock: Err(reason.clone()),
+            helper_missing: Some(reason),
+        }
+    })
+}

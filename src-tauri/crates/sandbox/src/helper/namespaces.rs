@@ -1,0 +1,238 @@
+//! The wall without bubblewrap: the helper makes user, mount, PID (and, unless granted,
+//! network) namespaces itself, empties the folders that hold host sockets, hides credentials,
+//! keeps `.git`/`.paddock` read-only, then forks the command as the new PID namespace's init
+//! (everything it starts dies with it) with a fresh /proc, its own session, Landlock and the
+//! seccomp filter.
+
+use std::ffi::{CString, OsString};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::sys;
+use crate::policy::{EMPTIED, Policy};
+use crate::seccomp::{self, Filter};
+
+pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
+    sys::die_with_parent(libc::SIGKILL);
+    let maps = crate::linux::IdMaps::current();
+    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+    if !policy.network {
+        flags |= libc::CLONE_NEWNET;
+    }
+    mount::unshare(flags)?;
+    crate::linux::write_id_maps(&maps).map_err(|e| format!("uid/gid maps: {e}"))?;
+    if !policy.network {
+        crate::linux::bring_loopback_up();
+    }
+    mount::private_root()?;
+    // Writable folders and kept files inside a folder about to be emptied are held open,
+    // then bound back into the empty one.
+    let kept: Vec<(PathBuf, OwnedFd)> = policy
+        .writable
+        .iter()
+        .chain(&resolver_files())
+        .filter(|p| EMPTIED.iter().any(|e| p.starts_with(e)))
+        .filter_map(|p| mount::open_path(p).ok().map(|fd| (p.clone(), fd)))
+        .collect();
+    for dir in EMPTIED.iter().map(Path::new).filter(|d| d.is_dir()) {
+        mount::tmpfs(dir, false)?;
+    }
+    for (path, fd) in &kept {
+        mount::bind_back(fd, path)?;
+    }
+    for path in &policy.hidden {
+        if path.is_dir() {
+            mount::tmpfs(path, true)?;
+        } else {
+            mount::bind_null(path)?;
+        }
+    }
+    for path in &policy.read_only {
+        mount::read_only(path)?;
+    }
+    let child = sys::fork().map_err(|e| format!("fork: {e}"))?;
+    if child == 0 {
+        // The PID namespace's init: a /proc that shows only it, its own session.
+        let failed = mount::fresh_proc()
+            .and_then(|()| {
+                sys::setsid();
+                sys::die_with_parent(libc::SIGKILL);
+                std::env::set_current_dir(&policy.workdir)
+                    .map_err(|e| format!("cannot enter {}: {e}", policy.workdir.display()))
+            })
+            .and_then(|()| super::landlock(policy, false))
+            .and_then(|()| {
+                seccomp::apply(Filter {
+                    deny_network: false,
+                })
+            })
+            .and_then(|()| super::exec(command));
+        if let Err(e) = failed {
+            eprintln!("paddock sandbox: the wall could not be built: {e}");
+        }
+        std::process::exit(super::EXIT_WALL_FAILED);
+    }
+    let mut code = 1;
+    while let Some((pid, status)) = sys::wait_any() {
+        if pid == child {
+            code = sys::exit_code(status);
+        }
+    }
+    Ok(code)
+}
+
+/// The files `/etc/resolv.conf` leads to (often under /run): kept, so DNS works when the
+/// network is granted.
+fn resolver_files() -> Vec<PathBuf> {
+    std::fs::canonicalize("/etc/resolv.conf")
+        .ok()
+        .filter(|p| p != Path::new("/etc/resolv.conf"))
+        .into_iter()
+        .collect()
+}
+
+/// Mount system calls, with errors that name the path.
+#[allow(unsafe_code)]
+mod mount {
+    use super::*;
+
+    fn c(path: &Path) -> Result<CString, String> {
+        CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| format!("{}: NUL in path", path.display()))
+    }
+
+    fn check(rc: libc::c_int, what: &str, path: &Path) -> Result<(), String> {
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} {}: {}",
+                path.display(),
+                std::io::Error::last_os_error()
+            ))
+        }
+    }
+
+    pub fn unshare(flags: libc::c_int) -> Result<(), String> {
+        // SAFETY: plain flags.
+        let rc = unsafe { libc::unshare(flags) };
+        check(rc, "unshare", Path::new("(namespaces)"))
+    }
+
+    /// Mount changes stay in this namespace.
+    pub fn private_root() -> Result<(), String> {
+        let root = c(Path::new("/"))?;
+        // SAFETY: valid C strings; null source, type and data are allowed for MS_PRIVATE.
+        let rc = unsafe {
+            libc::mount(
+                std::ptr::null(),
+                root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            )
+        };
+        check(rc, "make private", Path::new("/"))
+    }
+
+    /// An empty tmpfs over `dir`; `read_only` for hidden folders.
+    pub fn tmpfs(dir: &Path, read_only: bool) -> Result<(), String> {
+        let target = c(dir)?;
+        let fstype = c(Path::new("tmpfs"))?;
+        let mut flags = libc::MS_NOSUID | libc::MS_NODEV;
+        if read_only {
+            flags |= libc::MS_RDONLY;
+        }
+        // SAFETY: valid C strings; no data.
+        let rc = unsafe {
+            libc::mount(
+                fstype.as_ptr(),
+                target.as_ptr(),
+                fstype.as_ptr(),
+                flags,
+                std::ptr::null(),
+            )
+        };
+        check(rc, "empty", dir)
+    }
+
+    pub fn open_path(path: &Path) -> Result<OwnedFd, String> {
+        rustix::fs::open(
+            path,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| format!("open {}: {e}", path.display()))
+    }
+
+    fn bind(source: &Path, target: &Path) -> Result<(), String> {
+        let (s, t) = (c(source)?, c(target)?);
+        // SAFETY: valid C strings; a bind mount takes no type or data.
+        let rc = unsafe {
+            libc::mount(
+                s.as_ptr(),
+                t.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            )
+        };
+        check(rc, "bind", target)
+    }
+
+    /// Binds what `fd` holds (opened before its folder was emptied) back at `path`.
+    pub fn bind_back(fd: &OwnedFd, path: &Path) -> Result<(), String> {
+        let is_dir = rustix::fs::fstat(fd).is_ok_and(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory
+        });
+        if is_dir {
+            std::fs::create_dir_all(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        } else {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        let source = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+        bind(&source, path)
+    }
+
+    pub fn bind_null(path: &Path) -> Result<(), String> {
+        bind(Path::new("/dev/null"), path)
+    }
+
+    /// A read-only bind of `path` over itself.
+    pub fn read_only(path: &Path) -> Result<(), String> {
+        bind(path, path)?;
+        let t = c(path)?;
+        // SAFETY: valid C string; remounting a bind changes only its flags.
+        let rc = unsafe {
+            libc::mount(
+                std::ptr::null(),
+                t.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_REC,
+                std::ptr::null(),
+            )
+        };
+        check(rc, "make read-only", path)
+    }
+
+    pub fn fresh_proc() -> Result<(), String> {
+        let target = c(Path::new("/proc"))?;
+        let fstype = c(Path::new("proc"))?;
+        // SAFETY: valid C strings; no data.
+        let rc = unsafe {
+            libc::mount(
+                fstype.as_ptr(),
+                target.as_ptr(),
+                fstype.as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            )
+        };
+        check(rc, "mount", Path::new("/proc"))
+    }
+}
