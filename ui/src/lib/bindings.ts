@@ -162,7 +162,12 @@ bashNetwork: boolean,
 /**
  * Run bash even where the OS sandbox is unavailable (the result says so).
  */
-allowUnconfinedBash: boolean, maxTurns?: number, maxTokenBudget?: number, 
+allowUnconfinedBash: boolean, 
+/**
+ * More folders or files bash may not see, besides the built-in list (SSH and cloud
+ * credentials, keyrings, Paddock's data): absolute, or `~/` for the home folder.
+ */
+hiddenPaths?: Array<string>, maxTurns?: number, maxTokenBudget?: number, 
 /**
  * Agents the main agent may hand work to with `delegate_to_agent`.
  */

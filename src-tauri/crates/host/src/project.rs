@@ -40,13 +40,20 @@ impl Project {
                 allow_unconfined: self.settings.allow_unconfined_bash,
                 // bash's side of the read-only rule the file tools follow.
                 read_only: READ_ONLY_DIRS.iter().map(|d| self.root.join(d)).collect(),
-                // Paddock's own data wherever it was put (sessions of every project, trust).
+                // Paddock's own data wherever it was put (sessions of every project, trust),
+                // and what the project adds.
                 hidden: paddock_session::data_dir()
                     .into_iter()
                     .chain(
                         crate::trust::TrustStore::open_default()
                             .ok()
                             .and_then(|t| t.path().parent().map(Path::to_path_buf)),
+                    )
+                    .chain(
+                        self.settings
+                            .hidden_paths
+                            .iter()
+                            .filter_map(|p| expand_home(p)),
                     )
                     .collect(),
                 ..SandboxConfig::default()
@@ -73,4 +80,12 @@ pub fn canonical_dir(dir: &Path) -> Result<PathBuf, HostError> {
         )));
     }
     Ok(root)
+}
+
+/// `~/x` under the home folder; other paths must be absolute (relative ones are ignored).
+fn expand_home(path: &str) -> Option<PathBuf> {
+    match path.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(rest)),
+        None => Some(PathBuf::from(path)).filter(|p| p.is_absolute()),
+    }
 }

@@ -167,6 +167,14 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     if s.max_turns == Some(0) {
         return Err(FieldError::new("maxTurns", "must be at least 1"));
     }
+    for (i, path) in s.hidden_paths.iter().enumerate() {
+        if !(path.starts_with("~/") || std::path::Path::new(path).is_absolute()) {
+            return Err(FieldError::new(
+                format!("hiddenPaths[{i}]"),
+                "give an absolute path, or one under the home folder as ~/...",
+            ));
+        }
+    }
     for (name, server) in &s.mcp_servers {
         if server.timeout_secs.is_some_and(|t| t > MAX_TIMEOUT_SECS) {
             return Err(FieldError::new(

@@ -130,6 +130,10 @@ pub struct ProjectSettings {
     /// Run bash even where the OS sandbox is unavailable (the result says so).
     #[serde(default)]
     pub allow_unconfined_bash: bool,
+    /// More folders or files bash may not see, besides the built-in list (SSH and cloud
+    /// credentials, keyrings, Paddock's data): absolute, or `~/` for the home folder.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden_paths: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_turns: Option<u32>,
@@ -157,6 +161,7 @@ impl Default for ProjectSettings {
             workspace: WorkspaceMode::default(),
             bash_network: false,
             allow_unconfined_bash: false,
+            hidden_paths: Vec::new(),
             max_turns: None,
             max_token_budget: None,
             teammates: Vec::new(),

@@ -17,6 +17,14 @@ pub const ENV_ALLOW_LIST: &[&str] = &[
     "COLORTERM",
     "NO_COLOR",
     "TMPDIR",
+    // Where toolchains live when not in their default place under $HOME.
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "GOPATH",
+    "GOROOT",
+    "JAVA_HOME",
+    "NVM_DIR",
+    "PYENV_ROOT",
 ];
 
 /// Parts of a variable name that mark it as secret (matched case-insensitively).

@@ -297,3 +297,29 @@ fn teammates_add_delegation() {
     .grant_info();
     assert!(info.iter().any(|i| i.name == "delegate_to_agent"));
 }
+
+/// bash's side of the fence: .git and .paddock read-only, Paddock's data and the project's
+/// own hidden paths out of sight.
+#[test]
+fn the_tool_env_carries_the_walls_extra_rules() {
+    let mut s = local();
+    s.hidden_paths = vec!["~/.secret-notes".into(), "/srv/private".into()];
+    let (_d, project) = project_with(s);
+    let env = project.tool_env(Vec::new());
+    let root = &project.root;
+    assert!(env.sandbox.read_only.contains(&root.join(".git")));
+    assert!(env.sandbox.read_only.contains(&root.join(".paddock")));
+    assert!(
+        env.sandbox
+            .hidden
+            .contains(&std::path::PathBuf::from("/srv/private"))
+    );
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap();
+    assert!(env.sandbox.hidden.contains(&home.join(".secret-notes")));
+    let mut bad = local();
+    bad.hidden_paths = vec!["relative/path".into()];
+    let err = settings::validate(&bad).unwrap_err();
+    assert_eq!(err.field, "hiddenPaths[0]");
+}

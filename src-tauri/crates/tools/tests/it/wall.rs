@@ -577,3 +577,61 @@ async fn each_fallback_reports_what_it_lacks() {
     );
     let _ = std::fs::remove_file(&socket);
 }
+
+/// Ordinary work inside the wall: version control, a virtualenv, a C compiler, node, npm,
+/// cargo (its toolchain under the home folder), temporary files. What this machine lacks
+/// plainly is skipped and said.
+#[tokio::test]
+async fn ordinary_work_still_works_inside() {
+    let Some(w) = wall() else { return };
+    let cases = [
+        (
+            "git",
+            "git init -q r && cd r && echo a > a && git add a && \
+             git -c user.name=t -c user.email=t@t commit -qm m && git status --short && echo GIT-OK",
+            "GIT-OK",
+        ),
+        (
+            "python venv",
+            "/usr/bin/python3 -m venv v && v/bin/python -c 'print(\"VENV-OK\")'",
+            "VENV-OK",
+        ),
+        (
+            "C compiler",
+            "printf 'int main(void){return 0;}' > a.c && cc a.c -o a && ./a && echo CC-OK",
+            "CC-OK",
+        ),
+        ("node", "node -e 'console.log(\"NODE-OK\")'", "NODE-OK"),
+        ("npm", "npm --version > /dev/null && echo NPM-OK", "NPM-OK"),
+        (
+            "cargo",
+            "cargo --version > /dev/null && rustc --version > /dev/null && echo CARGO-OK",
+            "CARGO-OK",
+        ),
+        (
+            "temporary files",
+            "f=$(mktemp) && echo x > $f && cat $f && echo TMP-OK",
+            "TMP-OK",
+        ),
+    ];
+    let mut tried = Vec::new();
+    for (i, (what, command, proof)) in cases.into_iter().enumerate() {
+        // Each run in a folder of its own: the plain one must not leave work for the other.
+        let (_, plain) = w.plain(&format!("mkdir -p plain{i} && cd plain{i} && {command}"));
+        if !plain.contains(proof) {
+            eprintln!("not on this machine, not tried: {what}");
+            continue;
+        }
+        let seen = w
+            .confined(&format!("mkdir -p walled{i} && cd walled{i} && {command}"))
+            .await;
+        assert!(
+            seen.text.contains(proof),
+            "{what} fails inside the wall:\n{}",
+            seen.text
+        );
+        tried.push(what);
+    }
+    eprintln!("works inside the wall: {}", tried.join(", "));
+    assert!(tried.contains(&"git") && tried.contains(&"temporary files"));
+}

@@ -1,0 +1,87 @@
+//! The cost of one `bash -c true` call through the bash tool, behind each wall this host can
+//! build, and bare. Run: `cargo build -p paddock-sandbox && cargo bench -p paddock-tools
+//! --bench bash_call`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use paddock_core::approval::{Approvals, AskPolicy};
+use paddock_core::{NullSink, ToolContext, ToolRegistry};
+use paddock_sandbox::Engine;
+use paddock_tools::{ToolEnv, register_builtin_tools};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn context() -> ToolContext {
+    ToolContext {
+        call_id: "c".into(),
+        agent: "bench".into(),
+        chain: Arc::from(vec!["bench".to_owned()]),
+        cancel: CancellationToken::new(),
+        events: Arc::new(NullSink),
+        approvals: Arc::new(Approvals::new(AskPolicy::HeadlessDeny)),
+        grants: Arc::default(),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    let mut group = c.benchmark_group("bash_true");
+    group.sample_size(30);
+    let walls: [(&str, Option<Engine>, bool); 4] = [
+        ("bubblewrap", Some(Engine::Bubblewrap), true),
+        ("namespaces", Some(Engine::Namespaces), true),
+        ("landlock", Some(Engine::Landlock), true),
+        ("bare", None, false),
+    ];
+    for (name, engine, enabled) in walls {
+        let mut env = ToolEnv::at(&ws);
+        env.sandbox.strongest = engine;
+        env.sandbox.enabled = enabled;
+        env.sandbox.allow_unconfined = !enabled;
+        let status = env.sandbox_status();
+        let wanted = match engine {
+            Some(Engine::Bubblewrap) => matches!(
+                status.engine,
+                paddock_protocol::SandboxEngine::Bubblewrap { .. }
+            ),
+            Some(Engine::Namespaces) => {
+                status.engine == paddock_protocol::SandboxEngine::Namespaces
+            }
+            Some(Engine::Landlock) => matches!(
+                status.engine,
+                paddock_protocol::SandboxEngine::Landlock { .. }
+            ),
+            None => true,
+        };
+        if !wanted {
+            eprintln!("{name}: not on this host ({})", status.summary);
+            continue;
+        }
+        let mut registry = ToolRegistry::new();
+        register_builtin_tools(&mut registry, &Arc::new(env)).unwrap();
+        let bash = registry.get("bash").unwrap().clone();
+        let ctx = context();
+        let out = rt
+            .block_on(bash.call(json!({"command": "true"}), &ctx))
+            .unwrap();
+        assert!(!out.is_error(), "{name}: {}", out.content);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                rt.block_on(bash.call(json!({"command": "true"}), &ctx))
+                    .unwrap()
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
