@@ -213,6 +213,52 @@ mod sys {
         }
     }
 
+    /// Gives up every capability: bounding set, ambient, effective, permitted, inheritable.
+    /// In a user namespace of its own the process holds them all, and could otherwise undo
+    /// the wall (unmount an emptied /tmp); as root it would keep root's.
+    pub fn drop_capabilities() -> io::Result<()> {
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        const VERSION_3: u32 = 0x2008_0522;
+        // SAFETY: prctl with integers; capset with pointers to live, correctly laid out
+        // structs (two data entries for version 3).
+        unsafe {
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                0,
+                0,
+                0,
+            );
+            for cap in 0..64 {
+                libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+            }
+            let mut header = Header {
+                version: VERSION_3,
+                pid: 0,
+            };
+            let mut data = [Data {
+                effective: 0,
+                permitted: 0,
+                inheritable: 0,
+            }; 2];
+            if libc::syscall(libc::SYS_capset, &mut header, data.as_mut_ptr()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+
     pub fn kill(pid: libc::pid_t, signal: i32) {
         // SAFETY: plain integers.
         unsafe {

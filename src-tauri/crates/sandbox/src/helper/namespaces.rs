@@ -61,6 +61,9 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
                 std::env::set_current_dir(&policy.workdir)
                     .map_err(|e| format!("cannot enter {}: {e}", policy.workdir.display()))
             })
+            .and_then(|()| {
+                sys::drop_capabilities().map_err(|e| format!("dropping capabilities: {e}"))
+            })
             .and_then(|()| super::landlock(policy, false))
             .and_then(|()| {
                 seccomp::apply(Filter {

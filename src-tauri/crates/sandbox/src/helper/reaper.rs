@@ -26,7 +26,9 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
     if child == 0 {
         sys::setsid();
         sys::die_with_parent(libc::SIGKILL);
-        let failed = super::landlock(policy, !policy.network)
+        let failed = sys::drop_capabilities()
+            .map_err(|e| format!("dropping capabilities: {e}"))
+            .and_then(|()| super::landlock(policy, !policy.network))
             .and_then(|()| {
                 seccomp::apply(Filter {
                     deny_network: !policy.network,

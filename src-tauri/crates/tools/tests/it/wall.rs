@@ -520,6 +520,25 @@ async fn each_fallback_reports_what_it_lacks() {
         !connected(&listener),
         "the namespaces engine reached /tmp's socket"
     );
+    // Undoing the wall from inside: the command holds no capability to unmount it.
+    let undo = format!("umount -l /tmp; {}", connect_py(&socket));
+    let seen = call(&ns, "bash", json!({"command": undo})).await;
+    assert!(
+        !connected(&listener),
+        "unmounting /tmp revealed its socket: {}",
+        seen.text
+    );
+    let seen = call(
+        &ns,
+        "bash",
+        json!({"command": "grep CapEff /proc/self/status"}),
+    )
+    .await;
+    assert!(
+        seen.text.contains("CapEff:\t0000000000000000"),
+        "{}",
+        seen.text
+    );
     let seen = call(
         &ns,
         "bash",
@@ -541,6 +560,17 @@ async fn each_fallback_reports_what_it_lacks() {
         ProtectionState::Enforced
     );
     assert!(!status.fully_confined && status.bash_runs);
+    let seen = call(
+        &ll,
+        "bash",
+        json!({"command": "grep CapEff /proc/self/status"}),
+    )
+    .await;
+    assert!(
+        seen.text.contains("CapEff:\t0000000000000000"),
+        "{}",
+        seen.text
+    );
     // What it says it lacks, it lacks: the key is readable here.
     let seen = call(&ll, "bash", json!({"command": read_key})).await;
     assert!(seen.text.contains("PLANTED-SSH-KEY") || seen.text.contains("[REDACTED]"));
