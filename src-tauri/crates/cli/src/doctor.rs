@@ -9,7 +9,7 @@ use paddock_host::{
     ApiKey, Connection, KeyError, KeyStore, Keychain, LiveProject, Project, RunOptions, ServerPath,
 };
 use paddock_protocol::{
-    McpServerState, ProjectSettings, ProtectionKind, ProtectionState, ProviderKind, SandboxStatus,
+    McpServerState, ProjectSettings, ProtectionState, ProviderKind, SandboxStatus,
 };
 
 use crate::cli::ModelArgs;
@@ -184,11 +184,7 @@ fn sandbox(report: &mut Report, status: &SandboxStatus) {
             ProtectionState::Absent => "absent",
             ProtectionState::Granted => "granted",
         };
-        report.detail(&format!(
-            "{}: {state} — {}",
-            protection_name(p.kind),
-            p.detail
-        ));
+        report.detail(&format!("{}: {state} — {}", p.kind.label(), p.detail));
         if let Some(fix) = &p.fix {
             report.detail(&format!("  fix: {fix}"));
         }
@@ -198,17 +194,6 @@ fn sandbox(report: &mut Report, status: &SandboxStatus) {
             "bash may write: {}",
             status.writable_roots.join(", ")
         ));
-    }
-}
-
-fn protection_name(kind: ProtectionKind) -> &'static str {
-    match kind {
-        ProtectionKind::Writes => "writes",
-        ProtectionKind::Secrets => "secrets",
-        ProtectionKind::Sockets => "host sockets",
-        ProtectionKind::Network => "network",
-        ProtectionKind::Lifetime => "process lifetime",
-        ProtectionKind::Terminal => "terminal",
     }
 }
 

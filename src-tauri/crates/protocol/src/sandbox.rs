@@ -76,6 +76,20 @@ pub enum ProtectionKind {
     Terminal,
 }
 
+impl ProtectionKind {
+    /// The protection's name for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Writes => "writes",
+            Self::Secrets => "secrets",
+            Self::Sockets => "host sockets",
+            Self::Network => "network",
+            Self::Lifetime => "process lifetime",
+            Self::Terminal => "terminal",
+        }
+    }
+}
+
 /// Whether a protection holds on this host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]

@@ -328,7 +328,7 @@ fn summarize(engine: &SandboxEngine, protections: &[Protection], bash_runs: bool
     let missing: Vec<&str> = protections
         .iter()
         .filter(|p| matches!(p.state, ProtectionState::Partial | ProtectionState::Absent))
-        .map(|p| kind_word(p.kind))
+        .map(|p| p.kind.label())
         .collect();
     let mut text = if matches!(engine, SandboxEngine::None { .. } | SandboxEngine::Disabled) {
         name
@@ -341,17 +341,6 @@ fn summarize(engine: &SandboxEngine, protections: &[Protection], bash_runs: bool
         text.push_str("; bash refused until unconfined bash is allowed in settings");
     }
     text
-}
-
-pub fn kind_word(kind: ProtectionKind) -> &'static str {
-    match kind {
-        ProtectionKind::Writes => "writes",
-        ProtectionKind::Secrets => "secrets",
-        ProtectionKind::Sockets => "host sockets",
-        ProtectionKind::Network => "network",
-        ProtectionKind::Lifetime => "process lifetime",
-        ProtectionKind::Terminal => "terminal",
-    }
 }
 
 #[cfg(test)]
