@@ -19,6 +19,9 @@ step "ui: lint, type check, unit tests, build"
 (cd ui && npm run lint && npm run check && npm test && npm run build)
 
 step "rust tests (in a private D-Bus session with an unlocked Secret Service)"
+# bash's wall is built by the sandbox helper found beside the test binaries (target/debug):
+# cargo test does not build another package's binaries, so build it first.
+cargo build -p paddock-sandbox --bin paddock-sandbox-helper --locked
 # The keychain tests use the real Secret Service: a throwaway HOME keeps the test keyring
 # away from the user's. CARGO_HOME/RUSTUP_HOME are fixed before HOME changes.
 export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
