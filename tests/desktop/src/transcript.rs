@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use paddock_core::events::EventSink;
-use paddock_core::runner::Checkpoint;
+use paddock_core::runner::HistoryLog;
 use paddock_protocol::{
     AgentEvent, ContentBlock, ExitReason, Message, Role, StopReason, TokenUsage, ToolCall,
     ToolResult, ToolStatus,
@@ -69,6 +69,7 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
                 is_error: false,
                 status: ToolStatus::Ok,
                 duration_ms: 3,
+                changes: Vec::new(),
             });
         }
         emitted += EVENTS_PER_TURN;

@@ -10,7 +10,20 @@ summary: string, } | { "type": "tool_call_finished", id: string, name: string, s
  * Sessions written before statuses existed read as `ok`; the session loader fixes
  * failed ones from `is_error`.
  */
-status: ToolStatus, duration_ms: number, } | { "type": "approval_requested", request_id: string, call: ToolCall, summary: string, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+status: ToolStatus, duration_ms: number, 
+/**
+ * What the call changed in the workspace's files (file_write, file_edit).
+ */
+changes?: Array<FileChange>, } | { "type": "approval_requested", request_id: string, call: ToolCall, summary: string, 
+/**
+ * What the call would do (a diff, a command and where it runs), when the tool can
+ * tell without running.
+ */
+preview?: CallPreview, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "checkpoint_saved" } & CheckpointInfo | { "type": "run_changes", 
+/**
+ * Checkpoint ids of the workspace before and after the run.
+ */
+from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
 
 export type AppError = { code: AppErrorCode, 
 /**
@@ -21,6 +34,42 @@ message: string, };
 export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "session" | "not_found" | "path_refused" | "io" | "busy" | "untrusted" | "internal";
 
 export type ApprovalDecision = "once" | "session" | "deny";
+
+export type CallPreview = { "kind": "change", change: FileChange, } | { "kind": "would_fail", message: string, } | { "kind": "command", command: string, 
+/**
+ * Working directory, as the user knows it (absolute).
+ */
+cwd: string, 
+/**
+ * Whether the command may use the network.
+ */
+network: boolean, 
+/**
+ * How it is confined, in a few words ("bubblewrap", "not confined").
+ */
+confinement: string, timeout_secs: number, };
+
+export type ChangeKind = "created" | "modified" | "deleted";
+
+export type ChangeSummary = { path: string, kind: ChangeKind, added: number, removed: number, 
+/**
+ * Binary, too large, a link or a folder: no line counts.
+ */
+lines_counted: boolean, };
+
+export type CheckpointInfo = { 
+/**
+ * The workspace state's id in the checkpoint store.
+ */
+checkpoint: string, 
+/**
+ * 0 before the prompt, else the turn whose tools were about to run.
+ */
+turn: number, 
+/**
+ * Messages of the conversation kept when rewinding to here.
+ */
+messages: number, };
 
 export type ConnectionReport = { models: Array<ModelInfo>, latency_ms: number, 
 /**
@@ -33,11 +82,36 @@ export type ContentBlock = { "type": "text", text: string, } | { "type": "thinki
 
 export type DenyReason = "not_granted" | "no_approver" | "user";
 
+export type DiffBody = { "kind": "text", hunks: Array<DiffHunk>, } | { "kind": "binary", old_bytes: number, new_bytes: number, } | { "kind": "too_large", old_bytes: number, new_bytes: number, } | { "kind": "link", old: string | null, new: string | null, } | { "kind": "folder" };
+
+export type DiffHunk = { old_start: number, old_lines: number, new_start: number, new_lines: number, lines: Array<DiffLine>, };
+
+export type DiffLine = { op: LineOp, text: string, 
+/**
+ * How the line ends when not with `\n`.
+ */
+end?: LineEnd, };
+
 export type ErrorKind = "auth" | "rate_limited" | "context_too_long" | "server" | "network" | "invalid_response" | "invalid_request" | "cancelled" | "other";
 
 export type ExitReason = "end_turn" | "max_turns" | "aborted" | "budget_exceeded" | "loop_detected" | "error";
 
 export type ExportFormat = "markdown" | "json";
+
+export type FileChange = { 
+/**
+ * Relative to the workspace root, with `/` separators.
+ */
+path: string, kind: ChangeKind, 
+/**
+ * Lines added and removed (0 for binary and too-large files).
+ */
+added: number, removed: number, 
+/**
+ * Permission bits before and after, when they differ (or when the file was created or
+ * deleted: the side that exists).
+ */
+mode?: ModeChange, diff: DiffBody, };
 
 export type FilePreview = { path: string, size: number, 
 /**
@@ -66,6 +140,10 @@ env_var?: string,
  * Why the keychain could not be asked, and how to fix it.
  */
 keychain_error?: string, };
+
+export type LineEnd = "crlf" | "cr" | "missing";
+
+export type LineOp = "context" | "added" | "removed";
 
 export type LoopAction = "warned" | "terminated";
 
@@ -104,6 +182,8 @@ warnings?: Array<string>,
 stderr_tail?: string, };
 
 export type Message = { role: Role, content: Array<ContentBlock>, };
+
+export type ModeChange = { old: number | null, new: number | null, };
 
 export type ModelInfo = { id: string, 
 /**
@@ -202,6 +282,36 @@ last_opened: string,
  * False when the folder no longer exists.
  */
 exists: boolean, };
+
+export type RewindInfo = { id: string, 
+/**
+ * Where it went: the prompt (1-based) and turn (0 = before the prompt).
+ */
+prompt: number, turn: number, 
+/**
+ * The files were put back to the checkpoint.
+ */
+files: boolean, 
+/**
+ * The conversation was cut back to `messages`.
+ */
+conversation: boolean, 
+/**
+ * Messages of the conversation after the rewind.
+ */
+messages: number, 
+/**
+ * The workspace state just before the rewind: undoing it goes back there.
+ */
+before: string, 
+/**
+ * Set when this rewind undoes another one.
+ */
+undoes?: string, 
+/**
+ * What it changed in the files.
+ */
+changed: Array<ChangeSummary>, };
 
 export type Role = "user" | "assistant";
 

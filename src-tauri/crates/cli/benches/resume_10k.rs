@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use paddock_core::{Checkpoint, EventSink};
+use paddock_core::{EventSink, HistoryLog};
 use paddock_protocol::{
     AgentEvent, ContentBlock, Message, Role, StopReason, TokenUsage, ToolCall, ToolResult,
     ToolStatus,
@@ -113,6 +113,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
             is_error: false,
             status: ToolStatus::Ok,
             duration_ms: 3,
+            changes: Vec::new(),
         });
         let usage = TokenUsage::new(1_200, 60);
         writer.emit(AgentEvent::Usage {

@@ -12,9 +12,10 @@ use crate::executor::{ExecutorLimits, ToolExecutor};
 use crate::grants::{GrantPolicy, ResolvedTools};
 use crate::loop_detect::LoopConfig;
 use crate::model::{Model, ModelError};
-use crate::runner::{Checkpoint, DEFAULT_MAX_TURNS, RunConfig, Runner};
+use crate::runner::{DEFAULT_MAX_TURNS, HistoryLog, RunConfig, Runner};
 use crate::structured::{self, OutputError};
 use crate::tool::{ToolContext, ToolRegistry};
+use crate::write_locks::WriteLocks;
 
 /// Everything that defines one agent.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +106,8 @@ pub struct Agent {
     approvals: Arc<Approvals>,
     cancel: Arc<Mutex<CancellationToken>>,
     chain: Arc<[String]>,
-    checkpoint: Option<Arc<dyn Checkpoint>>,
+    history_log: Option<Arc<dyn HistoryLog>>,
+    writes: Arc<WriteLocks>,
     history: Vec<Message>,
 }
 
@@ -120,7 +122,8 @@ impl Agent {
             approvals: Arc::new(Approvals::default()),
             cancel: Arc::new(Mutex::new(CancellationToken::new())),
             chain,
-            checkpoint: None,
+            history_log: None,
+            writes: Arc::default(),
             history: Vec::new(),
         }
     }
@@ -135,8 +138,15 @@ impl Agent {
         self
     }
 
-    pub fn with_checkpoint(mut self, checkpoint: Arc<dyn Checkpoint>) -> Self {
-        self.checkpoint = Some(checkpoint);
+    pub fn with_history_log(mut self, log: Arc<dyn HistoryLog>) -> Self {
+        self.history_log = Some(log);
+        self
+    }
+
+    /// Shares write locks with the other agents working in the same workspace (teammates,
+    /// other sessions of the project), so their calls on one file do not race.
+    pub fn with_write_locks(mut self, writes: Arc<WriteLocks>) -> Self {
+        self.writes = writes;
         self
     }
 
@@ -233,8 +243,10 @@ impl Agent {
                 events: self.events.clone(),
                 approvals: self.approvals.clone(),
                 grants: Arc::new(tools.grants()),
+                writes: self.writes.clone(),
+                approved: None,
             },
-            checkpoint: self.checkpoint.as_deref(),
+            history_log: self.history_log.as_deref(),
         };
 
         let mut outcome = runner.run(messages).await;

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use paddock_protocol::{AgentEvent, ApprovalDecision, DenyReason, ToolCall};
+use paddock_protocol::{AgentEvent, ApprovalDecision, CallPreview, DenyReason, ToolCall};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -91,6 +91,7 @@ impl Approvals {
         &self,
         call: &ToolCall,
         summary: &str,
+        preview: Option<&CallPreview>,
         events: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
@@ -119,6 +120,7 @@ impl Approvals {
             request_id: request_id.clone(),
             call: call.clone(),
             summary: summary.to_owned(),
+            preview: preview.cloned(),
         });
         let decision = tokio::select! {
             answer = rx => answer.ok(),

@@ -90,6 +90,7 @@ impl ToolExecutor {
                 is_error: output.is_error(),
                 status: output.status,
                 duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+                changes: output.changes.clone(),
             });
             CallOutcome {
                 call_id: call.id.clone(),
@@ -101,8 +102,9 @@ impl ToolExecutor {
         futures_util::future::join_all(runs).await
     }
 
-    /// One call through the gate, approval, validation, the cap, the timeout and the
-    /// output limit. `summary` is what an approval request shows.
+    /// One call through the gate, approval (with a preview of what it would do), its write
+    /// lock, validation, the cap, the timeout and the output limit. `summary` is what an
+    /// approval request shows.
     pub async fn execute_one(
         &self,
         call: &ToolCall,
@@ -113,22 +115,29 @@ impl ToolExecutor {
         if ctx.cancel.is_cancelled() {
             return aborted_before_start();
         }
+        let mut approved = None;
         match gate.check(&call.name) {
             Gate::Allow => {}
-            Gate::Ask => match ctx
-                .approvals
-                .request(call, summary, &*ctx.events, &ctx.cancel)
-                .await
-            {
-                Verdict::Approved => {}
-                Verdict::Denied(reason, why) => {
-                    return ToolOutput::with_status(
-                        ToolStatus::Denied { reason },
-                        format!("Not run: {why}."),
-                    );
+            Gate::Ask => {
+                let preview = match gate.tool(&call.name) {
+                    Some(tool) => tool.preview(&call.input).await,
+                    None => None,
+                };
+                match ctx
+                    .approvals
+                    .request(call, summary, preview.as_ref(), &*ctx.events, &ctx.cancel)
+                    .await
+                {
+                    Verdict::Approved => approved = preview.map(Arc::new),
+                    Verdict::Denied(reason, why) => {
+                        return ToolOutput::with_status(
+                            ToolStatus::Denied { reason },
+                            format!("Not run: {why}."),
+                        );
+                    }
+                    Verdict::Aborted => return aborted_before_start(),
                 }
-                Verdict::Aborted => return aborted_before_start(),
-            },
+            }
             Gate::NotGranted => {
                 return ToolOutput::with_status(
                     ToolStatus::Denied {
@@ -162,12 +171,28 @@ impl ToolExecutor {
                 format!("Unknown tool '{}'.", call.name),
             );
         };
+        let scope = tool.write_scope(&call.input);
+        let _write = tokio::select! {
+            guard = ctx.writes.lock(&scope) => guard,
+            () = ctx.cancel.cancelled() => return aborted_before_start(),
+        };
         let permit = tokio::select! {
             permit = self.semaphore.clone().acquire_owned() => permit,
             () = ctx.cancel.cancelled() => return aborted_before_start(),
         };
         let Ok(_permit) = permit else {
             return ToolOutput::error("Internal error: the tool executor was shut down.");
+        };
+        let approved_ctx;
+        let ctx = match approved {
+            Some(preview) => {
+                approved_ctx = ToolContext {
+                    approved: Some(preview),
+                    ..ctx.clone()
+                };
+                &approved_ctx
+            }
+            None => ctx,
         };
         let limit = tool.timeout().unwrap_or(self.limits.timeout);
         let run = AssertUnwindSafe(tool.call(call.input.clone(), ctx)).catch_unwind();

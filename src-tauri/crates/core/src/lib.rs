@@ -18,6 +18,7 @@ pub mod structured;
 #[cfg(feature = "test-support")]
 pub mod testing;
 pub mod tool;
+pub mod write_locks;
 
 pub use paddock_protocol as protocol;
 
@@ -28,5 +29,6 @@ pub use executor::{ExecutorLimits, ToolExecutor};
 pub use grants::{Gate, GrantPolicy, ResolvedTools};
 pub use loop_detect::{LoopConfig, LoopPolicy};
 pub use model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream, OwnedRequest};
-pub use runner::{Checkpoint, RunConfig, RunOutcome, Runner};
+pub use runner::{HistoryLog, RunConfig, RunOutcome, Runner};
 pub use tool::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+pub use write_locks::{WriteLocks, WriteScope};

@@ -49,7 +49,7 @@ impl Default for RunConfig {
 
 /// Called with the whole conversation at every consistent point (every call paired), only
 /// when it grew. Sessions persist what they have not written yet.
-pub trait Checkpoint: Send + Sync {
+pub trait HistoryLog: Send + Sync {
     fn save(&self, messages: &[Message]);
 }
 
@@ -77,7 +77,7 @@ pub struct Runner<'a> {
     pub executor: &'a ToolExecutor,
     /// Shared by every call; carries cancellation, events and approvals.
     pub ctx: ToolContext,
-    pub checkpoint: Option<&'a dyn Checkpoint>,
+    pub history_log: Option<&'a dyn HistoryLog>,
 }
 
 struct LoopState {
@@ -286,7 +286,7 @@ impl Runner<'_> {
 
     fn save(&self, state: &mut LoopState) {
         if state.saved < state.messages.len() {
-            if let Some(cp) = self.checkpoint {
+            if let Some(cp) = self.history_log {
                 cp.save(&state.messages);
             }
             state.saved = state.messages.len();

@@ -194,7 +194,7 @@ impl RunService {
         let mut agent = runtime
             .agent()
             .with_history(history)
-            .with_checkpoint(writer.clone())
+            .with_history_log(writer.clone())
             .with_approvals(approvals);
         if let Some(cancel) = cancel {
             agent = agent.with_cancel(cancel);

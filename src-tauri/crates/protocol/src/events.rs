@@ -1,7 +1,10 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{ApprovalDecision, StopReason, TokenUsage, ToolCall};
+use crate::{
+    ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, FileChange, RewindInfo,
+    StopReason, TokenUsage, ToolCall,
+};
 
 /// Why a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -155,12 +158,21 @@ pub enum AgentEvent {
         status: ToolStatus,
         #[ts(type = "number")]
         duration_ms: u64,
+        /// What the call changed in the workspace's files (file_write, file_edit).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(as = "Option<Vec<FileChange>>", optional)]
+        changes: Vec<FileChange>,
     },
     ApprovalRequested {
         request_id: String,
         call: ToolCall,
         #[serde(default)]
         summary: String,
+        /// What the call would do (a diff, a command and where it runs), when the tool can
+        /// tell without running.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        preview: Option<CallPreview>,
     },
     ApprovalResolved {
         request_id: String,
@@ -193,6 +205,19 @@ pub enum AgentEvent {
         turns: u32,
         usage: TokenUsage,
     },
+    /// The workspace was recorded before a turn's tools ran (turn 0: before the prompt): the
+    /// run can be rewound to here.
+    CheckpointSaved(CheckpointInfo),
+    /// Every file the run changed, by any tool (bash included), from the run's first
+    /// checkpoint to its end.
+    RunChanges {
+        /// Checkpoint ids of the workspace before and after the run.
+        from: String,
+        to: String,
+        files: Vec<ChangeSummary>,
+    },
+    /// The session was rewound (or a rewind undone). Not part of a run.
+    Rewound(RewindInfo),
     /// An event of a teammate's run, started by the delegation call `call_id`.
     Delegated {
         agent: String,

@@ -3,6 +3,7 @@
 //! Everything here is plain data (serde + ts-rs). No async runtime, no HTTP, no Tauri.
 
 mod app;
+mod changes;
 mod events;
 mod grants;
 mod mcp;
@@ -16,6 +17,10 @@ mod usage;
 pub use app::{
     AppError, AppErrorCode, ConnectionReport, ExportFormat, FilePreview, KeyStatus, ModelInfo,
     ProjectInfo, RecentProject, SessionTranscript, WorkspaceChange, WorkspaceEntry, WorkspaceTree,
+};
+pub use changes::{
+    CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
+    FileChange, LineEnd, LineOp, ModeChange, RewindInfo,
 };
 pub use events::{AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, ToolStatus};
 pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};

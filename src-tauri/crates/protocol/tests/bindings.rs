@@ -27,6 +27,8 @@ fn generate() -> String {
         SessionSummary, SessionTranscript, StopReason, TeammateSettings, TokenUsage, ToolCall,
         ToolGrantInfo, ToolPreset, ToolResult, ToolSpec, WorkspaceChange, WorkspaceEntry,
         WorkspaceMode, WorkspaceTree,
+        CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
+        FileChange, LineEnd, LineOp, ModeChange, RewindInfo,
     );
     decls.sort();
     let mut out = String::from(

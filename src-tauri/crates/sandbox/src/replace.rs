@@ -36,17 +36,7 @@ impl Root {
         content: &[u8],
     ) -> Result<(Resolved, bool), PathError> {
         let resolved = self.resolve(input)?;
-        if let Some(area) = resolved
-            .rel
-            .components()
-            .filter_map(|c| c.as_os_str().to_str())
-            .find(|c| READ_ONLY_DIRS.contains(c))
-        {
-            return Err(PathError::ReadOnly {
-                path: resolved.display(),
-                area: area.to_owned(),
-            });
-        }
+        resolved.check_writable()?;
         let name = match resolved.rel.file_name() {
             Some(name) if !resolved.is_dir => name.to_owned(),
             _ => {
@@ -62,6 +52,24 @@ impl Root {
         }
         let created = self.replace(&resolved.rel, &name, create, content)?;
         Ok((resolved, created))
+    }
+}
+
+impl Resolved {
+    /// Refuses a place the agent may not change (inside `.git` or `.paddock`).
+    pub fn check_writable(&self) -> Result<(), PathError> {
+        match self
+            .rel
+            .components()
+            .filter_map(|c| c.as_os_str().to_str())
+            .find(|c| READ_ONLY_DIRS.contains(c))
+        {
+            Some(area) => Err(PathError::ReadOnly {
+                path: self.display(),
+                area: area.to_owned(),
+            }),
+            None => Ok(()),
+        }
     }
 }
 

@@ -399,6 +399,7 @@ fn with_status(event: AgentEvent) -> AgentEvent {
             is_error: true,
             status: ToolStatus::Ok,
             duration_ms,
+            changes,
         } => AgentEvent::ToolCallFinished {
             id,
             name,
@@ -407,6 +408,7 @@ fn with_status(event: AgentEvent) -> AgentEvent {
             is_error: true,
             status: ToolStatus::Failed,
             duration_ms,
+            changes,
         },
         AgentEvent::Delegated {
             agent,

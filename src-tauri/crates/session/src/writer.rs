@@ -5,8 +5,8 @@ use std::sync::{Mutex, PoisonError};
 
 use paddock_protocol::{AgentEvent, Message, SessionRecord};
 
-use paddock_core::Checkpoint;
 use paddock_core::EventSink;
+use paddock_core::HistoryLog;
 
 struct State {
     out: BufWriter<File>,
@@ -16,7 +16,7 @@ struct State {
     failed: Option<String>,
 }
 
-/// Appends a session's records. Use it as the run's [`Checkpoint`] (messages, flushed at each
+/// Appends a session's records. Use it as the run's [`HistoryLog`] (messages, flushed at each
 /// turn boundary) and as an [`EventSink`] (events worth keeping; token deltas are not).
 pub struct SessionWriter {
     id: String,
@@ -87,7 +87,7 @@ fn write_record(state: &mut State, record: &SessionRecord) {
     }
 }
 
-impl Checkpoint for SessionWriter {
+impl HistoryLog for SessionWriter {
     fn save(&self, messages: &[Message]) {
         let mut state = self.lock();
         let start = state.written.min(messages.len());

@@ -22,6 +22,8 @@ fn context() -> ToolContext {
         events: Arc::new(NullSink),
         approvals: Arc::new(Approvals::new(AskPolicy::HeadlessDeny)),
         grants: Arc::default(),
+        writes: Arc::default(),
+        approved: None,
     }
 }
 

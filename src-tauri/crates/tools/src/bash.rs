@@ -12,7 +12,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::bash_output::{Capture, capture_into, layout};
-use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
+use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
+use paddock_protocol::{CallPreview, ProtectionKind, ProtectionState};
 use paddock_sandbox::{Confinement, Redactor, looks_secret, scrubbed_env};
 
 use crate::ToolEnv;
@@ -75,16 +76,45 @@ impl TypedTool for BashTool {
         Some(Duration::from_secs(MAX_TIMEOUT_SECS + 30))
     }
 
+    /// A command may change anything in the workspace: it runs alone among writers.
+    fn write_scope(&self, _input: &BashInput) -> WriteScope {
+        WriteScope::Workspace
+    }
+
+    async fn preview(&self, input: BashInput) -> Option<CallPreview> {
+        let env = self.env.clone();
+        let status = tokio::task::spawn_blocking(move || env.sandbox_status())
+            .await
+            .ok()?;
+        let network = self.env.sandbox.bash_network
+            || status
+                .protection(ProtectionKind::Network)
+                .is_none_or(|p| p.state != ProtectionState::Enforced);
+        let timeout_secs = u32::try_from(timeout_of(&input).as_secs()).unwrap_or(u32::MAX);
+        Some(CallPreview::Command {
+            command: input.command,
+            cwd: status.workspace_root.clone(),
+            network,
+            confinement: status.summary,
+            timeout_secs,
+        })
+    }
+
     async fn run(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         if input.command.trim().is_empty() {
             return Err(ToolError::InvalidInput("command is empty".to_owned()));
         }
-        let secs = input
+        Ok(run_bash(&self.env, &input.command, timeout_of(&input), ctx).await)
+    }
+}
+
+fn timeout_of(input: &BashInput) -> Duration {
+    Duration::from_secs(
+        input
             .timeout_secs
             .unwrap_or(DEFAULT_TIMEOUT_SECS)
-            .clamp(1, MAX_TIMEOUT_SECS);
-        Ok(run_bash(&self.env, &input.command, Duration::from_secs(secs), ctx).await)
-    }
+            .clamp(1, MAX_TIMEOUT_SECS),
+    )
 }
 
 fn not_started(why: impl std::fmt::Display) -> ToolOutput {

@@ -102,6 +102,11 @@ impl TypedTool for DelegateTool {
         false
     }
 
+    /// A teammate may change files with its own tools.
+    fn changes_workspace(&self) -> bool {
+        true
+    }
+
     fn summary(&self, input: &Value) -> String {
         let field = |k: &str| input.get(k).and_then(Value::as_str);
         match (field("agent"), field("task")) {
@@ -169,6 +174,7 @@ impl TypedTool for DelegateTool {
         let teammate = Agent::new(config, member.model.clone(), registry)
             .with_events(events)
             .with_approvals(ctx.approvals.clone())
+            .with_write_locks(ctx.writes.clone())
             .with_cancel(ctx.cancel.child_token())
             .with_chain(Arc::from(chain));
         let result = teammate.run_fresh(&input.task).await;

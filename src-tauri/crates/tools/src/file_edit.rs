@@ -7,9 +7,12 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::change::{Current, change_to, check_approved, path_scope, preview_of};
 use super::{blocking, count_lines, path_error};
-use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
-use paddock_sandbox::PathGuard;
+use paddock_changes::{MAX_DIFF_BYTES, file_change};
+use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
+use paddock_protocol::{CallPreview, FileChange};
+use paddock_sandbox::{PathGuard, Root};
 
 use crate::ToolEnv;
 
@@ -48,13 +51,49 @@ impl TypedTool for FileEditTool {
     type Input = FileEditInput;
     const NAME: &'static str = "file_edit";
 
-    async fn run(&self, input: FileEditInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    fn write_scope(&self, input: &FileEditInput) -> WriteScope {
+        path_scope(&self.env.guard(), &input.path)
+    }
+
+    async fn preview(&self, input: FileEditInput) -> Option<CallPreview> {
         let guard = self.env.guard();
-        blocking(move || edit(&guard, &input).map(ToolOutput::ok)).await
+        Some(preview_of(
+            blocking(move || plan(&guard, &input).map(|p| p.change)).await,
+        ))
+    }
+
+    async fn run(&self, input: FileEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let guard = self.env.guard();
+        let ctx = ctx.clone();
+        blocking(move || {
+            let planned = plan(&guard, &input)?;
+            check_approved(&ctx, &planned.change)?;
+            planned
+                .root
+                .write_file(&input.path, false, planned.updated.as_bytes())
+                .map_err(path_error)?;
+            let lines = count_lines(&planned.updated);
+            let text = format!(
+                "Replaced {count} occurrence{} in {shown} (now {lines} lines).",
+                if planned.count == 1 { "" } else { "s" },
+                count = planned.count,
+                shown = planned.change.path,
+            );
+            Ok(ToolOutput::ok(text).with_change(planned.change))
+        })
+        .await
     }
 }
 
-fn edit(guard: &PathGuard, input: &FileEditInput) -> Result<String, ToolError> {
+/// An edit worked out, not yet written.
+struct Planned {
+    root: Root,
+    updated: String,
+    count: usize,
+    change: FileChange,
+}
+
+fn plan(guard: &PathGuard, input: &FileEditInput) -> Result<Planned, ToolError> {
     if input.old_string.is_empty() {
         return Err(ToolError::InvalidInput(
             "old_string is empty; give the exact text to replace (use file_write to write a \
@@ -69,6 +108,7 @@ fn edit(guard: &PathGuard, input: &FileEditInput) -> Result<String, ToolError> {
     }
     let root = guard.open_root().map_err(path_error)?;
     let (resolved, file) = root.open_read(&input.path).map_err(path_error)?;
+    resolved.check_writable().map_err(path_error)?;
     let shown = resolved.display();
     let fail = |e: std::io::Error| ToolError::Failed(format!("'{shown}': {e}"));
     if file.metadata().map_err(fail)?.len() > MAX_EDIT_BYTES {
@@ -92,13 +132,21 @@ fn edit(guard: &PathGuard, input: &FileEditInput) -> Result<String, ToolError> {
         )));
     };
     let (updated, count) = replace(&text, input)?;
-    root.write_file(&input.path, false, updated.as_bytes())
-        .map_err(path_error)?;
-    let lines = count_lines(&updated);
-    Ok(format!(
-        "Replaced {count} occurrence{} in {shown} (now {lines} lines).",
-        if count == 1 { "" } else { "s" }
-    ))
+    let change = if text.len() > MAX_DIFF_BYTES || updated.len() > MAX_DIFF_BYTES {
+        change_to(
+            &shown,
+            &Current::TooLarge(text.len() as u64),
+            updated.as_bytes(),
+        )
+    } else {
+        file_change(&shown, Some(text.as_bytes()), Some(updated.as_bytes()))
+    };
+    Ok(Planned {
+        root,
+        updated,
+        count,
+        change,
+    })
 }
 
 /// The new text and how many replacements were made. Literal: `$&` or `$1` in new_string

@@ -5,9 +5,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
 
+use super::change::{Current, change_to, check_approved, current, path_scope, preview_of};
 use super::{blocking, count_lines, path_error};
-use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
-use paddock_sandbox::PathGuard;
+use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
+use paddock_protocol::{CallPreview, FileChange};
+use paddock_sandbox::{PathError, PathGuard};
 
 use crate::ToolEnv;
 
@@ -40,23 +42,60 @@ impl TypedTool for FileWriteTool {
     type Input = FileWriteInput;
     const NAME: &'static str = "file_write";
 
-    async fn run(
-        &self,
-        input: FileWriteInput,
-        _ctx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
+    fn write_scope(&self, input: &FileWriteInput) -> WriteScope {
+        path_scope(&self.env.guard(), &input.path)
+    }
+
+    async fn preview(&self, input: FileWriteInput) -> Option<CallPreview> {
         let guard = self.env.guard();
-        blocking(move || write(&guard, &input).map(ToolOutput::ok)).await
+        Some(preview_of(blocking(move || plan(&guard, &input)).await))
+    }
+
+    async fn run(&self, input: FileWriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let guard = self.env.guard();
+        let ctx = ctx.clone();
+        blocking(move || {
+            let change = plan(&guard, &input)?;
+            check_approved(&ctx, &change)?;
+            write(&guard, &input).map(|text| ToolOutput::ok(text).with_change(change))
+        })
+        .await
     }
 }
 
-fn write(guard: &PathGuard, input: &FileWriteInput) -> Result<String, ToolError> {
+/// The change the call would make, worked out without writing.
+fn plan(guard: &PathGuard, input: &FileWriteInput) -> Result<FileChange, ToolError> {
+    check_size(input)?;
+    let now = match guard.open_root() {
+        Ok(root) => {
+            let resolved = root.resolve(&input.path).map_err(path_error)?;
+            resolved.check_writable().map_err(path_error)?;
+            let now = current(&root, &input.path)?;
+            return Ok(change_to(
+                &resolved.display(),
+                &now,
+                input.content.as_bytes(),
+            ));
+        }
+        // file_write creates the workspace folder: everything in it is new.
+        Err(PathError::RootMissing { .. }) => Current::Missing,
+        Err(e) => return Err(path_error(e)),
+    };
+    Ok(change_to(&input.path, &now, input.content.as_bytes()))
+}
+
+fn check_size(input: &FileWriteInput) -> Result<(), ToolError> {
     if input.content.len() > MAX_WRITE_BYTES {
         return Err(ToolError::Failed(format!(
             "content is {} bytes; file_write writes at most {MAX_WRITE_BYTES} bytes per call",
             input.content.len()
         )));
     }
+    Ok(())
+}
+
+fn write(guard: &PathGuard, input: &FileWriteInput) -> Result<String, ToolError> {
+    check_size(input)?;
     let root = guard.create_root().map_err(path_error)?;
     let (resolved, created) = root
         .write_file(&input.path, true, input.content.as_bytes())

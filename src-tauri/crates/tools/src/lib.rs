@@ -3,6 +3,7 @@
 
 pub mod bash;
 mod bash_output;
+mod change;
 pub mod delegate;
 mod env;
 pub mod file_edit;

@@ -11,12 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_protocol::{Grant, TokenUsage, ToolSpec, ToolStatus};
+use paddock_protocol::{CallPreview, FileChange, Grant, TokenUsage, ToolSpec, ToolStatus};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::Approvals;
 use crate::events::EventSink;
+use crate::write_locks::{WriteLocks, WriteScope};
 
 pub use coerce::coerce_to_schema;
 pub use registry::{RegistryError, ToolRegistry};
@@ -31,6 +32,8 @@ pub struct ToolOutput {
     pub status: ToolStatus,
     /// Tokens spent on the caller's behalf (delegation); counts toward its budget.
     pub usage: Option<TokenUsage>,
+    /// What the call changed in the workspace's files, for cards and the session.
+    pub changes: Vec<FileChange>,
 }
 
 impl ToolOutput {
@@ -48,7 +51,13 @@ impl ToolOutput {
             content: content.into(),
             status,
             usage: None,
+            changes: Vec::new(),
         }
+    }
+
+    pub fn with_change(mut self, change: FileChange) -> Self {
+        self.changes.push(change);
+        self
     }
 
     pub fn with_usage(mut self, usage: TokenUsage) -> Self {
@@ -88,6 +97,11 @@ pub struct ToolContext {
     /// What the calling agent may use (Allow or Ask per tool): a teammate it starts gets no
     /// more.
     pub grants: Arc<BTreeMap<String, Grant>>,
+    /// The workspace's write locks, shared with teammates (see [`WriteLocks`]).
+    pub writes: Arc<WriteLocks>,
+    /// What the user approved, when the call was asked about with a preview. A tool that
+    /// previews checks it still holds, so the change made is the change approved.
+    pub approved: Option<Arc<CallPreview>>,
 }
 
 /// A tool the model can call. Implement [`TypedTool`] instead unless the input is dynamic
@@ -116,6 +130,24 @@ pub trait Tool: Send + Sync {
     /// CLI. `input` is as the model sent it: it may not match the schema.
     fn summary(&self, input: &Value) -> String {
         summarize_input(input)
+    }
+
+    /// Whether a call may change the workspace's files, directly or through others (a
+    /// teammate): the run records the workspace before such calls.
+    fn changes_workspace(&self) -> bool {
+        self.mutates()
+    }
+
+    /// What a call may change in the workspace, so calls on the same file run one after
+    /// another. Tools that do not say (MCP tools: their effects are outside Paddock's fence)
+    /// take no lock.
+    fn write_scope(&self, _input: &Value) -> WriteScope {
+        WriteScope::None
+    }
+
+    /// What a call would do, worked out without doing it, for its approval request.
+    async fn preview(&self, _input: &Value) -> Option<CallPreview> {
+        None
     }
 
     async fn call(&self, input: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;

@@ -5,13 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_protocol::ToolSpec;
+use paddock_protocol::{CallPreview, ToolSpec};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Tool, ToolContext, ToolError, ToolOutput, coerce_to_schema};
+use crate::write_locks::WriteScope;
 
 /// A tool with a typed input. The input struct's doc comment is the tool's description.
 #[async_trait]
@@ -36,6 +37,21 @@ pub trait TypedTool: Send + Sync + 'static {
     /// See [`Tool::summary`].
     fn summary(&self, input: &Value) -> String {
         super::summarize_input(input)
+    }
+
+    /// See [`Tool::changes_workspace`].
+    fn changes_workspace(&self) -> bool {
+        self.mutates()
+    }
+
+    /// See [`Tool::write_scope`].
+    fn write_scope(&self, _input: &Self::Input) -> WriteScope {
+        WriteScope::None
+    }
+
+    /// See [`Tool::preview`]; called only with input that matches the schema.
+    async fn preview(&self, _input: Self::Input) -> Option<CallPreview> {
+        None
     }
 
     async fn run(&self, input: Self::Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
@@ -100,9 +116,33 @@ impl<T: TypedTool> Tool for Typed<T> {
         self.tool.summary(input)
     }
 
-    async fn call(&self, mut input: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    fn changes_workspace(&self) -> bool {
+        self.tool.changes_workspace()
+    }
+
+    fn write_scope(&self, input: &Value) -> WriteScope {
+        match self.parse(input.clone()) {
+            Ok(parsed) => self.tool.write_scope(&parsed),
+            // It fails validation before writing anything.
+            Err(_) => WriteScope::None,
+        }
+    }
+
+    async fn preview(&self, input: &Value) -> Option<CallPreview> {
+        let parsed = self.parse(input.clone()).ok()?;
+        self.tool.preview(parsed).await
+    }
+
+    async fn call(&self, input: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let parsed = self.parse(input)?;
+        self.tool.run(parsed, ctx).await
+    }
+}
+
+impl<T: TypedTool> Typed<T> {
+    fn parse(&self, mut input: Value) -> Result<T::Input, ToolError> {
         coerce_to_schema(&self.spec.input_schema, &mut input);
-        let parsed: T::Input = serde_path_to_error::deserialize(&input).map_err(|e| {
+        serde_path_to_error::deserialize(&input).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             if path == "." || path.is_empty() {
@@ -110,8 +150,7 @@ impl<T: TypedTool> Tool for Typed<T> {
             } else {
                 ToolError::InvalidInput(format!("field `{path}`: {inner}"))
             }
-        })?;
-        self.tool.run(parsed, ctx).await
+        })
     }
 }
 

@@ -7,7 +7,7 @@ use paddock_core::protocol::{
     AgentEvent, ContentBlock, ErrorKind, ExitReason, Message, Role, StopReason, TokenUsage,
 };
 use paddock_core::scripted::ScriptedTurn;
-use paddock_core::{Checkpoint, LoopConfig};
+use paddock_core::{HistoryLog, LoopConfig};
 use serde_json::json;
 
 use paddock_core::testing::*;
@@ -331,7 +331,7 @@ async fn missing_and_duplicate_call_ids_are_made_unique() {
 #[derive(Default)]
 struct Saved(Mutex<Vec<Vec<Message>>>);
 
-impl Checkpoint for Saved {
+impl HistoryLog for Saved {
     fn save(&self, messages: &[Message]) {
         self.0.lock().unwrap().push(messages.to_vec());
     }
@@ -353,7 +353,7 @@ async fn checkpoints_are_always_paired_and_end_with_the_full_history() {
             ScriptedTurn::text("done"),
         ],
     );
-    let mut agent = h.agent.with_checkpoint(saved.clone());
+    let mut agent = h.agent.with_history_log(saved.clone());
     let r = agent.run("go").await;
     let snapshots = saved.0.lock().unwrap().clone();
     assert!(snapshots.len() >= 3);

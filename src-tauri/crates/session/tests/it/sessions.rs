@@ -35,7 +35,7 @@ async fn run_session(
     let mut agent = h
         .agent
         .with_events(Arc::new(Fanout(vec![events, writer.clone()])))
-        .with_checkpoint(writer.clone());
+        .with_history_log(writer.clone());
     agent.run(prompt).await;
     assert!(writer.error().is_none());
     (header.id, agent.history().to_vec())
@@ -208,7 +208,7 @@ async fn a_torn_last_line_is_skipped_with_a_warning_and_resume_continues() {
     let mut agent = h
         .agent
         .with_history(resumed.messages)
-        .with_checkpoint(writer.clone());
+        .with_history_log(writer.clone());
     agent.run("second prompt").await;
     let reloaded = store.load(project, &id).unwrap();
     assert_eq!(reloaded.messages.len(), history.len() + 2);
@@ -254,7 +254,7 @@ async fn resuming_after_a_lost_result_adds_an_interrupted_one() {
             )],
         },
     ];
-    paddock_core::Checkpoint::save(&writer, &history);
+    paddock_core::HistoryLog::save(&writer, &history);
     drop(writer);
 
     let (resumed, writer) = store.resume(project, &header.id).unwrap();

@@ -3,6 +3,7 @@
 
 mod bash;
 mod bash_env;
+mod changes;
 mod delegation;
 mod escape;
 mod tools_files;

@@ -34,6 +34,8 @@ pub fn context(env: ToolEnv, cancel: CancellationToken) -> Kit {
             events: Arc::new(NullSink),
             approvals: Arc::new(Approvals::new(AskPolicy::HeadlessDeny)),
             grants: Arc::default(),
+            writes: Arc::default(),
+            approved: None,
         },
         registry,
     }
@@ -62,4 +64,11 @@ pub async fn call_with(kit: &Kit, tool: &str, input: Value) -> Seen {
 
 pub async fn call(env: &ToolEnv, tool: &str, input: Value) -> Seen {
     call_with(&context(env.clone(), CancellationToken::new()), tool, input).await
+}
+
+/// A fresh workspace folder (its real path) and an environment on it.
+pub fn workspace() -> (tempfile::TempDir, ToolEnv) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    (dir, env_at(&root))
 }
