@@ -41,14 +41,17 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
     for (path, fd) in &kept {
         mount::bind_back(fd, path)?;
     }
-    for path in &policy.hidden {
+    // A path gone from view (inside an emptied folder, e.g. a project under /tmp) needs no
+    // hiding or pinning: the command cannot reach it at all.
+    let visible = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    for path in policy.hidden.iter().filter(|p| visible(p)) {
         if path.is_dir() {
             mount::tmpfs(path, true)?;
         } else {
             mount::bind_null(path)?;
         }
     }
-    for path in &policy.read_only {
+    for path in policy.read_only.iter().filter(|p| visible(p)) {
         mount::read_only(path)?;
     }
     let child = sys::fork().map_err(|e| format!("fork: {e}"))?;
