@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use paddock_host::{FnSink, workspace};
+use paddock_host::{FnSink, RewindRequest, workspace};
 use paddock_protocol::{
-    AgentEvent, AppError, ApprovalDecision, ConnectionReport, ExportFormat, FilePreview, Grant,
-    KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectSettings, ProviderKind,
-    RecentProject, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo,
-    ToolPreset, WorkspaceChange, WorkspaceTree,
+    AgentEvent, AppError, ApprovalDecision, ConnectionReport, ExportFormat, FileChange,
+    FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectSettings,
+    ProviderKind, RecentProject, RewindMode, RewindPreview, SandboxStatus, SearchHit,
+    SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, WorkspaceChange, WorkspaceTree,
 };
 use tauri::ipc::{Channel, Invoke};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
@@ -48,6 +48,10 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         load_session,
         delete_session,
         export_session,
+        checkpoint_diff,
+        rewind_preview,
+        rewind_session,
+        undo_rewind,
         workspace_tree,
         read_workspace_file,
         watch_workspace,
@@ -84,6 +88,13 @@ pub async fn open_project<R: Runtime>(
     path: String,
 ) -> Result<ProjectInfo> {
     let root = projects::canonical(&path)?;
+    // A rewind a crash cut short is finished before anything shows the workspace.
+    let (service, at) = (state.service.clone(), root.clone());
+    if let Err(e) =
+        blocking(move || service.recover_rewind(&at).map_err(ToAppError::app_error)).await
+    {
+        tracing::warn!("{}", e.message);
+    }
     let info = projects::info(state.trust(), &root);
     if info.settings.is_some() {
         // MCP servers the user trusts start now, so their tools are up by the first prompt.
@@ -342,8 +353,8 @@ pub async fn delete_session(
     project: String,
     session_id: String,
 ) -> Result<()> {
-    let root = projects::canonical(&project)?;
-    sessions::delete(state.store(), state.runs(), &root, &session_id)
+    let (root, service) = (projects::canonical(&project)?, state.service.clone());
+    blocking(move || sessions::delete(&service, &root, &session_id)).await
 }
 
 #[tauri::command]
@@ -363,6 +374,92 @@ pub async fn export_session<R: Runtime>(
     std::fs::write(&path, text)
         .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
     Ok(Some(path.to_string_lossy().into_owned()))
+}
+
+// Changes and rewinds
+
+#[tauri::command]
+pub async fn checkpoint_diff(
+    state: State<'_, Desktop>,
+    project: String,
+    from: String,
+    to: String,
+    path: String,
+) -> Result<Option<FileChange>> {
+    let (root, service) = (projects::canonical(&project)?, state.service.clone());
+    blocking(move || {
+        service
+            .checkpoint_diff(&root, &from, &to, &path)
+            .map_err(ToAppError::app_error)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn rewind_preview(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+    prompt: u32,
+    turn: u32,
+    mode: RewindMode,
+) -> Result<RewindPreview> {
+    let (root, service) = (projects::canonical(&project)?, state.service.clone());
+    let request = RewindRequest {
+        session: session_id,
+        prompt,
+        turn,
+        mode,
+    };
+    blocking(move || {
+        service
+            .rewind_preview(&root, &request)
+            .map_err(ToAppError::app_error)
+    })
+    .await
+}
+
+/// Rewinds and returns the session as it now reads.
+#[tauri::command]
+pub async fn rewind_session(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+    prompt: u32,
+    turn: u32,
+    mode: RewindMode,
+) -> Result<SessionTranscript> {
+    let (root, service) = (projects::canonical(&project)?, state.service.clone());
+    let request = RewindRequest {
+        session: session_id.clone(),
+        prompt,
+        turn,
+        mode,
+    };
+    blocking(move || {
+        service
+            .rewind(&root, &request)
+            .map_err(ToAppError::app_error)?;
+        sessions::load(service.store(), &root, &session_id)
+    })
+    .await
+}
+
+/// Undoes the session's last rewind and returns the session as it now reads.
+#[tauri::command]
+pub async fn undo_rewind(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+) -> Result<SessionTranscript> {
+    let (root, service) = (projects::canonical(&project)?, state.service.clone());
+    blocking(move || {
+        service
+            .undo_rewind(&root, &session_id)
+            .map_err(ToAppError::app_error)?;
+        sessions::load(service.store(), &root, &session_id)
+    })
+    .await
 }
 
 // Workspace

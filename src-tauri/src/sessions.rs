@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use paddock_host::LiveRuns;
+use paddock_host::RunService;
 use paddock_host::session::{self, SessionStore};
 use paddock_protocol::{AppErrorCode, ExportFormat, SearchHit, SessionSummary, SessionTranscript};
 
@@ -26,15 +26,11 @@ pub fn load(store: &SessionStore, root: &Path, id: &str) -> AppResult<SessionTra
     })
 }
 
-/// Deletes a session that is not running.
-pub fn delete(store: &SessionStore, runs: &LiveRuns, root: &Path, id: &str) -> AppResult<()> {
-    if runs.is_running(root, id) {
-        return Err(app_error(
-            AppErrorCode::Busy,
-            "this session is running; stop it before deleting it",
-        ));
-    }
-    store.delete(root, id).map_err(ToAppError::app_error)?;
+/// Deletes a session that is not running, and the checkpoints only it used.
+pub fn delete(service: &RunService, root: &Path, id: &str) -> AppResult<()> {
+    service
+        .delete_session(root, id)
+        .map_err(ToAppError::app_error)?;
     tracing::info!(session = id, "session deleted");
     Ok(())
 }
@@ -114,8 +110,12 @@ mod tests {
         assert!(serde_json::from_str::<serde_json::Value>(&json).is_ok());
         assert!(name.ends_with(".json"));
 
-        let runs = LiveRuns::default();
-        delete(&store, &runs, project.path(), &header.id).unwrap();
+        let service = RunService::new(
+            store.clone(),
+            std::sync::Arc::new(paddock_host::EnvKeys),
+            paddock_host::trust::TrustStore::new(data.path().join("trust.json")),
+        );
+        delete(&service, project.path(), &header.id).unwrap();
         assert_eq!(
             load(&store, project.path(), &header.id).unwrap_err().code,
             AppErrorCode::NotFound

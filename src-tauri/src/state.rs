@@ -13,7 +13,7 @@ use crate::recent::RecentProjects;
 use crate::watch::WorkspaceWatch;
 
 pub struct Desktop {
-    pub service: RunService,
+    pub service: Arc<RunService>,
     pub recent: RecentProjects,
     projects: Mutex<HashMap<PathBuf, Arc<LiveProject>>>,
     /// One watcher per window label.
@@ -25,7 +25,11 @@ impl Desktop {
     /// folder trust in `trust` (shared with the CLI too).
     pub fn new(data_dir: &Path, trust: TrustStore, keys: Arc<dyn KeyStore>) -> Self {
         Self {
-            service: RunService::new(SessionStore::new(data_dir.join("sessions")), keys, trust),
+            service: Arc::new(RunService::new(
+                SessionStore::new(data_dir.join("sessions")),
+                keys,
+                trust,
+            )),
             recent: RecentProjects::new(data_dir),
             projects: Mutex::default(),
             watchers: Mutex::default(),

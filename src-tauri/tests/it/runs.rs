@@ -99,7 +99,7 @@ async fn a_running_session_is_busy_until_stopped() {
     .await
     .unwrap_err();
     assert_eq!(busy.code, AppErrorCode::Busy);
-    let delete = sessions::delete(s.desktop.store(), s.desktop.runs(), &s.root, &id).unwrap_err();
+    let delete = sessions::delete(&s.desktop.service, &s.root, &id).unwrap_err();
     assert_eq!(delete.code, AppErrorCode::Busy);
 
     s.desktop.runs().stop(&s.root, &id);

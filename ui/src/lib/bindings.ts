@@ -63,6 +63,10 @@ export type CheckpointInfo = {
  */
 checkpoint: string, 
 /**
+ * The workspace folder it is a state of (absolute): a rewind puts it back only there.
+ */
+workspace: string, 
+/**
  * 0 before the prompt, else the turn whose tools were about to run.
  */
 turn: number, 
@@ -301,9 +305,14 @@ conversation: boolean,
  */
 messages: number, 
 /**
- * The workspace state just before the rewind: undoing it goes back there.
+ * The workspace state just before the rewind: undoing it goes back there (empty when
+ * the files were not rewound).
  */
 before: string, 
+/**
+ * The workspace folder the files were rewound in (empty when they were not).
+ */
+workspace: string, 
 /**
  * Set when this rewind undoes another one.
  */
@@ -312,6 +321,20 @@ undoes?: string,
  * What it changed in the files.
  */
 changed: Array<ChangeSummary>, };
+
+export type RewindMode = "both" | "files_only" | "conversation_only";
+
+export type RewindPreview = { 
+/**
+ * The changes the files would undergo (from now to the checkpoint); empty when only the
+ * conversation is rewound or nothing differs.
+ */
+files: Array<FileChange>, 
+/**
+ * Messages of the conversation that would be set aside (kept in the session, shown as
+ * rewound).
+ */
+messages_dropped: number, };
 
 export type Role = "user" | "assistant";
 

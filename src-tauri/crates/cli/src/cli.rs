@@ -70,6 +70,34 @@ pub enum Command {
         #[command(flatten)]
         model: ModelArgs,
     },
+    /// Put a session's files and/or conversation back to before a prompt or a turn (see
+    /// `--list`), showing what changes first with `--dry-run`; `--undo` reverts the last
+    /// rewind.
+    Rewind {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// The session id (see `paddock sessions list`).
+        session: String,
+        /// Where to: `N` is before prompt N (1 = the first), `N.T` before turn T of it.
+        #[arg(long, value_name = "N[.T]", required_unless_present_any = ["undo", "list"])]
+        to: Option<String>,
+        /// Put back the files only; the conversation goes on as it is.
+        #[arg(long, conflicts_with = "conversation_only")]
+        files_only: bool,
+        /// Rewind the conversation only; the files stay as they are.
+        #[arg(long)]
+        conversation_only: bool,
+        /// Show what would change (a unified diff) and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Undo the session's last rewind (itself a rewind, so it can be undone too).
+        #[arg(long, conflicts_with_all = ["to", "files_only", "conversation_only", "list"])]
+        undo: bool,
+        /// List the points the session can be rewound to.
+        #[arg(long, conflicts_with_all = ["to", "dry_run"])]
+        list: bool,
+    },
     /// Show what the folder's settings would do (start programs, send your key elsewhere,
     /// grant tools) and trust them, after asking on a terminal.
     Trust {

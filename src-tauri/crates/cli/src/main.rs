@@ -6,6 +6,7 @@ mod doctor;
 mod exit;
 mod keys;
 mod output;
+mod rewind;
 mod run;
 mod sessions;
 mod trust;
@@ -88,6 +89,25 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
         } => run::run(run, Target::Resume(session), prompt, cancel_on_signals()).await,
         Command::Sessions { project, action } => sessions::run(project.as_deref(), action),
         Command::Doctor { model } => doctor::run(model).await,
+        Command::Rewind {
+            project,
+            session,
+            to,
+            files_only,
+            conversation_only,
+            dry_run,
+            undo,
+            list,
+        } => rewind::run(&rewind::Args {
+            project: project.as_deref(),
+            session,
+            to: to.as_deref(),
+            files_only: *files_only,
+            conversation_only: *conversation_only,
+            dry_run: *dry_run,
+            undo: *undo,
+            list: *list,
+        }),
         Command::Trust {
             project,
             yes,

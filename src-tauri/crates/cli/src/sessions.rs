@@ -39,7 +39,13 @@ pub fn run(project: Option<&Path>, action: &SessionsAction) -> Result<Code, CliE
             write_out(output.as_deref(), &text)
         }
         SessionsAction::Delete { id } => {
-            store.delete(&root, id)?;
+            // Through the run service: the checkpoints only this session used go too.
+            let service = paddock_host::RunService::new(
+                store.clone(),
+                std::sync::Arc::new(crate::keys::CliKeys),
+                paddock_host::trust::TrustStore::open_default()?,
+            );
+            service.delete_session(&root, id)?;
             output::err(&format!("paddock: deleted session {id}"));
             Ok(Code::Success)
         }

@@ -12,6 +12,7 @@ use crate::executor::{ExecutorLimits, ToolExecutor};
 use crate::grants::{GrantPolicy, ResolvedTools};
 use crate::loop_detect::LoopConfig;
 use crate::model::{Model, ModelError};
+use crate::recorder::WorkspaceRecorder;
 use crate::runner::{DEFAULT_MAX_TURNS, HistoryLog, RunConfig, Runner};
 use crate::structured::{self, OutputError};
 use crate::tool::{ToolContext, ToolRegistry};
@@ -108,6 +109,7 @@ pub struct Agent {
     chain: Arc<[String]>,
     history_log: Option<Arc<dyn HistoryLog>>,
     writes: Arc<WriteLocks>,
+    recorder: Option<Arc<dyn WorkspaceRecorder>>,
     history: Vec<Message>,
 }
 
@@ -124,6 +126,7 @@ impl Agent {
             chain,
             history_log: None,
             writes: Arc::default(),
+            recorder: None,
             history: Vec::new(),
         }
     }
@@ -147,6 +150,12 @@ impl Agent {
     /// other sessions of the project), so their calls on one file do not race.
     pub fn with_write_locks(mut self, writes: Arc<WriteLocks>) -> Self {
         self.writes = writes;
+        self
+    }
+
+    /// Records the workspace before turns that may change it, so the run can be rewound.
+    pub fn with_recorder(mut self, recorder: Arc<dyn WorkspaceRecorder>) -> Self {
+        self.recorder = Some(recorder);
         self
     }
 
@@ -247,6 +256,7 @@ impl Agent {
                 approved: None,
             },
             history_log: self.history_log.as_deref(),
+            recorder: self.recorder.as_deref(),
         };
 
         let mut outcome = runner.run(messages).await;

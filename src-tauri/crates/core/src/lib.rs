@@ -10,6 +10,7 @@ pub mod executor;
 pub mod grants;
 pub mod loop_detect;
 pub mod model;
+pub mod recorder;
 mod response;
 pub mod runner;
 #[cfg(feature = "test-support")]
@@ -29,6 +30,7 @@ pub use executor::{ExecutorLimits, ToolExecutor};
 pub use grants::{Gate, GrantPolicy, ResolvedTools};
 pub use loop_detect::{LoopConfig, LoopPolicy};
 pub use model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream, OwnedRequest};
+pub use recorder::{RecordError, Recorded, WorkspaceRecorder};
 pub use runner::{HistoryLog, RunConfig, RunOutcome, Runner};
 pub use tool::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
 pub use write_locks::{WriteLocks, WriteScope};

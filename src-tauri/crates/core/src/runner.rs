@@ -3,14 +3,16 @@
 //! without its result.
 
 use paddock_protocol::{
-    AgentEvent, ContentBlock, ExitReason, LoopAction, Message, Role, StopReason, TokenUsage,
-    ToolCall, ToolResult,
+    AgentEvent, CheckpointInfo, ContentBlock, ExitReason, LoopAction, Message, Role, StopReason,
+    TokenUsage, ToolCall, ToolResult,
 };
 
 use crate::executor::ToolExecutor;
+use crate::grants::Gate;
 use crate::grants::ResolvedTools;
 use crate::loop_detect::{LoopConfig, LoopDetector, LoopPolicy};
 use crate::model::{Model, ModelError, ModelRequest};
+use crate::recorder::WorkspaceRecorder;
 use crate::response::{Interrupted, collect};
 use crate::tool::ToolContext;
 
@@ -78,6 +80,8 @@ pub struct Runner<'a> {
     /// Shared by every call; carries cancellation, events and approvals.
     pub ctx: ToolContext,
     pub history_log: Option<&'a dyn HistoryLog>,
+    /// Records the workspace before turns that may change it (main agents only).
+    pub recorder: Option<&'a dyn WorkspaceRecorder>,
 }
 
 struct LoopState {
@@ -86,6 +90,10 @@ struct LoopState {
     usage: TokenUsage,
     turns: u32,
     output: String,
+    /// Messages before the prompt (where rewinding to "before the prompt" cuts).
+    prompt_at: usize,
+    /// The workspace as the run found it, once a turn needed recording.
+    first_record: Option<String>,
 }
 
 impl Runner<'_> {
@@ -107,12 +115,15 @@ impl Runner<'_> {
             (d, cfg.policy)
         });
         let mut warned = false;
+        let prompt_at = messages.len().saturating_sub(1);
         let mut state = LoopState {
             messages,
             saved: 0,
             usage: TokenUsage::default(),
             turns: 0,
             output: String::new(),
+            prompt_at,
+            first_record: None,
         };
         self.save(&mut state);
 
@@ -174,6 +185,7 @@ impl Runner<'_> {
                         .to_owned(),
                 });
             }
+            let before_turn = state.messages.len();
             state.messages.push(response.into_message());
             if !text.is_empty() {
                 state.output = text.clone();
@@ -216,6 +228,9 @@ impl Runner<'_> {
                 }
             }
 
+            if self.may_change_workspace(&calls) {
+                self.record_before(&mut state, turn, before_turn).await;
+            }
             let outcomes = self
                 .executor
                 .execute_batch(&calls, self.tools, &self.ctx)
@@ -247,6 +262,7 @@ impl Runner<'_> {
         };
 
         self.save(&mut state);
+        self.report_changes(&state).await;
         events.emit(AgentEvent::RunFinished {
             exit,
             turns: state.turns,
@@ -259,6 +275,92 @@ impl Runner<'_> {
             usage: state.usage,
             turns: state.turns,
             error,
+        }
+    }
+
+    /// Whether any call of the batch, if it runs, may change the workspace's files.
+    fn may_change_workspace(&self, calls: &[ToolCall]) -> bool {
+        self.recorder.is_some()
+            && calls.iter().any(|c| {
+                matches!(self.tools.check(&c.name), Gate::Allow | Gate::Ask)
+                    && self
+                        .tools
+                        .tool(&c.name)
+                        .is_some_and(|t| t.changes_workspace())
+            })
+    }
+
+    /// Records the workspace before turn `turn`'s tools run. The first record of a run also
+    /// marks "before the prompt" (nothing ran since the prompt arrived).
+    async fn record_before(&self, state: &mut LoopState, turn: u32, before_turn: usize) {
+        let Some(recorder) = self.recorder else {
+            return;
+        };
+        let events = &self.ctx.events;
+        let recorded = match recorder.record().await {
+            Ok(r) => r,
+            Err(e) => {
+                events.emit(AgentEvent::Warning {
+                    message: format!(
+                        "the workspace could not be recorded before turn {turn} ({e}); this \
+                         turn cannot be rewound"
+                    ),
+                });
+                return;
+            }
+        };
+        for notice in recorded.notices {
+            events.emit(AgentEvent::Warning { message: notice });
+        }
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        if state.first_record.is_none() {
+            state.first_record = Some(recorded.id.clone());
+            events.emit(AgentEvent::CheckpointSaved(CheckpointInfo {
+                checkpoint: recorded.id.clone(),
+                workspace: recorded.workspace.clone(),
+                turn: 0,
+                messages: count(state.prompt_at),
+            }));
+        }
+        events.emit(AgentEvent::CheckpointSaved(CheckpointInfo {
+            checkpoint: recorded.id,
+            workspace: recorded.workspace,
+            turn,
+            messages: count(before_turn),
+        }));
+    }
+
+    /// Lists every file the run changed, from its first record to now.
+    async fn report_changes(&self, state: &LoopState) {
+        let (Some(recorder), Some(from)) = (self.recorder, state.first_record.as_ref()) else {
+            return;
+        };
+        let events = &self.ctx.events;
+        let recorded = recorder.record().await;
+        if let Ok(to) = &recorded {
+            for notice in &to.notices {
+                events.emit(AgentEvent::Warning {
+                    message: notice.clone(),
+                });
+            }
+        }
+        let result = match recorded {
+            Ok(to) if to.id == *from => return,
+            Ok(to) => recorder
+                .changes(from, &to.id)
+                .await
+                .map(|files| (to.id, files)),
+            Err(e) => Err(e),
+        };
+        match result {
+            Ok((to, files)) => events.emit(AgentEvent::RunChanges {
+                from: from.clone(),
+                to,
+                files,
+            }),
+            Err(e) => events.emit(AgentEvent::Warning {
+                message: format!("the run's changes could not be listed: {e}"),
+            }),
         }
     }
 

@@ -64,6 +64,9 @@ pub enum HostError {
     },
     #[error(transparent)]
     Trust(#[from] TrustError),
+    /// The workspace could not be recorded or put back.
+    #[error(transparent)]
+    Checkpoint(#[from] paddock_changes::CheckpointError),
 }
 
 fn untrusted_text(folder: &str, pending: &[TrustItem]) -> String {
@@ -96,6 +99,7 @@ impl HostError {
             Self::Internal(_) => HostErrorKind::Internal,
             Self::Untrusted { .. } => HostErrorKind::Untrusted,
             Self::Trust(_) => HostErrorKind::Trust,
+            Self::Checkpoint(_) => HostErrorKind::Io,
         }
     }
 }

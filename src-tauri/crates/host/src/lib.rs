@@ -2,6 +2,7 @@
 //! tools and MCP servers, sessions and runs, behind one API for the CLI and the app. The
 //! shells depend on this crate and on the protocol only.
 
+mod checkpoints;
 mod error;
 mod keys;
 mod live;
@@ -9,6 +10,7 @@ mod mcp;
 mod models;
 mod options;
 mod project;
+mod rewind;
 mod runs;
 mod runtime;
 mod service;
@@ -17,6 +19,7 @@ mod tools;
 pub mod trust;
 pub mod workspace;
 
+pub use checkpoints::ProjectCheckpoints;
 pub use error::{HostError, HostErrorKind};
 pub use keys::{EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, resolve_key};
 pub use live::{LiveProject, McpRun};
@@ -24,12 +27,14 @@ pub use mcp::mcp_options;
 pub use models::Connection;
 pub use options::RunOptions;
 pub use project::{Project, canonical_dir};
+pub use rewind::RewindRequest;
 pub use runs::LiveRuns;
 pub use runtime::{MAIN_AGENT, ProjectRuntime};
 pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};
 pub use tools::{ProjectTools, RunLimits, TeamModel};
 
 // What the shells name of the crates below, so that they depend on this crate alone.
+pub use paddock_changes::unified as unified_diff;
 pub use paddock_core::tool::one_line;
 pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError};
 pub use paddock_mcp::ServerPath;
@@ -63,7 +68,7 @@ pub fn use_this_program_as_sandbox_helper() {
 /// Stored sessions: the store, its errors and exports.
 pub mod session {
     pub use paddock_session::{
-        DATA_DIR_ENV, INTERRUPTED_RESULT, LoadedSession, SessionError, SessionStore, data_dir,
-        to_json, to_markdown,
+        DATA_DIR_ENV, INTERRUPTED_RESULT, LastRewind, LoadedSession, RewindPoint, SessionError,
+        SessionStore, data_dir, to_json, to_markdown,
     };
 }

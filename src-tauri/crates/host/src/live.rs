@@ -62,6 +62,8 @@ pub struct LiveProject {
     runtime: tokio::sync::Mutex<Option<(RuntimeKey, Arc<ProjectRuntime>)>>,
     /// Held while a run starts, so two prompts to one session cannot both start it.
     pub(crate) start_lock: tokio::sync::Mutex<()>,
+    /// Write locks of the workspace, shared by every session's agents.
+    pub(crate) writes: Arc<paddock_core::WriteLocks>,
 }
 
 impl LiveProject {
@@ -73,6 +75,7 @@ impl LiveProject {
             mcp: Mutex::new(None),
             runtime: tokio::sync::Mutex::new(None),
             start_lock: tokio::sync::Mutex::new(()),
+            writes: Arc::default(),
         }
     }
 

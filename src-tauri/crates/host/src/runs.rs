@@ -30,6 +30,11 @@ impl LiveRuns {
         lock(&self.running).contains_key(&Self::key(root, session))
     }
 
+    /// Whether any session of the project is running a prompt.
+    pub fn any_running(&self, root: &Path) -> bool {
+        lock(&self.running).keys().any(|(r, _)| r == root)
+    }
+
     /// The session's approvals, answered by a person (the app).
     pub(crate) fn approvals(&self, root: &Path, session: &str) -> Arc<Approvals> {
         lock(&self.approvals)

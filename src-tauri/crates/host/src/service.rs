@@ -3,15 +3,17 @@
 //! recorded and passed to the shell's sink. The CLI adapts it to a terminal, the app to a
 //! window.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_core::{Agent, AgentResult, Approvals, AskPolicy, EventSink, Fanout};
 use paddock_protocol::{AgentEvent, Message, ProjectSettings};
 use paddock_session::{SessionStore, SessionWriter};
 use tokio_util::sync::CancellationToken;
 
+use crate::checkpoints::{ProjectCheckpoints, Recorder};
 use crate::keys::KeyStore;
 use crate::live::LiveProject;
 use crate::runs::LiveRuns;
@@ -59,6 +61,8 @@ pub struct RunService {
     /// Bumped when a key is stored or deleted, so runtimes pick up the new key.
     keys_generation: AtomicU64,
     runs: Arc<LiveRuns>,
+    /// Each project's checkpoint store, opened once (it caches what it has read).
+    checkpoints: Mutex<HashMap<PathBuf, Arc<ProjectCheckpoints>>>,
 }
 
 impl RunService {
@@ -69,7 +73,27 @@ impl RunService {
             trust,
             keys_generation: AtomicU64::new(0),
             runs: Arc::default(),
+            checkpoints: Mutex::default(),
         }
+    }
+
+    /// The project's checkpoint store, beside the sessions in Paddock's data folder.
+    pub fn checkpoints(&self, root: &Path) -> Result<Arc<ProjectCheckpoints>, HostError> {
+        let mut open = self
+            .checkpoints
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = open.get(root) {
+            return Ok(found.clone());
+        }
+        let dir = self
+            .store
+            .root()
+            .with_file_name("checkpoints")
+            .join(paddock_session::project_key(root));
+        let checkpoints = Arc::new(ProjectCheckpoints::open(dir)?);
+        open.insert(root.to_path_buf(), checkpoints.clone());
+        Ok(checkpoints)
     }
 
     pub fn store(&self) -> &SessionStore {
@@ -147,6 +171,8 @@ impl RunService {
             }
         }
         let stored = self.settings_for_run(root, &options, trust)?;
+        // A rewind a crash interrupted is finished before anything else touches the files.
+        self.recover_rewind(root)?;
         let resumed = match &target {
             SessionTarget::New => None,
             SessionTarget::Resume(id) => {
@@ -162,7 +188,7 @@ impl RunService {
                         .as_deref()
                         .and_then(|p| p.parse().ok());
                 }
-                Some((session.messages, session.warnings, writer))
+                Some((session.history, session.warnings, writer))
             }
         };
         let limits = RunLimits::from_options(&options, approver == Approver::Person);
@@ -191,11 +217,17 @@ impl RunService {
             Approver::Person => self.runs.approvals(root, &session_id),
             Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
         };
+        let recorder = Recorder {
+            checkpoints: self.checkpoints(root)?,
+            guard: runtime.tools().env().guard(),
+        };
         let mut agent = runtime
             .agent()
             .with_history(history)
             .with_history_log(writer.clone())
-            .with_approvals(approvals);
+            .with_approvals(approvals)
+            .with_write_locks(project.writes.clone())
+            .with_recorder(Arc::new(recorder));
         if let Some(cancel) = cancel {
             agent = agent.with_cancel(cancel);
         }

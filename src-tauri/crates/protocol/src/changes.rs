@@ -158,6 +158,8 @@ impl From<&FileChange> for ChangeSummary {
 pub struct CheckpointInfo {
     /// The workspace state's id in the checkpoint store.
     pub checkpoint: String,
+    /// The workspace folder it is a state of (absolute): a rewind puts it back only there.
+    pub workspace: String,
     /// 0 before the prompt, else the turn whose tools were about to run.
     pub turn: u32,
     /// Messages of the conversation kept when rewinding to here.
@@ -177,8 +179,12 @@ pub struct RewindInfo {
     pub conversation: bool,
     /// Messages of the conversation after the rewind.
     pub messages: u32,
-    /// The workspace state just before the rewind: undoing it goes back there.
+    /// The workspace state just before the rewind: undoing it goes back there (empty when
+    /// the files were not rewound).
     pub before: String,
+    /// The workspace folder the files were rewound in (empty when they were not).
+    #[serde(default)]
+    pub workspace: String,
     /// Set when this rewind undoes another one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -186,4 +192,35 @@ pub struct RewindInfo {
     /// What it changed in the files.
     #[serde(default)]
     pub changed: Vec<ChangeSummary>,
+}
+
+/// What a rewind puts back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RewindMode {
+    /// Files and conversation.
+    Both,
+    FilesOnly,
+    ConversationOnly,
+}
+
+impl RewindMode {
+    pub fn files(self) -> bool {
+        self != Self::ConversationOnly
+    }
+
+    pub fn conversation(self) -> bool {
+        self != Self::FilesOnly
+    }
+}
+
+/// What a rewind would do, shown before it is done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RewindPreview {
+    /// The changes the files would undergo (from now to the checkpoint); empty when only the
+    /// conversation is rewound or nothing differs.
+    pub files: Vec<FileChange>,
+    /// Messages of the conversation that would be set aside (kept in the session, shown as
+    /// rewound).
+    pub messages_dropped: u32,
 }

@@ -20,7 +20,7 @@ pub use app::{
 };
 pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
-    FileChange, LineEnd, LineOp, ModeChange, RewindInfo,
+    FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
 };
 pub use events::{AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, ToolStatus};
 pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};

@@ -28,7 +28,7 @@ fn generate() -> String {
         ToolGrantInfo, ToolPreset, ToolResult, ToolSpec, WorkspaceChange, WorkspaceEntry,
         WorkspaceMode, WorkspaceTree,
         CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
-        FileChange, LineEnd, LineOp, ModeChange, RewindInfo,
+        FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
     );
     decls.sort();
     let mut out = String::from(

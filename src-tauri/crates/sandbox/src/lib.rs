@@ -14,6 +14,7 @@ pub mod helper;
 mod linux;
 mod path_guard;
 pub mod policy;
+mod put;
 mod redact;
 mod replace;
 mod resolve;

@@ -4,6 +4,7 @@
 
 mod export;
 mod store;
+mod timeline;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, SessionHeader, T
 
 pub use export::{to_json, to_markdown};
 pub use store::SessionStore;
+pub use timeline::{LastRewind, RewindPoint};
 
 pub use writer::SessionWriter;
 
@@ -44,8 +46,14 @@ pub enum SessionError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedSession {
     pub header: SessionHeader,
+    /// Every message as written, rewound ones included (what the transcript shows).
     pub messages: Vec<Message>,
     pub events: Vec<AgentEvent>,
+    /// The conversation the next prompt continues: `messages` with rewinds applied.
+    pub history: Vec<Message>,
+    /// Where the session can be rewound to, in order.
+    pub points: Vec<RewindPoint>,
+    pub last_rewind: Option<LastRewind>,
     /// Lines that could not be read (a torn last line after a crash), said plainly.
     pub warnings: Vec<String>,
 }
@@ -119,7 +127,7 @@ fn check_id(id: &str) -> Result<(), SessionError> {
 }
 
 /// A stable folder name for a project: readable name plus a hash of its path.
-fn project_key(project: &Path) -> String {
+pub fn project_key(project: &Path) -> String {
     let path = project.to_string_lossy();
     let name: String = project
         .file_name()

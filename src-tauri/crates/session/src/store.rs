@@ -7,9 +7,11 @@ use paddock_protocol::{
     SessionSummary, ToolStatus,
 };
 
+use crate::project_key;
+use crate::timeline::Timeline;
 use crate::{
     LoadedSession, SessionError, SessionWriter, check_id, data_dir, interrupted_results, io,
-    now_rfc3339, project_key, push_merged,
+    now_rfc3339, push_merged,
 };
 
 /// Characters of context on each side of a search match.
@@ -120,7 +122,7 @@ impl SessionStore {
             .map_err(io("protect", &path))?;
         // A torn last line has no newline: start the next record on a line of its own.
         file.write_all(b"\n").map_err(io("write", &path))?;
-        let repair = interrupted_results(&session.messages);
+        let repair = interrupted_results(&session.history);
         if let Some(results) = &repair {
             session.warnings.push(
                 "the last tool call had no result (Paddock stopped mid-turn); it was marked \
@@ -128,8 +130,9 @@ impl SessionStore {
                     .to_owned(),
             );
             push_merged(&mut session.messages, results.clone());
+            push_merged(&mut session.history, results.clone());
         }
-        let writer = SessionWriter::new(id.to_owned(), path, file, session.messages.len());
+        let writer = SessionWriter::new(id.to_owned(), path, file, session.history.len());
         if let Some(results) = repair {
             writer.append(&SessionRecord::Message { message: results });
             writer.flush();
@@ -203,6 +206,30 @@ impl SessionStore {
         Ok(hits)
     }
 
+    /// Appends one event to a session that is not running (a rewind), and makes it durable
+    /// before returning.
+    pub fn append_event(
+        &self,
+        project: &Path,
+        id: &str,
+        event: AgentEvent,
+    ) -> Result<(), SessionError> {
+        let path = self.file(project, id)?;
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => SessionError::NotFound(id.to_owned()),
+                _ => io("open", &path)(e),
+            })?;
+        let line = serde_json::to_string(&SessionRecord::Event { event })
+            .map_err(|e| io("write", &path)(std::io::Error::other(e)))?;
+        // A torn last line has no newline: start on a line of our own.
+        file.write_all(format!("\n{line}\n").as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(io("write", &path))
+    }
+
     pub fn delete(&self, project: &Path, id: &str) -> Result<(), SessionError> {
         let path = self.file(project, id)?;
         std::fs::remove_file(&path).map_err(|e| match e.kind() {
@@ -255,16 +282,26 @@ fn read_session(path: &Path, file: File) -> Result<LoadedSession, SessionError> 
         header,
         messages: Vec::new(),
         events: Vec::new(),
+        history: Vec::new(),
+        points: Vec::new(),
+        last_rewind: None,
         warnings: Vec::new(),
     };
+    let mut timeline = Timeline::default();
     for (n, line) in lines.enumerate() {
         let line = line.map_err(io("read", path))?;
         if line.trim().is_empty() {
             continue;
         }
         match serde_json::from_str::<SessionRecord>(&line) {
-            Ok(SessionRecord::Message { message }) => push_merged(&mut session.messages, message),
-            Ok(SessionRecord::Event { event }) => session.events.push(with_status(event)),
+            Ok(SessionRecord::Message { message }) => {
+                timeline.message(message.clone());
+                push_merged(&mut session.messages, message);
+            }
+            Ok(SessionRecord::Event { event }) => {
+                timeline.event(&event);
+                session.events.push(with_status(event));
+            }
             Ok(SessionRecord::Header(_)) => session
                 .warnings
                 .push(format!("line {}: a second header was ignored", n + 2)),
@@ -274,6 +311,9 @@ fn read_session(path: &Path, file: File) -> Result<LoadedSession, SessionError> 
             )),
         }
     }
+    session.history = timeline.history;
+    session.points = timeline.points;
+    session.last_rewind = timeline.last_rewind;
     Ok(session)
 }
 

@@ -11,4 +11,5 @@ mod hostile_grants;
 mod hostile_trust;
 mod mcp;
 mod resume;
+mod rewind;
 mod sessions;

@@ -6,4 +6,5 @@ mod exits;
 mod grants;
 mod history_prop;
 mod loops;
+mod recording;
 mod structured;

@@ -1,0 +1,315 @@
+//! Rewinding a session to before a prompt or a turn: its files (from the checkpoint recorded
+//! there), its conversation, or both; and undoing the last rewind. The session file stays
+//! append-only: a rewind is a `rewound` event. Putting files back goes through the store's
+//! journal, so a crash mid-rewind is finished by the next Paddock that opens the project.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use paddock_protocol::{AgentEvent, FileChange, RewindInfo, RewindMode, RewindPreview};
+use paddock_sandbox::PathGuard;
+use paddock_session::{LoadedSession, RewindPoint};
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoints::{ProjectCheckpoints, workspace_name};
+use crate::{HostError, RunService, workspace};
+
+/// Where to rewind a session to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewindRequest {
+    pub session: String,
+    /// 1-based, in the order the session's prompts ran.
+    pub prompt: u32,
+    /// 0: before the prompt; else before that turn's tools.
+    pub turn: u32,
+    pub mode: RewindMode,
+}
+
+/// What the journal carries so a crash after the files moved still records the rewind.
+#[derive(Debug, Serialize, Deserialize)]
+struct Note {
+    session: String,
+    info: RewindInfo,
+}
+
+impl RunService {
+    /// The points a session can be rewound to, in order.
+    pub fn rewind_points(
+        &self,
+        project: &Path,
+        session: &str,
+    ) -> Result<Vec<RewindPoint>, HostError> {
+        Ok(self.store().load(project, session)?.points)
+    }
+
+    /// What rewinding would do, without doing it.
+    pub fn rewind_preview(
+        &self,
+        project: &Path,
+        request: &RewindRequest,
+    ) -> Result<RewindPreview, HostError> {
+        let (checkpoints, guard) = self.rewind_setup(project)?;
+        let session = self.store().load(project, &request.session)?;
+        let point = find_point(&session, request)?;
+        let files = match target_of(&point, request.mode, &guard)? {
+            Some(target) => {
+                let (now, _) = checkpoints.snapshot(&guard)?;
+                checkpoints.store().changes(&now.id, &target)?
+            }
+            None => Vec::new(),
+        };
+        Ok(RewindPreview {
+            files,
+            messages_dropped: dropped(&session, &point, request.mode),
+        })
+    }
+
+    /// Rewinds the session; returns what was done (also appended to the session).
+    pub fn rewind(&self, project: &Path, request: &RewindRequest) -> Result<RewindInfo, HostError> {
+        let (checkpoints, guard) = self.rewind_setup(project)?;
+        self.refuse_if_running(project, &request.session)?;
+        let session = self.store().load(project, &request.session)?;
+        let point = find_point(&session, request)?;
+        let target = target_of(&point, request.mode, &guard)?;
+        let info = RewindInfo {
+            id: rewind_id(),
+            prompt: request.prompt,
+            turn: request.turn,
+            files: request.mode.files(),
+            conversation: request.mode.conversation(),
+            messages: if request.mode.conversation() {
+                point.messages
+            } else {
+                count(session.history.len())
+            },
+            before: String::new(),
+            workspace: String::new(),
+            undoes: None,
+            changed: Vec::new(),
+        };
+        self.apply(
+            project,
+            &checkpoints,
+            &guard,
+            &request.session,
+            info,
+            target,
+        )
+    }
+
+    /// Undoes the session's last rewind (itself a rewind, so it can be undone in turn).
+    pub fn undo_rewind(&self, project: &Path, session_id: &str) -> Result<RewindInfo, HostError> {
+        let (checkpoints, guard) = self.rewind_setup(project)?;
+        self.refuse_if_running(project, session_id)?;
+        let session = self.store().load(project, session_id)?;
+        let Some(last) = session.last_rewind else {
+            return Err(HostError::Usage(
+                "this session has not been rewound: there is nothing to undo".into(),
+            ));
+        };
+        if last.prompts_after > 0 {
+            return Err(HostError::Usage(
+                "a prompt ran after the last rewind, so it can no longer be undone; rewind to a \
+                 point instead"
+                    .into(),
+            ));
+        }
+        let undone = last.info;
+        let target = if undone.files {
+            check_workspace(&undone.workspace, &guard)?;
+            Some(undone.before.clone())
+        } else {
+            None
+        };
+        let info = RewindInfo {
+            id: rewind_id(),
+            prompt: undone.prompt,
+            turn: undone.turn,
+            files: undone.files,
+            conversation: undone.conversation,
+            messages: last.history_before,
+            before: String::new(),
+            workspace: String::new(),
+            undoes: Some(undone.id),
+            changed: Vec::new(),
+        };
+        self.apply(project, &checkpoints, &guard, session_id, info, target)
+    }
+
+    /// One file's change between two checkpoints (a row of a run's Changes list).
+    pub fn checkpoint_diff(
+        &self,
+        project: &Path,
+        from: &str,
+        to: &str,
+        path: &str,
+    ) -> Result<Option<FileChange>, HostError> {
+        let checkpoints = self.checkpoints(project)?;
+        Ok(checkpoints.store().change_of(from, to, path)?)
+    }
+
+    /// Finishes a rewind a crash interrupted (files put back, the event recorded once).
+    /// Every entry point that reads or changes the workspace calls it first.
+    pub fn recover_rewind(&self, project: &Path) -> Result<Option<RewindInfo>, HostError> {
+        let checkpoints = self.checkpoints(project)?;
+        if checkpoints.store().pending()?.is_none() {
+            return Ok(None);
+        }
+        let guard = workspace::guard_for(project);
+        let Some(note) = checkpoints.store().recover(&guard)? else {
+            return Ok(None);
+        };
+        let note: Note = serde_json::from_value(note)
+            .map_err(|e| HostError::Internal(format!("the rewind journal is damaged: {e}")))?;
+        self.record_once(project, &note)?;
+        checkpoints.store().finish()?;
+        tracing::warn!(session = %note.session, "finished a rewind a crash interrupted");
+        Ok(Some(note.info))
+    }
+
+    fn rewind_setup(
+        &self,
+        project: &Path,
+    ) -> Result<(Arc<ProjectCheckpoints>, PathGuard), HostError> {
+        self.recover_rewind(project)?;
+        Ok((self.checkpoints(project)?, workspace::guard_for(project)))
+    }
+
+    fn refuse_if_running(&self, project: &Path, session: &str) -> Result<(), HostError> {
+        if self.runs().is_running(project, session) || self.runs().any_running(project) {
+            return Err(HostError::Busy(
+                "a prompt is running in this project; stop it or wait for it to finish before \
+                 rewinding"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Records the state now (for undo), puts the files back under the journal, records the
+    /// rewind in the session, then closes the journal.
+    fn apply(
+        &self,
+        project: &Path,
+        checkpoints: &ProjectCheckpoints,
+        guard: &PathGuard,
+        session: &str,
+        mut info: RewindInfo,
+        target: Option<String>,
+    ) -> Result<RewindInfo, HostError> {
+        let Some(target) = target else {
+            self.store()
+                .append_event(project, session, AgentEvent::Rewound(info.clone()))?;
+            return Ok(info);
+        };
+        let (now, _) = checkpoints.snapshot(guard)?;
+        info.before = now.id.clone();
+        info.workspace = workspace_name(guard.root());
+        info.changed = checkpoints.store().summary(&now.id, &target)?;
+        let note = Note {
+            session: session.to_owned(),
+            info,
+        };
+        let value = serde_json::to_value(&note)
+            .map_err(|e| HostError::Internal(format!("the rewind could not be noted: {e}")))?;
+        checkpoints.store().restore(guard, &target, value)?;
+        self.record_once(project, &note)?;
+        checkpoints.store().finish()?;
+        Ok(note.info)
+    }
+
+    /// Appends the rewind to its session unless it is there already (a recovery after the
+    /// append).
+    fn record_once(&self, project: &Path, note: &Note) -> Result<(), HostError> {
+        let session = self.store().load(project, &note.session)?;
+        let recorded = session
+            .events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Rewound(r) if r.id == note.info.id));
+        if !recorded {
+            self.store().append_event(
+                project,
+                &note.session,
+                AgentEvent::Rewound(note.info.clone()),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn find_point(session: &LoadedSession, request: &RewindRequest) -> Result<RewindPoint, HostError> {
+    session
+        .points
+        .iter()
+        .find(|p| p.prompt == request.prompt && p.turn == request.turn)
+        .cloned()
+        .ok_or_else(|| {
+            let prompts = session.points.iter().map(|p| p.prompt).max().unwrap_or(0);
+            HostError::NotFound(if request.prompt == 0 || request.prompt > prompts {
+                format!(
+                    "this session has {prompts} prompt{}; there is no prompt {}",
+                    if prompts == 1 { "" } else { "s" },
+                    request.prompt
+                )
+            } else {
+                format!(
+                    "prompt {} has no turn {} to rewind to",
+                    request.prompt, request.turn
+                )
+            })
+        })
+}
+
+/// The checkpoint to put the files back to, when the mode moves files.
+fn target_of(
+    point: &RewindPoint,
+    mode: RewindMode,
+    guard: &PathGuard,
+) -> Result<Option<String>, HostError> {
+    if !mode.files() {
+        return Ok(None);
+    }
+    let Some((checkpoint, workspace)) = &point.checkpoint else {
+        return Err(HostError::Usage(format!(
+            "the files were not recorded at prompt {} turn {} (nothing there could change them); \
+             rewind the conversation only, or pick a point with a checkpoint",
+            point.prompt, point.turn
+        )));
+    };
+    check_workspace(workspace, guard)?;
+    Ok(Some(checkpoint.clone()))
+}
+
+/// A checkpoint is put back only in the folder it was taken of: the settings may have moved
+/// the workspace since, and restoring there would delete what is not in the checkpoint.
+fn check_workspace(recorded: &str, guard: &PathGuard) -> Result<(), HostError> {
+    let now = workspace_name(guard.root());
+    if recorded == now {
+        Ok(())
+    } else {
+        Err(HostError::Usage(format!(
+            "that checkpoint is of the workspace {recorded}, but the workspace is now {now} \
+             (the settings changed); Paddock puts files back only where they were recorded"
+        )))
+    }
+}
+
+fn dropped(session: &LoadedSession, point: &RewindPoint, mode: RewindMode) -> u32 {
+    if mode.conversation() {
+        count(session.history.len()).saturating_sub(point.messages)
+    } else {
+        0
+    }
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Unique enough within a session: time and process.
+fn rewind_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("rewind-{nanos:x}-{:x}", std::process::id())
+}
