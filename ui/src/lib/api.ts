@@ -7,6 +7,7 @@ import type {
   ApprovalDecision,
   ConnectionReport,
   ExportFormat,
+  FileChange,
   FilePreview,
   Grant,
   KeyStatus,
@@ -16,6 +17,8 @@ import type {
   ProjectSettings,
   ProviderKind,
   RecentProject,
+  RewindMode,
+  RewindPreview,
   SandboxStatus,
   SearchHit,
   SessionSummary,
@@ -119,6 +122,35 @@ export const deleteSession = (project: string, sessionId: string) =>
   call<null>('delete_session', { project, sessionId });
 export const exportSession = (project: string, sessionId: string, format: ExportFormat) =>
   call<string | null>('export_session', { project, sessionId, format });
+
+// Changes and rewinds
+/** One file's change between two checkpoints of the session; null when it did not change. */
+export const checkpointDiff = (
+  project: string,
+  sessionId: string,
+  from: string,
+  to: string,
+  path: string,
+) => call<FileChange | null>('checkpoint_diff', { project, sessionId, from, to, path });
+/** What rewinding to before prompt `prompt` (1-based), turn `turn` (0: the prompt) would do. */
+export const rewindPreview = (
+  project: string,
+  sessionId: string,
+  prompt: number,
+  turn: number,
+  mode: RewindMode,
+) => call<RewindPreview>('rewind_preview', { project, sessionId, prompt, turn, mode });
+/** Rewinds; returns the session as it now reads. */
+export const rewindSession = (
+  project: string,
+  sessionId: string,
+  prompt: number,
+  turn: number,
+  mode: RewindMode,
+) => call<SessionTranscript>('rewind_session', { project, sessionId, prompt, turn, mode });
+/** Undoes the session's last rewind; returns the session as it now reads. */
+export const undoRewind = (project: string, sessionId: string) =>
+  call<SessionTranscript>('undo_rewind', { project, sessionId });
 
 // Workspace
 export const workspaceTree = (project: string) =>

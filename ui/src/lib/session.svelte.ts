@@ -2,7 +2,7 @@
 // flight. A run keeps streaming into its own transcript when the user opens another session;
 // coming back shows it live again.
 import * as api from './api';
-import type { AgentEvent, AppError, ApprovalDecision } from './bindings';
+import type { AgentEvent, AppError, ApprovalDecision, RewindMode, SessionTranscript } from './bindings';
 import { fromStored } from './stored';
 import { emptyTranscript, reduce, reduceAll, type Transcript } from './transcript';
 
@@ -101,12 +101,39 @@ export class SessionController {
       performance.mark('paddock:session-open');
       const stored = await api.loadSession(this.project, sessionId);
       performance.mark('paddock:session-loaded');
-      this.#shown = null;
       this.sessionId = sessionId;
-      this.transcript = fromStored(stored.messages, stored.events);
+      this.#showStored(stored);
       performance.mark('paddock:session-rebuilt');
-      this.loadWarnings = stored.warnings;
-      this.running = false;
+    });
+  }
+
+  /**
+   * Rewinds the open session to before prompt `prompt` (1-based), turn `turn` (0: the prompt
+   * itself) and shows it as it now reads. Rejects with the AppError, for the dialog to show.
+   */
+  async rewind(prompt: number, turn: number, mode: RewindMode): Promise<void> {
+    const id = this.sessionId;
+    if (!id || this.running) {
+      throw { code: 'busy', message: 'Wait for the run to end, then rewind.' } satisfies AppError;
+    }
+    const text = this.transcript.runs[prompt - 1]?.prompt;
+    const stored = await api.rewindSession(this.project, id, prompt, turn, mode);
+    this.listVersion++;
+    if (this.sessionId !== id) return;
+    this.#showStored(stored);
+    // Back to before a prompt: it goes back into the composer, to edit and send again.
+    if (turn === 0 && mode !== 'files_only' && text !== undefined) this.draft = text;
+  }
+
+  /** Undoes the open session's last rewind; true when done (else `error` says why). */
+  async undoRewind(): Promise<boolean> {
+    const id = this.sessionId;
+    if (!id || this.running) return false;
+    this.error = null;
+    return this.#try(async () => {
+      const stored = await api.undoRewind(this.project, id);
+      this.listVersion++;
+      if (this.sessionId === id) this.#showStored(stored);
     });
   }
 
@@ -125,6 +152,13 @@ export class SessionController {
       if (this.sessionId === sessionId) this.newSession();
       this.listVersion++;
     });
+  }
+
+  #showStored(stored: SessionTranscript): void {
+    this.#shown = null;
+    this.transcript = fromStored(stored.messages, stored.events);
+    this.loadWarnings = stored.warnings;
+    this.running = false;
   }
 
   #show(run: LiveRun): void {

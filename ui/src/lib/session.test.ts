@@ -3,6 +3,7 @@ import type { AgentEvent } from './bindings';
 import { SessionController } from './session.svelte';
 import { kept } from '../test/events';
 import { toolMessages, toolRun } from '../test/sessions';
+import { editSession, rewound, stored } from '../test/changes';
 
 vi.mock('./api', async (original) => {
   const real = await original<typeof import('./api')>();
@@ -13,6 +14,8 @@ vi.mock('./api', async (original) => {
     approve: vi.fn(),
     loadSession: vi.fn(),
     deleteSession: vi.fn(),
+    rewindSession: vi.fn(),
+    undoRewind: vi.fn(),
   };
 });
 const api = vi.mocked(await import('./api'));
@@ -124,5 +127,43 @@ describe('SessionController', () => {
     expect(api.deleteSession).toHaveBeenCalledWith('/p', 'session-1');
     expect(s.sessionId).toBeNull();
     expect(s.transcript.runs).toEqual([]);
+  });
+
+  it('rewinds the open session, shows what it now reads and puts the prompt back', async () => {
+    const { actions, messages } = editSession('one', 'two');
+    const evs = kept(actions.filter((a): a is AgentEvent => a.type !== 'user_prompt'));
+    api.loadSession.mockResolvedValue(stored(messages, evs));
+    api.rewindSession.mockResolvedValue({ ...stored(messages, [...evs, rewound({ prompt: 2, turn: 0 })]), warnings: ['w'] });
+    const s = new SessionController('/p');
+    await s.open('s1');
+    const version = s.listVersion;
+    await s.rewind(2, 0, 'conversation_only');
+    expect(api.rewindSession).toHaveBeenCalledWith('/p', 's1', 2, 0, 'conversation_only');
+    expect(s.transcript.runs.map((r) => r.rewound ?? false)).toEqual([false, true]);
+    expect(s.transcript.rewinds).toHaveLength(1);
+    expect(s.loadWarnings).toEqual(['w']);
+    expect(s.draft).toBe('two');
+    expect(s.listVersion).toBeGreaterThan(version);
+    // Files only: the conversation stays, so the composer is left alone.
+    s.draft = '';
+    await s.rewind(1, 0, 'files_only');
+    expect(s.draft).toBe('');
+  });
+
+  it('rewinds nothing while a run is live, and reports a failed undo', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'go';
+    await s.send();
+    await expect(s.rewind(1, 0, 'both')).rejects.toMatchObject({ code: 'busy' });
+    expect(await s.undoRewind()).toBe(false);
+    expect(api.rewindSession).not.toHaveBeenCalled();
+    expect(api.undoRewind).not.toHaveBeenCalled();
+    emit({ type: 'run_started', agent: 'main', model: 'm' });
+    emit({ type: 'run_finished', exit: 'end_turn', turns: 0, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 } });
+    await vi.waitFor(() => expect(s.running).toBe(false));
+    api.undoRewind.mockRejectedValue({ code: 'session', message: 'nothing to undo' });
+    expect(await s.undoRewind()).toBe(false);
+    expect(api.undoRewind).toHaveBeenCalledWith('/p', 'session-1');
+    expect(s.error).toEqual({ code: 'session', message: 'nothing to undo' });
   });
 });

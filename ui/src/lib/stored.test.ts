@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, Message } from './bindings';
-import { fromStored } from './stored';
+import { fromStored, replayActions } from './stored';
 import { emptyTranscript, reduce, type TranscriptAction } from './transcript';
 import {
   assistant,
@@ -14,6 +14,7 @@ import {
   userText,
 } from '../test/events';
 import { bash, errorMessages, errorRun, prompt, toolMessages, toolRun, write } from '../test/sessions';
+import { editRun, editSession, rewound } from '../test/changes';
 
 const live = (actions: TranscriptAction[]) => actions.reduce(reduce, emptyTranscript());
 const events = (actions: TranscriptAction[]) =>
@@ -202,5 +203,44 @@ describe('what only a stored session has', () => {
     expect(sub.runs[0]!.turns[0]!.usage).toEqual(liveSub.runs[0]!.turns[0]!.usage);
     expect(sub.runs[0]!.end).toEqual(liveSub.runs[0]!.end);
     expect(sub.runs[0]!.turns[0]!.text).toBe('');
+  });
+});
+
+describe('checkpoints, changes and rewinds in a stored session', () => {
+  it('replays checkpoints, diffs and run changes where the live stream had them', () => {
+    const { actions, messages } = editSession('one', 'two');
+    // The exact live stream back: checkpoints after the turn's end, before its calls start.
+    expect(replayActions(messages, kept(events(actions)))).toEqual(actions);
+    const view = expectSameView(actions, messages);
+    expect(view.runs.map((r) => [r.checkpoint, r.turns[0]!.checkpoint, r.changes?.to])).toEqual([
+      ['ck1-0', 'ck1-1', 'ck1-end'],
+      ['ck2-0', 'ck2-1', 'ck2-end'],
+    ]);
+  });
+
+  it('keeps a rewind between the runs it came between', () => {
+    const one = editRun(1, 'one', 0);
+    const two = editRun(2, 'two again', 4);
+    // The session file keeps the set-aside messages: the rewind only marks them.
+    const actions = [...one.actions, rewound({ prompt: 1, turn: 0 }), ...two.actions];
+    const messages = [...one.messages, ...two.messages];
+    expect(replayActions(messages, kept(events(actions)))).toEqual(actions);
+    const view = expectSameView(actions, messages);
+    expect(view.runs.map((r) => [r.prompt, r.rewound ?? false])).toEqual([
+      ['one', true],
+      ['two again', false],
+    ]);
+    expect(view.rewinds.map((r) => r.afterRun)).toEqual([0]);
+  });
+
+  it('keeps a rewind and its undo after the last run', () => {
+    const { actions, messages } = editSession('one', 'two');
+    const all = [...actions, rewound({ id: 'a', prompt: 2, turn: 1 }), rewound({ id: 'b', undoes: 'a' })];
+    const view = expectSameView(all, messages);
+    expect(view.rewinds.map((r) => [r.id, r.afterRun])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    expect(view.runs.every((r) => !r.rewound && r.turns.every((t) => !t.rewound))).toBe(true);
   });
 });

@@ -5,6 +5,9 @@
 import type { AgentEvent, ContentBlock, Message, ToolCall } from './bindings';
 import { emptyTranscript, reduceAll, type Transcript, type TranscriptAction } from './transcript';
 
+/** Events between a turn's end and its tool calls: warnings, loop checks, the workspace's record. */
+const BEFORE_CALLS = new Set<string | undefined>(['warning', 'loop_detected', 'checkpoint_saved']);
+
 /** The transcript of a stored session, as it looked when it ran. */
 export function fromStored(messages: Message[], events: AgentEvent[]): Transcript {
   return fillResults(reduceAll(emptyTranscript(), replayActions(messages, events)), messages);
@@ -13,14 +16,18 @@ export function fromStored(messages: Message[], events: AgentEvent[]): Transcrip
 /** The actions the live stream would have produced for this session. */
 export function replayActions(messages: Message[], events: AgentEvent[]): TranscriptAction[] {
   const groups = promptGroups(messages);
-  const runs = splitRuns(nestDelegated(events));
+  const rewinds = new Map<number, AgentEvent[]>();
+  const runs = splitRuns(nestDelegated(events), rewinds);
   const out: TranscriptAction[] = [];
+  append(out, rewinds.get(-1) ?? []);
   const count = Math.max(groups.length, runs.length);
   for (let i = 0; i < count; i++) {
     const group = groups[i];
     if (group) out.push({ type: 'user_prompt', text: group.prompt });
     const run = runs[i];
     append(out, run ? rebuildRun(run, group?.replies ?? null) : fromMessagesOnly(group?.replies ?? []));
+    // A rewind stays where it happened: after the run it followed, before the next prompt.
+    append(out, rewinds.get(i) ?? []);
   }
   return out;
 }
@@ -68,9 +75,18 @@ function deltas(message: Message | undefined): AgentEvent[] {
   });
 }
 
-function splitRuns(events: AgentEvent[]): AgentEvent[][] {
+/**
+ * The events of each run, split at run_started. Rewinds belong to no run: with `rewinds` they
+ * go there instead, under the index of the run they followed (-1: before any).
+ */
+function splitRuns(events: AgentEvent[], rewinds?: Map<number, AgentEvent[]>): AgentEvent[][] {
   const runs: AgentEvent[][] = [];
   for (const e of events) {
+    if (e.type === 'rewound' && rewinds) {
+      const after = runs.length - 1;
+      rewinds.set(after, [...(rewinds.get(after) ?? []), e]);
+      continue;
+    }
     if (e.type === 'run_started' || runs.length === 0) runs.push([]);
     runs.at(-1)!.push(e);
   }
@@ -113,9 +129,9 @@ function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] 
     const finished = segment.some((e) => e.type === 'turn_finished');
     const terminated = segment.some((e) => e.type === 'loop_detected' && e.action === 'terminated');
     const calls = finished && !terminated ? callsOf(reply) : [];
-    // Tool calls start after the turn's end and its warnings and loop checks.
+    // Tool calls start after the turn's end and what comes before they run.
     let at = segment.findIndex((e) => e.type === 'turn_finished') + 1;
-    while (at > 0 && (segment[at]?.type === 'warning' || segment[at]?.type === 'loop_detected')) at++;
+    while (at > 0 && BEFORE_CALLS.has(segment[at]?.type)) at++;
     append(out, segment.slice(0, at));
     append(
       out,
@@ -176,6 +192,7 @@ function fillResults(state: Transcript, messages: Message[]): Transcript {
     for (const b of m.content) if (b.type === 'tool_result') results.set(b.tool_call_id, b);
   }
   return {
+    ...state,
     runs: state.runs.map((run) => ({
       ...run,
       turns: run.turns.map((turn) => ({

@@ -5,10 +5,14 @@
 import type {
   AgentEvent,
   ApprovalDecision,
+  CallPreview,
+  ChangeSummary,
   ErrorKind,
   ExitReason,
+  FileChange,
   LoopAction,
   LoopKind,
+  RewindInfo,
   StopReason,
   TokenUsage,
   ToolCall,
@@ -44,6 +48,10 @@ export interface ToolCard {
   durationMs?: number;
   approval?: Approval;
   delegated?: DelegatedRun;
+  /** What the call changed in the files (file_write, file_edit). */
+  changes?: FileChange[];
+  /** What the call would do, shown while it waits for approval. */
+  preview?: CallPreview;
 }
 
 export type Notice =
@@ -60,6 +68,10 @@ export interface Turn {
   usage?: TokenUsage;
   stop?: StopReason;
   notices: Notice[];
+  /** The workspace was recorded before this turn's tools ran: it can be rewound to here. */
+  checkpoint?: string;
+  /** Set aside by a rewind: kept and shown, no longer part of the conversation. */
+  rewound?: boolean;
 }
 
 export interface RunEnd {
@@ -78,10 +90,39 @@ export interface Run {
   /** The run's total so far. */
   usage: TokenUsage;
   end?: RunEnd;
+  /** The workspace before the prompt: the run can be rewound to its start. */
+  checkpoint?: string;
+  /** Every file the run changed, between two checkpoints. */
+  changes?: RunChanges;
+  /** Set aside by a rewind, prompt and turns included. */
+  rewound?: boolean;
+}
+
+export interface RunChanges {
+  from: string;
+  to: string;
+  files: ChangeSummary[];
+}
+
+/** One rewound flag a rewind changed: the run's own (no `turn`) or one of its turns'. */
+export interface RewindMark {
+  run: number;
+  /** Index in `run.turns`. */
+  turn?: number;
+  was: boolean;
+}
+
+export interface Rewind extends RewindInfo {
+  /** Index of the run it came after (-1: before any). */
+  afterRun: number;
+  /** The flags it changed, with their earlier values, so undoing it puts back exactly those. */
+  marks: RewindMark[];
 }
 
 export interface Transcript {
   runs: Run[];
+  /** Rewinds of the session (and undos of them), in order. */
+  rewinds: Rewind[];
 }
 
 /** A user prompt is not an agent event: the UI adds it when it sends one. */
@@ -90,7 +131,7 @@ export type TranscriptAction = AgentEvent | { type: 'user_prompt'; text: string 
 /** Turns searched for the card a result or a teammate's event belongs to (see `cardOf`). */
 const RESULT_TURNS = 2;
 
-export const emptyTranscript = (): Transcript => ({ runs: [] });
+export const emptyTranscript = (): Transcript => ({ runs: [], rewinds: [] });
 
 const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 };
 
@@ -152,6 +193,11 @@ function apply(d: Draft, state: Transcript, action: TranscriptAction): Transcrip
   t.runs = d.own(t.runs);
   if (action.type === 'user_prompt') {
     t.runs.push(newRun(d, action.text));
+    return t;
+  }
+  // A rewind happens between runs: it starts none and belongs to none.
+  if (action.type === 'rewound') {
+    applyRewind(d, t, action);
     return t;
   }
   const last = t.runs.at(-1);
@@ -223,6 +269,7 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       card.summary ||= event.summary;
       card.state = 'waiting';
       card.approval = { requestId: event.request_id };
+      if (event.preview) card.preview = event.preview;
       return;
     }
     case 'approval_resolved': {
@@ -245,8 +292,17 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       card.summary ||= event.summary;
       card.output = event.output;
       card.durationMs = event.duration_ms;
+      if (event.changes) card.changes = event.changes;
       return;
     }
+    case 'checkpoint_saved':
+      // Turn 0 is "before the prompt"; it comes with the run's first recorded turn.
+      if (event.turn === 0) run.checkpoint = event.checkpoint;
+      else turnOf(d, run, event.turn).checkpoint = event.checkpoint;
+      return;
+    case 'run_changes':
+      run.changes = { from: event.from, to: event.to, files: event.files };
+      return;
     case 'delegated': {
       const card = cardOf(
         d,
@@ -260,6 +316,42 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       return;
     }
   }
+}
+
+/**
+ * Marks what a rewind set aside: with the conversation rewound to prompt N, every later run,
+ * and in run N either the whole run (turn 0) or its turns from `turn` on. An undo takes back
+ * exactly the flags the undone rewind changed. A files-only rewind marks nothing.
+ */
+function applyRewind(d: Draft, t: Transcript, event: RewindInfo & { type: 'rewound' }): void {
+  const { type, ...info } = event;
+  void type;
+  const marks: RewindMark[] = [];
+  const set = (run: number, turn: number | undefined, value: boolean) => {
+    const r = t.runs[run];
+    if (!r) return;
+    const was = (turn === undefined ? r.rewound : r.turns[turn]?.rewound) ?? false;
+    if (was === value || (turn !== undefined && !r.turns[turn])) return;
+    const w = d.own(r);
+    t.runs[run] = w;
+    // Unmarked means no flag at all, as before any rewind.
+    const owner = turn === undefined ? w : turnAt(d, w, turn);
+    if (value) owner.rewound = true;
+    else delete owner.rewound;
+    marks.push(turn === undefined ? { run, was } : { run, turn, was });
+  };
+  if (info.undoes !== undefined) {
+    const undone = t.rewinds.find((r) => r.id === info.undoes);
+    for (const m of [...(undone?.marks ?? [])].reverse()) set(m.run, m.turn, m.was);
+  } else if (info.conversation) {
+    const at = info.prompt - 1;
+    for (let i = Math.max(at + 1, 0); i < t.runs.length; i++) set(i, undefined, true);
+    const run = t.runs[at];
+    if (run && info.turn === 0) set(at, undefined, true);
+    else run?.turns.forEach((turn, i) => turn.n >= info.turn && set(at, i, true));
+  }
+  t.rewinds = d.own(t.rewinds);
+  t.rewinds.push(d.fresh({ ...info, afterRun: t.runs.length - 1, marks }));
 }
 
 /** The card's state for how its call ended. */

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ToolCard as Card } from '../lib/transcript';
 import ToolCard from './ToolCard.svelte';
 import { APPROVER_KEY, type Approver } from './context';
+import { edit } from '../test/changes';
 
 const base: Card = {
   id: 'c1',
@@ -91,6 +92,27 @@ describe('ToolCard', () => {
     expect(screen.queryByTestId('approve-once')).toBeNull();
   });
 
+  it('shows the change a file call made, its input still behind the toggle', () => {
+    show({ ...base, name: 'file_edit', state: 'ok', output: 'edited', input: { path: 'src/app.ts' }, changes: [edit] });
+    const card = screen.getByTestId('tool-card');
+    expect(within(card).getByTestId('diff-view')).toHaveAttribute('data-path', 'src/app.ts');
+    expect(within(card).getAllByTestId('diff-line').map((l) => l.dataset.op)).toEqual(['context', 'removed', 'added', 'context']);
+    const input = within(card).getByText('Input').closest('details')!;
+    expect(input).not.toHaveAttribute('open');
+    expect(input).toHaveTextContent('"path": "src/app.ts"');
+  });
+
+  it('a failed call without changes shows no diff', () => {
+    show({ ...base, name: 'file_edit', state: 'error', output: 'old text not found' });
+    expect(screen.queryByTestId('diff-view')).toBeNull();
+    expect(screen.getByTestId('tool-card-output')).toHaveTextContent('old text not found');
+  });
+
+  it('shows the preview while the call waits for approval', () => {
+    show({ ...base, name: 'file_edit', state: 'waiting', approval: { requestId: 'r' }, preview: { kind: 'change', change: edit } }, vi.fn<Approver>());
+    expect(within(screen.getByTestId('approval-preview')).getByTestId('diff-view')).toBeInTheDocument();
+  });
+
   it('nests a delegated run under the card', () => {
     show({
       ...base,
@@ -116,6 +138,7 @@ describe('ToolCard', () => {
               ],
             },
           ],
+          rewinds: [],
         },
       },
     });

@@ -15,3 +15,35 @@ export const getApprover = (): (() => Approver | null) =>
   getContext<(() => Approver | null) | undefined>(KEY) ?? (() => null);
 
 export const APPROVER_KEY = KEY;
+
+/** A point of the session to rewind to. */
+export interface RewindTarget {
+  /** The prompt, 1-based: the run's place in the transcript. */
+  prompt: number;
+  /** 0: before the prompt; else before that turn's tools ran. */
+  turn: number;
+  /** The workspace was recorded there, so the files can be rewound too. */
+  checkpoint: boolean;
+}
+
+/** What the transcript may do with the session it shows. */
+export interface SessionLink {
+  project: string;
+  sessionId: string | null;
+  /** A run of this session is live: nothing is rewound meanwhile. */
+  running: boolean;
+  /** Opens the rewind dialog for this point. */
+  rewind: (target: RewindTarget) => void;
+  /** Undoes the session's last rewind. */
+  undo: () => Promise<void>;
+}
+
+const LINK_KEY = Symbol('session-link');
+
+export const setSessionLink = (link: () => SessionLink | null) => setContext(LINK_KEY, link);
+
+/** A getter, like the approver's; null where no session is behind the transcript. */
+export const getSessionLink = (): (() => SessionLink | null) =>
+  getContext<(() => SessionLink | null) | undefined>(LINK_KEY) ?? (() => null);
+
+export const SESSION_LINK_KEY = LINK_KEY;

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+mod changes;
+
 use paddock_desktop_e2e::{App, Driver, Result, TestHome, WAIT, repo_root, testid};
 use paddock_fake_model::{FakeServer, Fault, Outcome, Reply};
 use serde_json::{Value, json};

@@ -1,0 +1,66 @@
+import { render, screen, within } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import type { CallPreview } from '../lib/bindings';
+import { edit, hunk, line, textChange } from '../test/changes';
+import ApprovalCard from './ApprovalCard.svelte';
+import type { Approver } from './context';
+
+const show = (preview?: CallPreview) =>
+  render(ApprovalCard, {
+    props: { requestId: 'r1', tool: 'file_edit', preview, approver: vi.fn<Approver>().mockResolvedValue(true) },
+  });
+
+describe('ApprovalCard previews', () => {
+  it('shows the change a call would make, every line of it', () => {
+    const big = textChange('big.ts', [hunk(1, 1, Array.from({ length: 50 }, (_, i) => line('added', `x${i}`)))]);
+    show({ kind: 'change', change: big });
+    const preview = screen.getByTestId('approval-preview');
+    expect(preview).toHaveAttribute('data-kind', 'change');
+    expect(within(preview).getByTestId('diff-view')).toHaveAttribute('data-path', 'big.ts');
+    expect(within(preview).getAllByTestId('diff-line')).toHaveLength(50);
+    expect(within(preview).queryByTestId('diff-expand')).toBeNull();
+    expect(screen.getByTestId('approve-once')).toBeEnabled();
+  });
+
+  it('warns when the call would fail', () => {
+    show({ kind: 'would_fail', message: 'old text not found in src/app.ts' });
+    expect(screen.getByTestId('approval-preview')).toHaveTextContent(
+      'If approved, this call will fail: old text not found in src/app.ts',
+    );
+    expect(screen.queryByTestId('diff-view')).toBeNull();
+  });
+
+  it('shows a command with where and how it runs', () => {
+    show({
+      kind: 'command',
+      command: 'rm -rf build && make <all>',
+      cwd: '/home/u/proj/.agent-workspace',
+      network: false,
+      confinement: 'bubblewrap',
+      timeout_secs: 120,
+    });
+    const preview = screen.getByTestId('approval-preview');
+    expect(preview.querySelector('pre code')).toHaveTextContent('rm -rf build && make <all>');
+    expect(preview).toHaveTextContent('in /home/u/proj/.agent-workspace');
+    expect(preview).toHaveTextContent('network off');
+    expect(preview).toHaveTextContent('bubblewrap');
+    expect(preview).toHaveTextContent('timeout 120 s');
+  });
+
+  it('says network on when the command may use it', () => {
+    show({ kind: 'command', command: 'curl x', cwd: '/w', network: true, confinement: 'not confined', timeout_secs: 5 });
+    expect(screen.getByTestId('approval-preview')).toHaveTextContent('network on');
+  });
+
+  it('shows no preview when the tool gave none', () => {
+    show();
+    expect(screen.queryByTestId('approval-preview')).toBeNull();
+    expect(screen.getByTestId('approval-card')).toHaveTextContent('file_edit needs your approval');
+  });
+
+  it('keeps the preview of a change on a card that waited', () => {
+    render(ApprovalCard, { props: { requestId: 'r1', tool: 'file_edit', preview: { kind: 'change', change: edit }, approver: null } });
+    expect(screen.getByTestId('approval-preview')).toBeInTheDocument();
+    expect(screen.queryByTestId('approve-once')).toBeNull();
+  });
+});
