@@ -3,12 +3,14 @@
 
 use std::sync::Arc;
 
-use paddock_host::{FnSink, RewindRequest, workspace};
+use paddock_host::trust::TrustPolicy;
+use paddock_host::{FnSink, RewindRequest, RunOptions, workspace};
 use paddock_protocol::{
     AgentEvent, AppError, ApprovalDecision, ConnectionReport, ExportFormat, FileChange,
-    FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectSettings,
-    ProviderKind, RecentProject, RewindMode, RewindPreview, SandboxStatus, SearchHit,
-    SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, WorkspaceChange, WorkspaceTree,
+    FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectInstructions,
+    ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, SandboxStatus,
+    SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, WorkspaceChange,
+    WorkspaceTree,
 };
 use tauri::ipc::{Channel, Invoke};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
@@ -52,6 +54,10 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         rewind_preview,
         rewind_session,
         undo_rewind,
+        compact_session,
+        undo_compaction,
+        edit_compaction,
+        project_instructions,
         workspace_tree,
         read_workspace_file,
         watch_workspace,
@@ -460,6 +466,72 @@ pub async fn undo_rewind(
         sessions::load(service.store(), &root, &session_id)
     })
     .await
+}
+
+// Context and compaction
+
+/// Compacts the session between prompts and returns it as it now reads.
+#[tauri::command]
+pub async fn compact_session(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+) -> Result<SessionTranscript> {
+    let root = projects::canonical(&project)?;
+    let live = state.project(&root);
+    state
+        .service
+        .compact(
+            &live,
+            &session_id,
+            &RunOptions::default(),
+            TrustPolicy::SafeDefaults,
+        )
+        .await
+        .map_err(ToAppError::app_error)?;
+    let service = state.service.clone();
+    blocking(move || sessions::load(service.store(), &root, &session_id)).await
+}
+
+#[tauri::command]
+pub async fn undo_compaction(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+) -> Result<SessionTranscript> {
+    let (root, service) = (projects::canonical(&project)?, state.service.clone());
+    blocking(move || {
+        service
+            .undo_compaction(&root, &session_id)
+            .map_err(ToAppError::app_error)?;
+        sessions::load(service.store(), &root, &session_id)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn edit_compaction(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+    id: String,
+    summary: String,
+) -> Result<SessionTranscript> {
+    let (root, service) = (projects::canonical(&project)?, state.service.clone());
+    blocking(move || {
+        service
+            .edit_compaction(&root, &session_id, &id, &summary)
+            .map_err(ToAppError::app_error)?;
+        sessions::load(service.store(), &root, &session_id)
+    })
+    .await
+}
+
+/// The instruction files the agent is given (AGENTS.md or CLAUDE.md) and their text.
+#[tauri::command]
+pub async fn project_instructions(project: String) -> Result<ProjectInstructions> {
+    let root = projects::canonical(&project)?;
+    blocking(move || Ok(paddock_host::instructions::load(&root).into())).await
 }
 
 // Workspace

@@ -30,6 +30,7 @@ pub async fn send_prompt(
         cancel: None,
         // The trust screen decides what applies; until then, Paddock's safe defaults.
         trust: TrustPolicy::SafeDefaults,
+        output_schema: None,
     };
     let project = desktop.project(root);
     let prepared = desktop

@@ -62,7 +62,7 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
     .unwrap();
     assert_eq!(again, id);
     events_until(&mut rx, finished).await;
-    let body = fake.requests()[2].body.to_string();
+    let body = fake.model_requests()[2].body.to_string();
     assert!(
         body.contains("write a") && body.contains("Wrote it."),
         "{body}"
@@ -105,8 +105,14 @@ async fn a_running_session_is_busy_until_stopped() {
     s.desktop.runs().stop(&s.root, &id);
     let events = events_until(&mut rx, finished).await;
     assert_eq!(exit_of(&events), Some(ExitReason::Aborted));
+    // The first model call (the context-window probes come before it).
+    let call = fake
+        .requests()
+        .iter()
+        .position(|r| r.path.ends_with("/chat/completions"))
+        .unwrap();
     assert_eq!(
-        fake.wait_until_closed(0, std::time::Duration::from_secs(10))
+        fake.wait_until_closed(call, std::time::Duration::from_secs(10))
             .await,
         Some(Outcome::ClientClosed)
     );
@@ -267,7 +273,7 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
         .unwrap();
     let events = events_until(&mut rx, finished).await;
     assert_eq!(exit_of(&events), Some(ExitReason::EndTurn), "{events:#?}");
-    let last = fake.requests().last().cloned().unwrap();
+    let last = fake.model_requests().last().cloned().unwrap();
     assert_eq!(last.header("authorization"), Some("Bearer sk-second"));
 }
 
@@ -311,7 +317,7 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
     events_until(&mut rx, finished).await;
 
     let models: Vec<String> = fake
-        .requests()
+        .model_requests()
         .iter()
         .map(|r| r.body["model"].as_str().unwrap_or_default().to_owned())
         .collect();

@@ -31,6 +31,7 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
     writer.emit(AgentEvent::RunStarted {
         agent: "main".into(),
         model: "fake-model".into(),
+        max_turns: 100,
     });
     let mut emitted = 1;
     for t in 1..=turns {

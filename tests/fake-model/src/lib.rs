@@ -2,17 +2,23 @@
 //! Messages and OpenAI's Chat Completions streaming formats, plays scripted replies in
 //! order (text, tool calls, thinking, usage), records every request, and injects faults
 //! (HTTP errors with Retry-After, dropped connections, malformed SSE, in-stream errors,
-//! hangs, slow drips). Use it in-process through [`FakeServer`], or run the
-//! `paddock-fake-model` binary and script it with a JSON file or the `/_fake/` endpoints
-//! (see README.md).
+//! hangs, slow drips, context overflows). It also answers the side endpoints that tell a
+//! model's context window (llama.cpp `/props`, Ollama `/api/show`, LM Studio
+//! `/api/v0/models`) and can refuse requests larger than a window. Use it in-process
+//! through [`FakeServer`], or run the `paddock-fake-model` binary and script it with a
+//! JSON file or the `/_fake/` endpoints (see README.md).
 
 mod anthropic;
 mod body;
+mod context;
 mod openai;
+mod probe;
 mod record;
 mod script;
 mod server;
 
+pub use context::estimate_tokens;
+pub use probe::{LmStudioModel, OllamaModel, ProbeOverride, Probes};
 pub use record::{Outcome, RecordedRequest};
 pub use script::{Fault, Quirks, Reply, Script, ScriptCall, Thinking, Usage};
 pub use server::FakeServer;

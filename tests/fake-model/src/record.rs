@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One request to a model endpoint (`/messages`, `/chat/completions`, `/models`).
+/// One request to a model endpoint (`/messages`, `/chat/completions`, `/models`) or a
+/// side endpoint (`/props`, `/api/show`, `/api/v0/models`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedRequest {
     pub method: String,
@@ -20,6 +21,10 @@ pub struct RecordedRequest {
     /// The HTTP status answered.
     pub status: u16,
     pub outcome: Outcome,
+    /// Chat requests: the size estimate the context window mode judges
+    /// ([`crate::estimate_tokens`] of the body's characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens: Option<u32>,
 }
 
 impl RecordedRequest {

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::probe::Probes;
+
 /// A whole script: the replies to play and the models to list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -17,6 +19,14 @@ pub struct Script {
     /// Bearer`); others get a 401 in the vendor's format and consume no reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+    /// The context window mode: chat requests estimated above this many tokens
+    /// ([`crate::estimate_tokens`]) are refused with the vendor's context-overflow error
+    /// and consume no reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
+    /// What the side endpoints say about models (`/props`, `/api/show`, ...).
+    #[serde(default, skip_serializing_if = "Probes::is_empty")]
+    pub probes: Probes,
 }
 
 /// One model response, written once and rendered in whichever wire format was asked for.
@@ -137,6 +147,13 @@ pub enum Fault {
     Hang { after: usize },
     /// A redirect (301, 302, 307, 308) to `location` instead of an answer.
     Redirect { status: u16, location: String },
+    /// The vendor's context-overflow error (HTTP 400) instead of an answer, saying the
+    /// window is `limit` tokens (default: the context window mode's, else one token less
+    /// than the request's estimate).
+    ContextOverflow {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
 }
 
 impl Reply {
@@ -244,6 +261,11 @@ impl Reply {
         self
     }
 
+    /// The vendor's context-overflow error, once.
+    pub fn context_overflow() -> Self {
+        Self::fault(Fault::ContextOverflow { limit: None })
+    }
+
     pub fn with_fault(mut self, fault: Fault) -> Self {
         self.fault = Some(fault);
         self
@@ -263,11 +285,23 @@ mod tests {
                 {"text": "hi", "usage": {"input_tokens": 3, "output_tokens": 1}},
                 {"tool_calls": [{"name": "echo", "input": {"text": "x"}}]},
                 {"fault": {"kind": "status", "status": 429, "retry_after": "1"}},
-                {"text": "slow", "drip_ms": 20, "fault": {"kind": "drop", "after": 2}}
-            ]
+                {"text": "slow", "drip_ms": 20, "fault": {"kind": "drop", "after": 2}},
+                {"fault": {"kind": "context_overflow"}}
+            ],
+            "context_window": 8192,
+            "probes": {
+                "llama_cpp_n_ctx": 4096,
+                "ollama": {"qwen3:8b": {"architecture": "qwen3", "context_length": 40960, "num_ctx": 8192}},
+                "lm_studio": [{"id": "m1", "max_context_length": 32768, "loaded_context_length": 4096}],
+                "model_fields": {"m1": {"max_model_len": 32768}},
+                "overrides": {"/props": {"kind": "hang"}, "/api/show": {"kind": "huge", "bytes": 10}}
+            }
         }))
         .unwrap();
-        assert_eq!(script.replies.len(), 4);
+        assert_eq!(script.replies.len(), 5);
+        assert_eq!(script.replies[4], Reply::context_overflow());
+        assert_eq!(script.context_window, Some(8192));
+        assert_eq!(script.probes.ollama["qwen3:8b"].num_ctx, Some(8192));
         assert_eq!(script.replies[1].tool_calls[0].name, "echo");
         assert_eq!(script.replies[2], Reply::status(429, Some("1")));
         let back = serde_json::to_value(&script).unwrap();
@@ -278,5 +312,8 @@ mod tests {
     fn typos_in_scripts_are_rejected() {
         let err = serde_json::from_value::<Reply>(json!({"txt": "hi"})).unwrap_err();
         assert!(err.to_string().contains("txt"), "{err}");
+        let err =
+            serde_json::from_value::<Script>(json!({"probes": {"llama_cpp": 1}})).unwrap_err();
+        assert!(err.to_string().contains("llama_cpp"), "{err}");
     }
 }

@@ -19,16 +19,30 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::body::{self, Body, Ending};
+use crate::probe::{self, Endpoint, Probes};
 use crate::record::{Outcome, RecordedRequest};
 use crate::script::{Fault, Reply, Script};
-use crate::{anthropic, openai};
+use crate::{anthropic, context, openai};
 
 #[derive(Default)]
 struct Inner {
     replies: VecDeque<Reply>,
     models: Vec<String>,
     api_key: Option<String>,
+    context_window: Option<u32>,
+    probes: Probes,
     requests: Vec<RecordedRequest>,
+}
+
+impl Inner {
+    /// Replaces everything a script sets; recorded requests stay.
+    fn load(&mut self, script: Script) {
+        self.replies = script.replies.into();
+        self.models = script.models;
+        self.api_key = script.api_key;
+        self.context_window = script.context_window;
+        self.probes = script.probes;
+    }
 }
 
 pub(crate) struct State {
@@ -103,12 +117,25 @@ impl FakeServer {
         self.state.lock().replies.extend(replies);
     }
 
-    /// Replaces the queued replies and the model list.
+    /// Replaces the queued replies, the model list, the key, the context window mode and
+    /// the side endpoints' answers.
     pub fn load(&self, script: Script) {
-        let mut inner = self.state.lock();
-        inner.replies = script.replies.into();
-        inner.models = script.models;
-        inner.api_key = script.api_key;
+        self.state.lock().load(script);
+    }
+
+    /// The context window mode: every chat request estimated above `tokens`
+    /// ([`crate::estimate_tokens`]) is refused with the vendor's context-overflow error
+    /// (OpenAI: 400 `context_length_exceeded`; Anthropic: 400 `invalid_request_error`
+    /// "prompt is too long: X tokens > N maximum") and consumes no reply. `None` ends it.
+    /// Each chat request's estimate is recorded either way.
+    pub fn set_context_window(&self, tokens: Option<u32>) {
+        self.state.lock().context_window = tokens;
+    }
+
+    /// What the side endpoints (`/props`, `/api/show`, `/api/v0/models`, extra fields of
+    /// `/v1/models`) say from now on.
+    pub fn set_probes(&self, probes: Probes) {
+        self.state.lock().probes = probes;
     }
 
     /// Replies not yet played.
@@ -119,6 +146,15 @@ impl FakeServer {
     /// Every model request so far, oldest first.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.state.lock().requests.clone()
+    }
+
+    /// Only the model calls (Chat Completions or Messages), without listings and the
+    /// context-window probes a client makes around them.
+    pub fn model_requests(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/chat/completions") || r.path.ends_with("/messages"))
+            .collect()
     }
 
     /// Waits until request `index` exists and its stream has ended; `None` on timeout.
@@ -211,18 +247,22 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
     let is_models = method == Method::GET && route.ends_with("/v1/models");
     let is_chat = method == Method::POST
         && (route.ends_with("/v1/messages") || route.ends_with("/v1/chat/completions"));
-    if !is_models && !is_chat {
+    let side = Endpoint::of(&method, &route);
+    if !is_models && !is_chat && side.is_none() {
         return Ok(json_response(
             404,
             &json!({"error": format!("fake-model: no route for {method} {path}")}),
         ));
     }
-    let (index, reply, models, authorized) = {
+    let estimated = is_chat.then(|| context::estimate_body(&bytes));
+    let (index, reply, models, authorized, probes, window) = {
         let mut inner = state.lock();
         let authorized = inner.api_key.as_ref().is_none_or(|key| {
             headers.get("x-api-key") == Some(key)
                 || headers.get("authorization") == Some(&format!("Bearer {key}"))
         });
+        let window = inner.context_window;
+        let too_long = matches!((estimated, window), (Some(e), Some(w)) if e > w);
         let index = inner.requests.len();
         inner.requests.push(RecordedRequest {
             method: method.to_string(),
@@ -232,27 +272,55 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
             received_ms: u64::try_from(state.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             status: 200,
             outcome: Outcome::Open,
+            estimated_tokens: estimated,
         });
-        let reply = if is_chat && authorized {
+        let reply = if is_chat && authorized && !too_long {
             inner.replies.pop_front()
         } else {
             None
         };
-        (index, reply, inner.models.clone(), authorized)
+        let probes = if is_chat {
+            Probes::default()
+        } else {
+            inner.probes.clone()
+        };
+        (
+            index,
+            reply,
+            inner.models.clone(),
+            authorized,
+            probes,
+            window,
+        )
     };
     state.changed.notify_waiters();
-    let response = if !authorized {
-        error_response(
+    let estimated = estimated.unwrap_or(0);
+    let answered = if !authorized {
+        Some(error_response(
             format,
             401,
             None,
             None,
             "fake-model: invalid x-api-key or bearer token",
-        )
+        ))
+    } else if let Some(endpoint) = side {
+        probe::answer(&probes, endpoint, &body).map(body_response)
     } else if is_models {
-        models_response(format, &models)
+        match probe::models_override(&probes) {
+            Some(answer) => answer.map(body_response),
+            None => Some(models_response(format, &models, &probes)),
+        }
+    } else if let Some(limit) = window.filter(|w| estimated > *w) {
+        Some(overflow_response(format, estimated, limit))
     } else {
-        match reply {
+        Some(match reply {
+            Some(Reply {
+                fault: Some(Fault::ContextOverflow { limit }),
+                ..
+            }) => {
+                let limit = limit.or(window).unwrap_or(estimated.saturating_sub(1));
+                overflow_response(format, estimated, limit)
+            }
             Some(reply) => chat_response(&state, index, format, &body, reply),
             None => error_response(
                 format,
@@ -261,7 +329,11 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
                 None,
                 "fake-model has no scripted reply left for this request",
             ),
-        }
+        })
+    };
+    let Some(response) = answered else {
+        // An endpoint told to hang: the client waits until it gives up.
+        return Ok(std::future::pending().await);
     };
     if response
         .headers()
@@ -279,24 +351,56 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
     Ok(response)
 }
 
-fn models_response(format: Format, models: &[String]) -> Response<Body> {
+fn body_response((status, headers, body): probe::Answer) -> Response<Body> {
+    let mut resp = Response::new(body);
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let h = resp.headers_mut();
+    h.insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    for (name, value) in headers {
+        if let Ok(v) = hyper::header::HeaderValue::from_str(&value) {
+            h.insert(name, v);
+        }
+    }
+    resp
+}
+
+/// The vendor's answer to a request over the context window.
+fn overflow_response(format: Format, estimated: u32, limit: u32) -> Response<Body> {
+    let body = match format {
+        Format::Anthropic => context::anthropic_overflow(estimated, limit),
+        Format::OpenAi => context::openai_overflow(estimated, limit),
+    };
+    json_response(400, &body)
+}
+
+fn models_response(format: Format, models: &[String], probes: &Probes) -> Response<Body> {
     let names: Vec<String> = if models.is_empty() {
         vec!["fake-model".to_owned()]
     } else {
         models.to_vec()
     };
+    // Extra fields a test configured for a model (`max_model_len`, `context_length`, ...).
+    let with_fields = |id: &String, mut entry: Value| {
+        if let (Some(fields), Some(obj)) = (probes.model_fields.get(id), entry.as_object_mut()) {
+            obj.extend(fields.clone());
+        }
+        entry
+    };
     let value = match format {
         Format::Anthropic => {
             let data: Vec<Value> = names
                 .iter()
-                .map(|id| json!({"type": "model", "id": id, "display_name": format!("Fake {id}"), "created_at": "2025-01-01T00:00:00Z"}))
+                .map(|id| with_fields(id, json!({"type": "model", "id": id, "display_name": format!("Fake {id}"), "created_at": "2025-01-01T00:00:00Z"})))
                 .collect();
             json!({"data": data, "has_more": false, "first_id": names.first(), "last_id": names.last()})
         }
         Format::OpenAi => {
             let data: Vec<Value> = names
                 .iter()
-                .map(|id| json!({"id": id, "object": "model", "created": 1_700_000_000u64, "owned_by": "fake"}))
+                .map(|id| with_fields(id, json!({"id": id, "object": "model", "created": 1_700_000_000u64, "owned_by": "fake"})))
                 .collect();
             json!({"object": "list", "data": data})
         }
@@ -377,7 +481,9 @@ fn chat_response(
             Fault::Malformed { after } | Fault::StreamError { after, .. } => {
                 (*after, Ending::Complete)
             }
-            Fault::Status { .. } | Fault::Redirect { .. } => (frames.len(), Ending::Complete),
+            Fault::Status { .. } | Fault::Redirect { .. } | Fault::ContextOverflow { .. } => {
+                (frames.len(), Ending::Complete)
+            }
         };
         frames.truncate(after);
         frames.extend(inserted);
@@ -426,13 +532,25 @@ fn control(state: &State, method: &Method, what: &str, bytes: &[u8]) -> Response
         (&Method::POST | &Method::PUT, "script") => match serde_json::from_slice::<Script>(bytes) {
             Ok(script) => {
                 let mut inner = state.lock();
-                inner.replies = script.replies.into();
-                inner.models = script.models;
-                inner.api_key = script.api_key;
+                inner.load(script);
                 json_response(200, &json!({"pending": inner.replies.len()}))
             }
             Err(e) => bad(e),
         },
+        (&Method::POST, "context_window") => {
+            #[derive(serde::Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct Tokens {
+                tokens: Option<u32>,
+            }
+            match serde_json::from_slice::<Tokens>(bytes) {
+                Ok(t) => {
+                    state.lock().context_window = t.tokens;
+                    json_response(200, &json!({"context_window": t.tokens}))
+                }
+                Err(e) => bad(e),
+            }
+        }
         (&Method::POST, "reset") => {
             *state.lock() = Inner::default();
             json_response(200, &json!({"ok": true}))

@@ -4,7 +4,10 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use paddock_fake_model::{FakeServer, RecordedRequest, Reply};
+use paddock_fake_model::{
+    FakeServer, Fault, LmStudioModel, OllamaModel, ProbeOverride, Probes, RecordedRequest, Reply,
+    estimate_tokens,
+};
 use serde_json::{Value, json};
 
 /// A plain HTTP client. The workspace build gives reqwest rustls without a provider (for
@@ -201,4 +204,259 @@ async fn a_drop_fault_breaks_the_chunked_body() {
         server.requests()[0].outcome,
         paddock_fake_model::Outcome::ServerDropped
     );
+}
+
+async fn get(url: &str) -> (u16, Value) {
+    let resp = client().get(url).send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn side_endpoints_answer_only_when_configured() {
+    let server = FakeServer::start().await.unwrap();
+    let url = server.url();
+    assert_eq!(get(&format!("{url}/props")).await.0, 404);
+    assert_eq!(get(&format!("{url}/api/v0/models")).await.0, 404);
+    let resp = client()
+        .post(format!("{url}/api/show"))
+        .json(&json!({"model": "qwen3:8b"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 404);
+
+    server.set_probes(Probes {
+        llama_cpp_n_ctx: Some(16384),
+        ollama: [(
+            "qwen3:8b".to_owned(),
+            OllamaModel {
+                architecture: "qwen3".into(),
+                context_length: 40960,
+                num_ctx: Some(8192),
+                remote_host: None,
+            },
+        )]
+        .into(),
+        lm_studio: vec![LmStudioModel {
+            id: "m".into(),
+            max_context_length: 32768,
+            loaded_context_length: Some(4096),
+        }],
+        model_fields: [(
+            "fake-model".to_owned(),
+            json!({"max_model_len": 32768}).as_object().unwrap().clone(),
+        )]
+        .into(),
+        ..Probes::default()
+    });
+    let (status, props) = get(&format!("{url}/props?model=x")).await;
+    assert_eq!(status, 200);
+    assert_eq!(props["default_generation_settings"]["n_ctx"], 16384);
+    assert_eq!(props["n_ctx"], 16384);
+
+    let show: Value = client()
+        .post(format!("{url}/api/show"))
+        .json(&json!({"model": "qwen3:8b"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(show["model_info"]["general.architecture"], "qwen3");
+    assert_eq!(show["model_info"]["qwen3.context_length"], 40960);
+    assert!(
+        show["parameters"]
+            .as_str()
+            .unwrap()
+            .starts_with("num_ctx                        8192\n"),
+        "{show}"
+    );
+    let unknown = client()
+        .post(format!("{url}/api/show"))
+        .json(&json!({"model": "llama9"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status().as_u16(), 404);
+    let err: Value = unknown.json().await.unwrap();
+    assert_eq!(err["error"], "model 'llama9' not found");
+
+    let (_, lms) = get(&format!("{url}/api/v0/models")).await;
+    assert_eq!(lms["data"][0]["state"], "loaded");
+    assert_eq!(lms["data"][0]["loaded_context_length"], 4096);
+    let (_, models) = get(&format!("{url}/v1/models")).await;
+    assert_eq!(models["data"][0]["id"], "fake-model");
+    assert_eq!(models["data"][0]["max_model_len"], 32768);
+
+    let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+    assert!(paths.contains(&"/props?model=x".to_owned()), "{paths:?}");
+    assert!(paths.contains(&"/api/show".to_owned()), "{paths:?}");
+}
+
+#[tokio::test]
+async fn side_endpoints_can_misbehave() {
+    let server = FakeServer::start().await.unwrap();
+    server.set_probes(Probes {
+        llama_cpp_n_ctx: Some(4096),
+        overrides: [
+            ("/props".to_owned(), ProbeOverride::Hang),
+            (
+                "/api/v0/models".to_owned(),
+                ProbeOverride::Raw {
+                    status: 200,
+                    body: "{\"data\": [".into(),
+                },
+            ),
+            (
+                "/v1/models".to_owned(),
+                ProbeOverride::Huge { bytes: 3 << 20 },
+            ),
+        ]
+        .into(),
+        ..Probes::default()
+    });
+    let hung = tokio::time::timeout(
+        std::time::Duration::from_millis(300),
+        client().get(format!("{}/props", server.url())).send(),
+    )
+    .await;
+    assert!(hung.is_err(), "a hanging endpoint never answers");
+    let raw = client()
+        .get(format!("{}/api/v0/models", server.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.text().await.unwrap(), "{\"data\": [");
+    let huge = client()
+        .get(format!("{}/v1/models", server.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(huge.content_length(), None, "no length announced");
+    let text = huge.text().await.unwrap();
+    assert!(text.len() > 3 << 20);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["n_ctx"], 999, "valid JSON, just huge");
+}
+
+async fn chat(url: &str, anthropic: bool, content: &str) -> (u16, Value) {
+    let mut req = if anthropic {
+        client().post(format!("{url}/v1/messages"))
+    } else {
+        client().post(format!("{url}/v1/chat/completions"))
+    };
+    if anthropic {
+        req = req.header("anthropic-version", "2023-06-01");
+    }
+    let resp = req
+        .json(&json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": content}]}))
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn the_context_window_mode_refuses_requests_over_the_window() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([Reply::text("small enough"), Reply::text("also fine")]);
+    server.set_context_window(Some(100));
+
+    let (status, _) = chat(&server.url(), false, "hi").await;
+    assert_eq!(status, 200);
+    let (status, err) = chat(&server.url(), false, &"x".repeat(1000)).await;
+    assert_eq!(status, 400);
+    assert_eq!(err["error"]["code"], "context_length_exceeded");
+    assert_eq!(err["error"]["type"], "invalid_request_error");
+    let (status, err) = chat(&server.url(), true, &"x".repeat(1000)).await;
+    assert_eq!(status, 400);
+    assert_eq!(err["type"], "error");
+    assert_eq!(err["error"]["type"], "invalid_request_error");
+    let message = err["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("prompt is too long: ") && message.ends_with(" tokens > 100 maximum"),
+        "{message}"
+    );
+    assert_eq!(server.pending(), 1, "refused requests consume no reply");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for r in &requests {
+        let chars = serde_json::to_string(&r.body).unwrap().chars().count();
+        assert_eq!(
+            r.estimated_tokens,
+            Some(estimate_tokens(chars)),
+            "{}",
+            r.path
+        );
+    }
+    assert!(requests[0].estimated_tokens.unwrap() <= 100);
+    assert!(requests[1].estimated_tokens.unwrap() > 100);
+    assert_eq!(
+        requests.iter().map(|r| r.status).collect::<Vec<_>>(),
+        [200, 400, 400]
+    );
+    server.set_context_window(None);
+    assert_eq!(chat(&server.url(), false, &"x".repeat(1000)).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_context_overflow_fault_fires_once() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::context_overflow(),
+        Reply::fault(Fault::ContextOverflow { limit: Some(8192) }),
+        Reply::text("after"),
+    ]);
+    let (status, err) = chat(&server.url(), true, "hello").await;
+    assert_eq!(status, 400);
+    let estimate = server.requests()[0].estimated_tokens.unwrap();
+    assert_eq!(
+        err["error"]["message"],
+        format!(
+            "prompt is too long: {estimate} tokens > {} maximum",
+            estimate - 1
+        )
+    );
+    let (status, err) = chat(&server.url(), false, "hello").await;
+    assert_eq!(status, 400);
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("This model's maximum context length is 8192 tokens."),
+        "{err}"
+    );
+    assert_eq!(chat(&server.url(), false, "hello").await.0, 200);
+}
+
+#[tokio::test]
+async fn the_control_api_sets_the_context_window() {
+    let server = spawn(&[]);
+    let set = post(
+        &format!("{}/_fake/context_window", server.url),
+        json!({"tokens": 10}),
+    )
+    .await;
+    assert_eq!(set, json!({"context_window": 10}));
+    post(
+        &format!("{}/_fake/replies", server.url),
+        json!({"text": "never"}),
+    )
+    .await;
+    let (status, err) = chat(&server.url, false, &"y".repeat(100)).await;
+    assert_eq!(status, 400);
+    assert_eq!(err["error"]["code"], "context_length_exceeded");
+    let script = post(
+        &format!("{}/_fake/script", server.url),
+        json!({"context_window": 5000, "probes": {"llama_cpp_n_ctx": 2048}, "replies": [{"text": "ok"}]}),
+    )
+    .await;
+    assert_eq!(script, json!({"pending": 1}));
+    assert_eq!(get(&format!("{}/props", server.url)).await.1["n_ctx"], 2048);
+    assert_eq!(chat(&server.url, false, &"y".repeat(100)).await.0, 200);
 }

@@ -1,7 +1,11 @@
 // Generated from the paddock-protocol crate by its `bindings` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings
 
-export type AgentEvent = { "type": "run_started", agent: string, model: string, } | { "type": "turn_started", turn: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_call_started", call: ToolCall, 
+export type AgentEvent = { "type": "run_started", agent: string, model: string, 
+/**
+ * Model calls the run may make (0 in sessions written before it was said).
+ */
+max_turns: number, } | { "type": "turn_started", turn: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_call_started", call: ToolCall, 
 /**
  * One line saying what the call does (a path, a command), from the tool itself.
  */
@@ -23,7 +27,7 @@ preview?: CallPreview, } | { "type": "approval_resolved", request_id: string, de
 /**
  * Checkpoint ids of the workspace before and after the run.
  */
-from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
 
 export type AppError = { code: AppErrorCode, 
 /**
@@ -75,6 +79,33 @@ turn: number,
  */
 messages: number, };
 
+export type CompactionInfo = { id: string, reason: CompactionReason, 
+/**
+ * Messages at the start of the history that the summary replaced.
+ */
+replaced: number, 
+/**
+ * Estimated tokens of the conversation before and after.
+ */
+before_tokens: number, after_tokens: number, 
+/**
+ * What the model wrote (the user may edit it before the next prompt).
+ */
+summary: string, };
+
+export type CompactionReason = "threshold" | "overflow" | "asked";
+
+export type CompactionSettings = { 
+/**
+ * Compact by itself when a request would pass the threshold (a context overflow from
+ * the provider is still met with one compaction).
+ */
+auto: boolean, 
+/**
+ * Percent of the context window (10-95).
+ */
+thresholdPercent: number, };
+
 export type ConnectionReport = { models: Array<ModelInfo>, latency_ms: number, 
 /**
  * Whether the chosen model is offered (`None` when none was given or the server lists
@@ -83,6 +114,28 @@ export type ConnectionReport = { models: Array<ModelInfo>, latency_ms: number,
 model_available?: boolean, };
 
 export type ContentBlock = { "type": "text", text: string, } | { "type": "thinking", thinking: string, signature?: string, } | { "type": "redacted_thinking", data: string, } | { "type": "tool_call" } & ToolCall | { "type": "tool_result" } & ToolResult;
+
+export type ContextInfo = { 
+/**
+ * The whole request.
+ */
+used: number, 
+/**
+ * The model's window, when known.
+ */
+window?: number, 
+/**
+ * The system prompt with the project's instructions.
+ */
+instructions: number, 
+/**
+ * The tools' descriptions and schemas.
+ */
+tools: number, 
+/**
+ * The conversation.
+ */
+history: number, };
 
 export type DenyReason = "not_granted" | "no_approver" | "user";
 
@@ -128,6 +181,24 @@ binary: boolean,
 truncated: boolean, text?: string, };
 
 export type Grant = "allow" | "ask" | "deny";
+
+export type InstructionFile = { 
+/**
+ * Relative to the project folder.
+ */
+path: string, 
+/**
+ * Its size on disk.
+ */
+bytes: number, 
+/**
+ * Estimated tokens of what the agent is given.
+ */
+tokens: number, 
+/**
+ * Only its beginning is given (it is over the size limit).
+ */
+truncated: boolean, };
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
@@ -193,7 +264,12 @@ export type ModelInfo = { id: string,
 /**
  * A friendlier name when the vendor has one ("Claude Sonnet 4").
  */
-display_name?: string, };
+display_name?: string, 
+/**
+ * How many tokens the model holds, when the server's model list says (vLLM
+ * `max_model_len`, OpenRouter `context_length`, Anthropic `max_input_tokens`, ...).
+ */
+context_window?: number, };
 
 export type ProjectInfo = { 
 /**
@@ -217,6 +293,16 @@ settings_error?: string, workspace_root: string, sandbox: SandboxStatus,
  */
 trust: TrustReport, };
 
+export type ProjectInstructions = { files: Array<InstructionFile>, 
+/**
+ * The text added to the system prompt.
+ */
+text: string, 
+/**
+ * What the user should know (a file cut or left out, and why).
+ */
+notices: Array<string>, };
+
 export type ProjectSettings = { 
 /**
  * Format version; this Paddock understands 1.
@@ -225,7 +311,24 @@ version: number, provider?: ProviderKind, model?: string,
 /**
  * Server address for openai-compatible providers (e.g. http://localhost:11434/v1).
  */
-baseUrl?: string, systemPrompt?: string, 
+baseUrl?: string, 
+/**
+ * Text added to Paddock's own system prompt (or put in its place, with
+ * `replaceSystemPrompt`).
+ */
+systemPrompt?: string, 
+/**
+ * Send `systemPrompt` instead of Paddock's own system prompt, not after it.
+ */
+replaceSystemPrompt?: boolean, 
+/**
+ * The model's context window in tokens, when Paddock cannot learn it from the server.
+ */
+contextWindow?: number, 
+/**
+ * When the conversation is compacted to make room.
+ */
+compaction?: CompactionSettings, 
 /**
  * Tool bundle granted to the agent; none means no built-in tool unless granted below.
  */

@@ -26,7 +26,7 @@ describe('file changes on cards and runs', () => {
     const c = call('c1', 'file_edit', { path: edit.path });
     const t = play([
       { type: 'user_prompt', text: 'edit' },
-      { type: 'run_started', agent: 'main', model: 'm' },
+      { type: 'run_started', agent: 'main', model: 'm', max_turns: 100 },
       { type: 'turn_started', turn: 1 },
       { type: 'tool_call_started', summary: '', call: c },
       { type: 'approval_requested', summary: '', request_id: 'r1', call: c, preview },

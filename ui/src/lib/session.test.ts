@@ -51,7 +51,7 @@ describe('SessionController', () => {
     const s = new SessionController('/p');
     s.draft = 'one';
     await s.send();
-    emit({ type: 'run_started', agent: 'main', model: 'm' });
+    emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 100 });
     emit({ type: 'run_finished', exit: 'end_turn', turns: 0, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 } });
     await vi.waitFor(() => expect(s.running).toBe(false));
     s.draft = 'two';
@@ -108,7 +108,7 @@ describe('SessionController', () => {
     await s.send();
     await s.open('old');
     expect(s.running).toBe(false);
-    emit({ type: 'run_started', agent: 'main', model: 'm' });
+    emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 100 });
     emit({ type: 'turn_started', turn: 1 });
     emit({ type: 'text_delta', text: 'still going' });
     await new Promise((r) => setTimeout(r, 60));
@@ -158,7 +158,7 @@ describe('SessionController', () => {
     expect(await s.undoRewind()).toBe(false);
     expect(api.rewindSession).not.toHaveBeenCalled();
     expect(api.undoRewind).not.toHaveBeenCalled();
-    emit({ type: 'run_started', agent: 'main', model: 'm' });
+    emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 100 });
     emit({ type: 'run_finished', exit: 'end_turn', turns: 0, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 } });
     await vi.waitFor(() => expect(s.running).toBe(false));
     api.undoRewind.mockRejectedValue({ code: 'session', message: 'nothing to undo' });

@@ -42,7 +42,7 @@ describe('a stored session renders like the live stream', () => {
   it('a run stopped while the model was streaming, after a turn with tools', () => {
     const actions: TranscriptAction[] = [
       prompt('go'),
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(10, 2), total: usage(10, 2) },
       { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
@@ -67,13 +67,13 @@ describe('a stored session renders like the live stream', () => {
     const d = call('d1', 'delegate_to_agent', { agent: 'helper', task: 'look' });
     const actions: TranscriptAction[] = [
       prompt('go'),
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       { type: 'warning', message: 'mcp server x failed' },
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(10, 2), total: usage(10, 2) },
       { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
       { type: 'tool_call_started', summary: '', call: d },
-      delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm1' }),
+      delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm1', max_turns: 100 }),
       delegated('d1', 'helper', { type: 'turn_started', turn: 1 }),
       delegated('d1', 'helper', { type: 'usage', turn: usage(50, 5), total: usage(50, 5) }),
       delegated('d1', 'helper', { type: 'turn_finished', turn: 1, stop_reason: 'end_turn' }),
@@ -114,7 +114,7 @@ describe('a stored session renders like the live stream', () => {
     ];
     const actions: TranscriptAction[] = [
       prompt('find x'),
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       ...turn(1, 'g1', [{ type: 'warning', message: 'output limit' }], true),
       ...turn(2, 'g2', [loop('warned')], true),
       ...turn(3, 'g3', [loop('terminated')], false),
@@ -138,7 +138,7 @@ describe('a stored session renders like the live stream', () => {
   it('max turns with an error before the first turn finished', () => {
     const actions: TranscriptAction[] = [
       prompt('hi'),
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(0, 0), total: usage(0, 0) },
       { type: 'error', kind: 'auth', message: 'no key' },
@@ -156,7 +156,7 @@ describe('what only a stored session has', () => {
       results(['c2', 'Interrupted: Paddock stopped', true]),
     ];
     const stored: AgentEvent[] = [
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       { type: 'usage', turn: usage(1, 1), total: usage(1, 1) },
       { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
     ];
@@ -181,12 +181,12 @@ describe('what only a stored session has', () => {
     const d = call('d1', 'delegate_to_agent', { agent: 'helper', task: 'look' });
     const actions: TranscriptAction[] = [
       prompt('go'),
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(1, 1), total: usage(1, 1) },
       { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
       { type: 'tool_call_started', summary: '', call: d },
-      delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm1' }),
+      delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm1', max_turns: 100 }),
       delegated('d1', 'helper', { type: 'turn_started', turn: 1 }),
       delegated('d1', 'helper', { type: 'text_delta', text: 'searching' }),
       delegated('d1', 'helper', { type: 'usage', turn: usage(2, 2), total: usage(2, 2) }),

@@ -16,7 +16,7 @@ const play = (actions: TranscriptAction[], from: Transcript = emptyTranscript())
 
 const start: TranscriptAction[] = [
   { type: 'user_prompt', text: 'write hello.txt' },
-  { type: 'run_started', agent: 'main', model: 'm1' },
+  { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
   { type: 'turn_started', turn: 1 },
 ];
 
@@ -38,7 +38,7 @@ describe('runs and text', () => {
   });
 
   it('starts a new run when run_started comes without a prompt', () => {
-    const t = play([{ type: 'run_started', agent: 'main', model: 'm1' }]);
+    const t = play([{ type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 }]);
     expect(t.runs).toHaveLength(1);
     expect(t.runs[0]!.prompt).toBeUndefined();
   });
@@ -301,7 +301,7 @@ describe('usage', () => {
       { type: 'usage', turn: usage(10, 1), total: usage(10, 1) },
       { type: 'run_finished', exit: 'end_turn', turns: 1, usage: usage(10, 1) },
       { type: 'user_prompt', text: 'again' },
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       { type: 'turn_started', turn: 1 },
       { type: 'usage', turn: usage(20, 2), total: usage(20, 2) },
     ]);
@@ -326,7 +326,7 @@ describe('banners and notices', () => {
 
   it('puts errors, warnings and loop checks in the turn they happened in', () => {
     const t = play([
-      { type: 'run_started', agent: 'main', model: 'm1' },
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
       { type: 'warning', message: 'bash withheld' },
       { type: 'turn_started', turn: 1 },
       {
@@ -355,7 +355,7 @@ describe('banners and notices', () => {
 
 describe('delegated runs', () => {
   const helperEvents: AgentEvent[] = [
-    { type: 'run_started', agent: 'helper', model: 'm2' },
+    { type: 'run_started', agent: 'helper', model: 'm2', max_turns: 100 },
     { type: 'turn_started', turn: 1 },
     { type: 'text_delta', text: 'looking' },
     { type: 'tool_call_started', summary: '', call: call('h1', 'grep', { pattern: 'x' }) },
@@ -393,7 +393,7 @@ describe('delegated runs', () => {
     const t = play([
       ...start,
       { type: 'tool_call_started', summary: '', call: call('d1', 'delegate_to_agent') },
-      delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm2' }),
+      delegated('d1', 'helper', { type: 'run_started', agent: 'helper', model: 'm2', max_turns: 100 }),
       delegated('d1', 'helper', { type: 'turn_started', turn: 1 }),
       delegated('d1', 'helper', { type: 'tool_call_started', summary: '', call: call('h1', 'delegate_to_agent') }),
       delegated('d1', 'helper', inner),

@@ -78,7 +78,7 @@ export function editRun(n: number, promptText: string, before: number): { action
   const c = call(`w${n}`, 'file_edit', { path: edit.path, old: 'const b = 2;', new: 'const b = 3;' });
   const actions: TranscriptAction[] = [
     prompt(promptText),
-    { type: 'run_started', agent: 'main', model: 'm1' },
+    { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
     { type: 'turn_started', turn: 1 },
     { type: 'text_delta', text: `Editing ${n}.` },
     { type: 'usage', turn: usage(10, 2), total: usage(10, 2) },

@@ -4,7 +4,7 @@ import { assistant, call, kept, results, text, toolUse, usage, userText } from '
 
 /** A session whose live stream had about `liveEvents` events, as the file keeps it. */
 export function longSession(liveEvents: number): { messages: Message[]; events: AgentEvent[] } {
-  const live: AgentEvent[] = [{ type: 'run_started', agent: 'main', model: 'm' }];
+  const live: AgentEvent[] = [{ type: 'run_started', agent: 'main', model: 'm', max_turns: 100 }];
   const messages: Message[] = [userText('go')];
   let turn = 0;
   while (live.length < liveEvents) {

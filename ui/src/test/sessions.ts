@@ -10,7 +10,7 @@ export const write = call('c1', 'file_write', { path: 'hello.txt', content: 'hi'
 export const bash = call('c2', 'bash', { command: 'ls' });
 export const toolRun: TranscriptAction[] = [
   prompt('Write hello.txt'),
-  { type: 'run_started', agent: 'main', model: 'm1' },
+  { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
   { type: 'turn_started', turn: 1 },
   { type: 'thinking_delta', text: 'Plan: ' },
   { type: 'thinking_delta', text: 'write, then list.' },
@@ -45,7 +45,7 @@ export const toolMessages: Message[] = [
 // A second run in the same session whose model call fails half way.
 export const errorRun: TranscriptAction[] = [
   prompt('And again'),
-  { type: 'run_started', agent: 'main', model: 'm1' },
+  { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
   { type: 'turn_started', turn: 1 },
   { type: 'text_delta', text: 'Part' },
   { type: 'usage', turn: usage(5, 1), total: usage(5, 1) },

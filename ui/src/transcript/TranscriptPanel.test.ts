@@ -42,7 +42,7 @@ describe('TranscriptPanel', () => {
   it('answers an approval of the live run and stops it', async () => {
     await startRun();
     const bash = call('c1', 'bash', { command: 'ls' });
-    emit({ type: 'run_started', agent: 'main', model: 'm' });
+    emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 100 });
     emit({ type: 'turn_started', turn: 1 });
     emit({ type: 'tool_call_started', summary: '', call: bash });
     emit({ type: 'approval_requested', summary: '', request_id: 'approval-1', call: bash });

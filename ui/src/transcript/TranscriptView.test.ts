@@ -51,7 +51,7 @@ describe('TranscriptView', () => {
   ])('shows a banner for %s', (exit, text) => {
     const t = live([
       prompt('go'),
-      { type: 'run_started', agent: 'main', model: 'm' },
+      { type: 'run_started', agent: 'main', model: 'm', max_turns: 100 },
       { type: 'run_finished', exit, turns: 2, usage: usage(1, 2) },
     ]);
     render(TranscriptView, { props: { transcript: t } });
@@ -63,7 +63,7 @@ describe('TranscriptView', () => {
 
   it('shows loop and warning notices', () => {
     const t = live([
-      { type: 'run_started', agent: 'main', model: 'm' },
+      { type: 'run_started', agent: 'main', model: 'm', max_turns: 100 },
       { type: 'warning', message: 'bash is withheld' },
       { type: 'turn_started', turn: 1 },
       { type: 'loop_detected', kind: 'text_repetition', repetitions: 3, action: 'warned', detail: 'the same answer' },
@@ -75,7 +75,7 @@ describe('TranscriptView', () => {
 
   it('renders model text as sanitized Markdown', () => {
     const t = live([
-      { type: 'run_started', agent: 'main', model: 'm' },
+      { type: 'run_started', agent: 'main', model: 'm', max_turns: 100 },
       { type: 'turn_started', turn: 1 },
       { type: 'text_delta', text: 'Hi <img src=x onerror="window.pwned=1"><script>window.pwned=1</script>' },
       { type: 'text_delta', text: ' **there**' },
@@ -92,7 +92,7 @@ describe('long transcripts', () => {
   const many = (turns: number) =>
     live([
       prompt('go'),
-      { type: 'run_started', agent: 'main', model: 'm' },
+      { type: 'run_started', agent: 'main', model: 'm', max_turns: 100 },
       ...Array.from({ length: turns }, (_, i): TranscriptAction[] => [
         { type: 'turn_started', turn: i + 1 },
         { type: 'text_delta', text: `answer ${i + 1}` },

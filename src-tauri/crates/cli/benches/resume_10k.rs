@@ -79,6 +79,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
     writer.emit(AgentEvent::RunStarted {
         agent: "main".into(),
         model: "bench-model".into(),
+        max_turns: 100,
     });
     records += 1;
     let mut turn = 0;

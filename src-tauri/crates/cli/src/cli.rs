@@ -20,6 +20,7 @@ Exit codes:
     7    max turns reached (--max-turns / maxTurns)
     8    denied: the run ended, but a tool call was refused by the grants (not granted, on a
          deny list, or an Ask tool in a headless run without --ask-allows)
+    9    the final answer did not match --output-schema, even after one retry
   130    aborted (Ctrl-C or SIGTERM); the session stays consistent and can be resumed
 
 API keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, PADDOCK_OPENAI_COMPAT_API_KEY, else the OS keychain.
@@ -47,15 +48,32 @@ pub enum Command {
         /// The prompt; `-` reads it from standard input.
         prompt: String,
     },
-    /// Continue a stored session with a new prompt.
+    /// Continue a stored session with a new prompt: `resume SESSION PROMPT`, or
+    /// `resume --last PROMPT` for the project's most recent session.
     #[command(after_help = EXIT_CODES_HELP)]
     Resume {
         #[command(flatten)]
         run: RunArgs,
+        /// Continue the project's most recent session.
+        #[arg(long)]
+        last: bool,
+        /// SESSION PROMPT (or just PROMPT with --last); `-` as the prompt reads standard input.
+        #[arg(value_name = "SESSION PROMPT", num_args = 1..=2, required = true)]
+        args: Vec<String>,
+    },
+    /// Make room in a session: the model summarizes the start of the conversation (the
+    /// user's own messages are kept word for word); `--undo` brings the full history back.
+    Compact {
+        #[command(flatten)]
+        model: ModelArgs,
         /// The session id (see `paddock sessions list`).
         session: String,
-        /// The prompt; `-` reads it from standard input.
-        prompt: String,
+        /// Undo the session's latest compaction.
+        #[arg(long)]
+        undo: bool,
+        /// Use the folder's settings even where you have not trusted them.
+        #[arg(long)]
+        trust: bool,
     },
     /// List, show, search, export or delete this project's sessions.
     Sessions {
@@ -124,8 +142,12 @@ pub enum SessionsAction {
         #[arg(long)]
         json: bool,
     },
-    /// A session as a readable transcript.
-    Show { id: String },
+    /// A session as a readable transcript (or JSON with --json).
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Case-insensitive text search across the project's sessions.
     Search {
         query: String,
@@ -200,6 +222,13 @@ pub struct RunArgs {
     /// `paddock trust`); nothing is recorded.
     #[arg(long)]
     pub trust: bool,
+    /// Also write the final answer's text to this file.
+    #[arg(long, value_name = "FILE")]
+    pub output_last_message: Option<PathBuf>,
+    /// A JSON schema the final answer must match (one retry with the errors); exit 9 when it
+    /// still does not.
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -241,6 +270,7 @@ mod tests {
             Code::LoopDetected,
             Code::MaxTurns,
             Code::Denied,
+            Code::Schema,
             Code::Aborted,
         ];
         let listed: Vec<i32> = EXIT_CODES_HELP

@@ -18,6 +18,8 @@ pub enum Code {
     LoopDetected = 6,
     MaxTurns = 7,
     Denied = 8,
+    /// The answer did not match `--output-schema`.
+    Schema = 9,
     Aborted = 130,
 }
 

@@ -2,6 +2,7 @@
 //! stored sessions and checks the setup (`doctor`). Exit codes are listed in `cli.rs`.
 
 mod cli;
+mod compact;
 mod doctor;
 mod exit;
 mod keys;
@@ -82,11 +83,30 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
         Command::Exec { run, prompt } => {
             run::run(run, Target::New, prompt, cancel_on_signals()).await
         }
-        Command::Resume {
-            run,
+        Command::Resume { run, last, args } => {
+            let (target, prompt) = match (*last, args.as_slice()) {
+                (true, [prompt]) => (Target::Last, prompt),
+                (false, [session, prompt]) => (Target::Resume(session), prompt),
+                (true, _) => {
+                    return Err(CliError::usage(
+                        "with --last, give only the prompt: paddock resume --last PROMPT",
+                    ));
+                }
+                (false, _) => {
+                    return Err(CliError::usage(
+                        "give the session and the prompt: paddock resume SESSION PROMPT \
+                         (or paddock resume --last PROMPT)",
+                    ));
+                }
+            };
+            run::run(run, target, prompt, cancel_on_signals()).await
+        }
+        Command::Compact {
+            model,
             session,
-            prompt,
-        } => run::run(run, Target::Resume(session), prompt, cancel_on_signals()).await,
+            undo,
+            trust,
+        } => compact::run(model, session, *undo, *trust).await,
         Command::Sessions { project, action } => sessions::run(project.as_deref(), action),
         Command::Doctor { model } => doctor::run(model).await,
         Command::Rewind {

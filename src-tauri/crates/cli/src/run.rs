@@ -23,6 +23,8 @@ use crate::output::{self, Printer};
 pub enum Target<'a> {
     New,
     Resume(&'a str),
+    /// The project's most recent session.
+    Last,
 }
 
 /// Runs `prompt` and returns the exit code for how the run ended.
@@ -58,22 +60,40 @@ async fn run_prompt(
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
     let printer = Printer::new(args.json);
+    let output_schema = match &args.output_schema {
+        Some(path) => Some(read_schema(path)?),
+        None => None,
+    };
+    let target = match target {
+        Target::New => SessionTarget::New,
+        Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
+        Target::Last => {
+            let last = service.store().list(live.root())?.into_iter().next();
+            match last {
+                Some(s) => SessionTarget::Resume(s.id),
+                None => {
+                    return Err(CliError::usage(format!(
+                        "there is no session to continue in {}; start one with paddock exec",
+                        live.root().display()
+                    )));
+                }
+            }
+        }
+    };
     let policy = if args.ask_allows {
         AskPolicy::HeadlessAllow
     } else {
         AskPolicy::HeadlessDeny
     };
     let request = RunRequest {
-        target: match target {
-            Target::New => SessionTarget::New,
-            Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
-        },
+        target,
         prompt,
         options: args.options(),
         approver: Approver::Headless(policy),
         events: printer.clone(),
         cancel: Some(cancel),
         trust: trust_policy(args),
+        output_schema,
     };
     let prepared = service.prepare(live, request).await?;
     let session_id = prepared.session_id.clone();
@@ -98,9 +118,26 @@ async fn run_prompt(
         ));
     }
 
+    if let Some(path) = &args.output_last_message {
+        if let Err(e) = std::fs::write(path, &result.output) {
+            output::err(&format!(
+                "paddock: warning: cannot write the answer to {}: {e}",
+                path.display()
+            ));
+        }
+    }
     let denied = printer.denied();
-    let code = Code::for_run(result.exit, !denied.is_empty());
+    let mut code = Code::for_run(result.exit, !denied.is_empty());
+    if args.output_schema.is_some() && code == Code::Success && result.structured.is_none() {
+        code = Code::Schema;
+    }
     if args.json {
+        // The whole answer once more, for scripts that do not want to join deltas.
+        output::json_line(&json!({
+            "type": "message",
+            "text": result.output,
+            "structured": result.structured,
+        }));
         output::json_line(&json!({
             "type": "exit",
             "code": code.as_i32(),
@@ -110,7 +147,14 @@ async fn run_prompt(
             "usage": result.usage,
             "denied": denied,
         }));
-    } else if let Some(why) = explain(code, result.exit, &denied, &result.usage, result.turns) {
+    } else if let Some(why) =
+        explain(code, result.exit, &denied, &result.usage, result.turns).map(|why| {
+            match (&result.output_error, code) {
+                (Some(e), Code::Schema) => format!("{why}: {e}"),
+                _ => why,
+            }
+        })
+    {
         output::err(&format!("paddock: {why}"));
     }
     output::err(&format!(
@@ -151,8 +195,32 @@ fn explain(
         }
         Code::Aborted => "aborted; the session is saved and can be resumed".to_owned(),
         Code::Provider => "stopped: the model provider failed (see the error above)".to_owned(),
+        Code::Schema => "the answer did not match --output-schema, even after one retry".to_owned(),
         _ => format!("stopped: {}", exit.as_str()),
     })
+}
+
+/// The JSON schema in `path`, checked to be one.
+fn read_schema(path: &Path) -> Result<serde_json::Value, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::usage(format!(
+            "cannot read the output schema {}: {e}",
+            path.display()
+        ))
+    })?;
+    let schema: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        CliError::usage(format!(
+            "the output schema {} is not JSON: {e}",
+            path.display()
+        ))
+    })?;
+    if !schema.is_object() {
+        return Err(CliError::usage(format!(
+            "the output schema {} is not a JSON schema object",
+            path.display()
+        )));
+    }
+    Ok(schema)
 }
 
 /// `--trust` vouches for the folder for one run; otherwise untrusted settings are refused.

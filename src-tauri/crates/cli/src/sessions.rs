@@ -18,10 +18,14 @@ pub fn run(project: Option<&Path>, action: &SessionsAction) -> Result<Code, CliE
     let store = SessionStore::open_default()?;
     match action {
         SessionsAction::List { json } => list(&store, &root, *json),
-        SessionsAction::Show { id } => {
+        SessionsAction::Show { id, json } => {
             let session = store.load(&root, id)?;
             warn_all(id, &session.warnings);
-            output::out(&to_markdown(&session));
+            if *json {
+                output::json_line(&to_json(&session));
+            } else {
+                output::out(&to_markdown(&session));
+            }
             Ok(Code::Success)
         }
         SessionsAction::Search { query, json } => search(&store, &root, query, *json),

@@ -7,6 +7,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalError, Approvals};
+use crate::compaction::CompactionConfig;
 use crate::events::{EventSink, NullSink};
 use crate::executor::{ExecutorLimits, ToolExecutor};
 use crate::grants::{GrantPolicy, ResolvedTools};
@@ -33,6 +34,12 @@ pub struct AgentConfig {
     pub output_schema: Option<Value>,
     pub max_output_tokens: Option<u32>,
     pub limits: ExecutorLimits,
+    /// The model's context window in tokens, when known.
+    pub context_window: Option<u32>,
+    /// `None`: never compact (a context overflow then fails the run).
+    pub compaction: Option<CompactionConfig>,
+    /// Said to the user as warnings when a run starts (an instructions file that was cut).
+    pub notices: Vec<String>,
 }
 
 impl AgentConfig {
@@ -48,6 +55,9 @@ impl AgentConfig {
             output_schema: None,
             max_output_tokens: None,
             limits: ExecutorLimits::default(),
+            context_window: None,
+            compaction: Some(CompactionConfig::default()),
+            notices: Vec::new(),
         }
     }
 }
@@ -153,6 +163,12 @@ impl Agent {
         self
     }
 
+    /// The final answer must be JSON matching `schema` (checked, one retry with the errors).
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.config.output_schema = Some(schema);
+        self
+    }
+
     /// Records the workspace before turns that may change it, so the run can be rewound.
     pub fn with_recorder(mut self, recorder: Arc<dyn WorkspaceRecorder>) -> Self {
         self.recorder = Some(recorder);
@@ -238,6 +254,9 @@ impl Agent {
             max_token_budget: self.config.max_token_budget,
             loop_detection: self.config.loop_detection,
             max_output_tokens: self.config.max_output_tokens,
+            context_window: self.config.context_window,
+            compaction: self.config.compaction,
+            notices: self.config.notices.clone(),
         };
         let runner = Runner {
             config: &config,
@@ -254,6 +273,7 @@ impl Agent {
                 grants: Arc::new(tools.grants()),
                 writes: self.writes.clone(),
                 approved: None,
+                told: Arc::new(crate::tool::Told::from_history(&messages)),
             },
             history_log: self.history_log.as_deref(),
             recorder: self.recorder.as_deref(),
@@ -295,6 +315,12 @@ impl Agent {
             // A fresh token for the next prompt; the handle follows it.
             *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = CancellationToken::new();
         }
+        // After a compaction the prompt moved (or went into the summary: then all is new).
+        let new_from = if outcome.compactions == 0 {
+            start
+        } else {
+            outcome.prompt_at.unwrap_or(0)
+        };
         let success = outcome.exit == ExitReason::EndTurn
             && (self.config.output_schema.is_none() || structured_value.is_some());
         let result = AgentResult {
@@ -302,7 +328,7 @@ impl Agent {
             output: outcome.output,
             structured: structured_value,
             success,
-            new_messages: outcome.messages[start..].to_vec(),
+            new_messages: outcome.messages[new_from.min(outcome.messages.len())..].to_vec(),
             usage: outcome.usage,
             turns: outcome.turns,
             error: outcome.error,

@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod compaction;
 pub mod events;
 pub mod executor;
 pub mod grants;
@@ -12,6 +13,7 @@ pub mod loop_detect;
 pub mod model;
 pub mod recorder;
 mod response;
+mod room;
 pub mod runner;
 #[cfg(feature = "test-support")]
 pub mod scripted;
@@ -25,6 +27,7 @@ pub use paddock_protocol as protocol;
 
 pub use agent::{Agent, AgentConfig, AgentHandle, AgentResult};
 pub use approval::{ApprovalError, Approvals, AskPolicy};
+pub use compaction::{CompactError, CompactionConfig};
 pub use events::{CollectSink, EventSink, Fanout, FnSink, NullSink};
 pub use executor::{ExecutorLimits, ToolExecutor};
 pub use grants::{Gate, GrantPolicy, ResolvedTools};

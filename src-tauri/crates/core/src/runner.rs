@@ -3,10 +3,11 @@
 //! without its result.
 
 use paddock_protocol::{
-    AgentEvent, CheckpointInfo, ContentBlock, ExitReason, LoopAction, Message, Role, StopReason,
-    TokenUsage, ToolCall, ToolResult,
+    AgentEvent, CheckpointInfo, CompactionReason, ContentBlock, ErrorKind, ExitReason, LoopAction,
+    Message, Role, StopReason, TokenUsage, ToolCall, ToolResult,
 };
 
+use crate::compaction::CompactionConfig;
 use crate::executor::ToolExecutor;
 use crate::grants::Gate;
 use crate::grants::ResolvedTools;
@@ -17,7 +18,7 @@ use crate::response::{Interrupted, collect};
 use crate::tool::ToolContext;
 
 /// Model calls per run, unless configured otherwise.
-pub const DEFAULT_MAX_TURNS: u32 = 10;
+pub const DEFAULT_MAX_TURNS: u32 = 100;
 
 /// Injected when the model seems stuck (warn policy).
 pub const LOOP_WARNING: &str = "You seem to be stuck repeating the same step. Stop repeating \
@@ -34,6 +35,12 @@ pub struct RunConfig {
     pub max_token_budget: Option<u64>,
     pub loop_detection: Option<LoopConfig>,
     pub max_output_tokens: Option<u32>,
+    /// The model's context window in tokens, when known.
+    pub context_window: Option<u32>,
+    /// How to make room in the conversation; `None`: never compact (an overflow fails).
+    pub compaction: Option<CompactionConfig>,
+    /// Warnings to give when the run starts.
+    pub notices: Vec<String>,
 }
 
 impl Default for RunConfig {
@@ -45,6 +52,9 @@ impl Default for RunConfig {
             max_token_budget: None,
             loop_detection: Some(LoopConfig::default()),
             max_output_tokens: None,
+            context_window: None,
+            compaction: Some(CompactionConfig::default()),
+            notices: Vec::new(),
         }
     }
 }
@@ -53,6 +63,10 @@ impl Default for RunConfig {
 /// when it grew. Sessions persist what they have not written yet.
 pub trait HistoryLog: Send + Sync {
     fn save(&self, messages: &[Message]);
+
+    /// A compaction rewrote the history, which is now `len` messages long, all of them
+    /// accounted for (the `compacted` event that says how went through the events first).
+    fn compacted(&self, _len: usize) {}
 }
 
 /// How a run ended and what it left.
@@ -69,6 +83,10 @@ pub struct RunOutcome {
     pub turns: u32,
     /// Set when `exit` is `Error`.
     pub error: Option<ModelError>,
+    /// Where this run's prompt is in `messages` (`None`: compacted into the summary).
+    pub prompt_at: Option<usize>,
+    /// Compactions made during the run.
+    pub compactions: u32,
 }
 
 /// What the loop needs besides the conversation.
@@ -84,14 +102,16 @@ pub struct Runner<'a> {
     pub recorder: Option<&'a dyn WorkspaceRecorder>,
 }
 
-struct LoopState {
-    messages: Vec<Message>,
-    saved: usize,
-    usage: TokenUsage,
+pub(crate) struct LoopState {
+    pub(crate) messages: Vec<Message>,
+    pub(crate) saved: usize,
+    pub(crate) usage: TokenUsage,
     turns: u32,
     output: String,
-    /// Messages before the prompt (where rewinding to "before the prompt" cuts).
-    prompt_at: usize,
+    /// Messages before the prompt (where rewinding to "before the prompt" cuts); `None` once
+    /// a compaction took the prompt into its summary.
+    pub(crate) prompt_at: Option<usize>,
+    pub(crate) compactions: u32,
     /// The workspace as the run found it, once a turn needed recording.
     first_record: Option<String>,
 }
@@ -103,8 +123,9 @@ impl Runner<'_> {
         events.emit(AgentEvent::RunStarted {
             agent: self.ctx.agent.clone(),
             model: self.config.model.clone(),
+            max_turns: self.config.max_turns,
         });
-        for warning in self.tools.warnings() {
+        for warning in self.config.notices.iter().chain(self.tools.warnings()) {
             events.emit(AgentEvent::Warning {
                 message: warning.clone(),
             });
@@ -115,7 +136,7 @@ impl Runner<'_> {
             (d, cfg.policy)
         });
         let mut warned = false;
-        let prompt_at = messages.len().saturating_sub(1);
+        let prompt_at = Some(messages.len().saturating_sub(1));
         let mut state = LoopState {
             messages,
             saved: 0,
@@ -123,6 +144,7 @@ impl Runner<'_> {
             turns: 0,
             output: String::new(),
             prompt_at,
+            compactions: 0,
             first_record: None,
         };
         self.save(&mut state);
@@ -137,15 +159,34 @@ impl Runner<'_> {
             state.turns += 1;
             let turn = state.turns;
             events.emit(AgentEvent::TurnStarted { turn });
+            self.make_room_if_needed(&mut state).await;
 
-            let stream = self.model.stream(&ModelRequest {
-                model: &self.config.model,
-                system: self.config.system_prompt.as_deref(),
-                messages: &state.messages,
-                tools: self.tools.specs(),
-                max_output_tokens: self.config.max_output_tokens,
-            });
-            let response = match collect(stream, &*events, &self.ctx.cancel, turn).await {
+            let mut overflowed = false;
+            let collected = loop {
+                let stream = self.model.stream(&ModelRequest {
+                    model: &self.config.model,
+                    system: self.config.system_prompt.as_deref(),
+                    messages: &state.messages,
+                    tools: self.tools.specs(),
+                    max_output_tokens: self.config.max_output_tokens,
+                });
+                match collect(stream, &*events, &self.ctx.cancel, turn).await {
+                    // The window was passed after all: one compaction, then the same call again.
+                    Err(Interrupted::Failed(err, partial))
+                        if err.kind == ErrorKind::ContextTooLong
+                            && !overflowed
+                            && partial.blocks.is_empty() =>
+                    {
+                        overflowed = true;
+                        self.add_usage(&mut state, partial.usage);
+                        if !self.compact(&mut state, CompactionReason::Overflow).await {
+                            break Err(Interrupted::Failed(err, partial));
+                        }
+                    }
+                    other => break other,
+                }
+            };
+            let response = match collected {
                 Ok(r) => r,
                 Err(Interrupted::Aborted(partial)) => {
                     self.add_usage(&mut state, partial.usage);
@@ -275,6 +316,8 @@ impl Runner<'_> {
             usage: state.usage,
             turns: state.turns,
             error,
+            prompt_at: state.prompt_at,
+            compactions: state.compactions,
         }
     }
 
@@ -319,7 +362,7 @@ impl Runner<'_> {
                 checkpoint: recorded.id.clone(),
                 workspace: recorded.workspace.clone(),
                 turn: 0,
-                messages: count(state.prompt_at),
+                messages: count(state.prompt_at.unwrap_or(0)),
             }));
         }
         events.emit(AgentEvent::CheckpointSaved(CheckpointInfo {
@@ -364,7 +407,7 @@ impl Runner<'_> {
         }
     }
 
-    fn add_usage(&self, state: &mut LoopState, usage: TokenUsage) {
+    pub(crate) fn add_usage(&self, state: &mut LoopState, usage: TokenUsage) {
         state.usage += usage;
         self.ctx.events.emit(AgentEvent::Usage {
             turn: usage,
@@ -386,7 +429,7 @@ impl Runner<'_> {
         }
     }
 
-    fn save(&self, state: &mut LoopState) {
+    pub(crate) fn save(&self, state: &mut LoopState) {
         if state.saved < state.messages.len() {
             if let Some(cp) = self.history_log {
                 cp.save(&state.messages);

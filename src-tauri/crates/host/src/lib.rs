@@ -3,13 +3,16 @@
 //! shells depend on this crate and on the protocol only.
 
 mod checkpoints;
+mod compact;
 mod error;
+pub mod instructions;
 mod keys;
 mod live;
 mod mcp;
 mod models;
 mod options;
 mod project;
+pub mod prompt;
 mod rewind;
 mod runs;
 mod runtime;

@@ -170,6 +170,8 @@ impl LiveProject {
         })
         .await
         .map_err(|e| HostError::Internal(e.to_string()))??;
+        let mut runtime = runtime;
+        runtime.learn_context_window().await;
         let runtime = Arc::new(runtime);
         *cached = Some((key, runtime.clone()));
         Ok(runtime)

@@ -51,6 +51,7 @@ impl RunService {
         let (checkpoints, guard) = self.rewind_setup(project)?;
         let session = self.store().load(project, &request.session)?;
         let point = find_point(&session, request)?;
+        conversation_point(&point, request.mode)?;
         let files = match target_of(&point, request.mode, &guard)? {
             Some(target) => {
                 let (now, _) = checkpoints.snapshot(&guard)?;
@@ -70,6 +71,7 @@ impl RunService {
         self.refuse_if_running(project, &request.session)?;
         let session = self.store().load(project, &request.session)?;
         let point = find_point(&session, request)?;
+        let keep = conversation_point(&point, request.mode)?;
         let target = target_of(&point, request.mode, &guard)?;
         let info = RewindInfo {
             id: rewind_id(),
@@ -77,11 +79,7 @@ impl RunService {
             turn: request.turn,
             files: request.mode.files(),
             conversation: request.mode.conversation(),
-            messages: if request.mode.conversation() {
-                point.messages
-            } else {
-                count(session.history.len())
-            },
+            messages: keep.unwrap_or_else(|| count(session.history.len())),
             before: String::new(),
             workspace: String::new(),
             undoes: None,
@@ -295,11 +293,25 @@ fn check_workspace(recorded: &str, guard: &PathGuard) -> Result<(), HostError> {
 }
 
 fn dropped(session: &LoadedSession, point: &RewindPoint, mode: RewindMode) -> u32 {
-    if mode.conversation() {
-        count(session.history.len()).saturating_sub(point.messages)
-    } else {
-        0
+    match (mode.conversation(), point.messages) {
+        (true, Some(keep)) => count(session.history.len()).saturating_sub(keep),
+        _ => 0,
     }
+}
+
+/// How many messages a conversation rewind keeps (`None` when the mode leaves the
+/// conversation alone); refused where a compaction has since summarized that point.
+fn conversation_point(point: &RewindPoint, mode: RewindMode) -> Result<Option<u32>, HostError> {
+    if !mode.conversation() {
+        return Ok(None);
+    }
+    point.messages.map(Some).ok_or_else(|| {
+        HostError::Usage(format!(
+            "the conversation up to prompt {} turn {} was compacted since; undo the compaction \
+             first, or rewind the files only",
+            point.prompt, point.turn
+        ))
+    })
 }
 
 fn count(n: usize) -> u32 {

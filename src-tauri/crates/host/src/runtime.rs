@@ -1,12 +1,12 @@
 use std::sync::Arc;
 
-use paddock_core::{Agent, AgentConfig, Model, Tool};
+use paddock_core::{Agent, AgentConfig, CompactionConfig, Model, Tool};
 use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus, ToolGrantInfo};
 use paddock_providers::{ApiKey, Provider, ProviderConfig};
 
 use crate::keys::{KeyStore, resolve_key};
 use crate::tools::{ProjectTools, RunLimits, TeamModel};
-use crate::{HostError, Project, RunOptions, settings};
+use crate::{HostError, Project, RunOptions, prompt, settings};
 
 /// The agent's name in events and delegation chains.
 pub const MAIN_AGENT: &str = "main";
@@ -17,7 +17,11 @@ pub struct ProjectRuntime {
     provider: ProviderKind,
     model_name: String,
     model: Arc<dyn Model>,
+    /// The same connection, for what only a vendor answers (its models' windows).
+    vendor: Provider,
     tools: ProjectTools,
+    /// Learned from the server or the built-in table.
+    context_window: Option<u32>,
 }
 
 impl ProjectRuntime {
@@ -45,7 +49,8 @@ impl ProjectRuntime {
         })?;
         let key = resolve_key(provider, keys)?;
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
-        let model = build_model(provider, s.base_url.as_deref(), key)?;
+        let vendor = build_model(provider, s.base_url.as_deref(), key)?;
+        let model: Arc<dyn Model> = Arc::new(vendor.clone());
         let tools = ProjectTools::new(
             &project,
             secrets,
@@ -61,7 +66,9 @@ impl ProjectRuntime {
             provider,
             model_name,
             model,
+            vendor,
             tools,
+            context_window: None,
         })
     }
 
@@ -82,6 +89,10 @@ impl ProjectRuntime {
         &self.model_name
     }
 
+    pub fn model(&self) -> &Arc<dyn Model> {
+        &self.model
+    }
+
     pub fn tools(&self) -> &ProjectTools {
         &self.tools
     }
@@ -95,17 +106,64 @@ impl ProjectRuntime {
         self.tools.grant_info()
     }
 
-    /// The main agent's configuration.
+    /// The main agent's configuration: the system prompt (Paddock's, the project's text, the
+    /// project's instructions, read now so edits apply to the next prompt), limits, window.
     pub fn agent_config(&self) -> AgentConfig {
         let s = &self.project.settings;
         let mut config = AgentConfig::new(MAIN_AGENT, self.model_name.clone());
-        config.system_prompt = s.system_prompt.clone();
+        let instructions = crate::instructions::load(&self.project.root);
+        let tools: Vec<String> = self
+            .tools
+            .resolved()
+            .granted_names()
+            .map(str::to_owned)
+            .collect();
+        let workspace = self.project.workspace_root().display().to_string();
+        let built_in = prompt::built_in(&prompt::PromptFacts {
+            agent: MAIN_AGENT,
+            role: None,
+            workspace: &workspace,
+            mode: s.workspace,
+            tools: &tools,
+            date: &prompt::today(),
+        });
+        config.system_prompt = Some(prompt::system_prompt(
+            built_in,
+            s.system_prompt.as_deref(),
+            s.replace_system_prompt,
+            &instructions.text,
+        ));
+        config.notices = instructions.notices;
         config.grants = self.tools.policy().clone();
         if let Some(t) = s.max_turns {
             config.max_turns = t;
         }
         config.max_token_budget = s.max_token_budget;
+        config.context_window = s.context_window.or(self.context_window);
+        config.compaction = Some(match s.compaction {
+            Some(c) => CompactionConfig {
+                auto: c.auto,
+                threshold_percent: c.threshold_percent,
+            },
+            None => CompactionConfig::default(),
+        });
         config
+    }
+
+    /// The model's window as the server or Paddock's table tells it (a setting wins).
+    pub fn context_window(&self) -> Option<u32> {
+        self.project.settings.context_window.or(self.context_window)
+    }
+
+    /// Asks the server (or Paddock's table) for the model's window, unless the settings
+    /// give it. Bounded in time; never fails (a small default when nothing is known).
+    pub(crate) async fn learn_context_window(&mut self) {
+        if self.project.settings.context_window.is_some() {
+            return;
+        }
+        let window = self.vendor.context_window(&self.model_name).await;
+        tracing::info!(model = %self.model_name, tokens = window.tokens, source = ?window.source, "context window");
+        self.context_window = Some(window.tokens);
     }
 
     /// A fresh main agent (no history) wired to this project's model and tools.
@@ -122,7 +180,7 @@ fn build_model(
     provider: ProviderKind,
     base_url: Option<&str>,
     key: Option<ApiKey>,
-) -> Result<Arc<dyn Model>, HostError> {
+) -> Result<Provider, HostError> {
     let mut config = ProviderConfig::new(provider);
     if let Some(url) = base_url {
         config = config.with_base_url(url);
@@ -132,5 +190,5 @@ fn build_model(
     }
     // Headless fallback for whatever the settings and flags left unset.
     config = config.with_env();
-    Ok(Arc::new(Provider::new(config)?))
+    Ok(Provider::new(config)?)
 }

@@ -51,6 +51,8 @@ pub struct RunRequest {
     pub cancel: Option<CancellationToken>,
     /// What becomes of settings the user has not trusted.
     pub trust: TrustPolicy,
+    /// A JSON schema the final answer must match (structured output, one retry).
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// Sessions, keys, folder trust and the live runs: what every run of a shell shares.
@@ -140,6 +142,10 @@ impl RunService {
         self.keys_generation.fetch_add(1, Ordering::Relaxed);
     }
 
+    pub(crate) fn keys_generation(&self) -> u64 {
+        self.keys_generation.load(Ordering::Relaxed)
+    }
+
     /// Everything up to the first model call: checks, the session, the runtime, the agent.
     /// The run is registered as live from here; [`PreparedRun::run`] runs it.
     pub async fn prepare(
@@ -155,6 +161,7 @@ impl RunService {
             events,
             cancel,
             trust,
+            output_schema,
         } = request;
         if prompt.trim().is_empty() {
             return Err(HostError::Usage("the prompt is empty".into()));
@@ -230,6 +237,9 @@ impl RunService {
             .with_recorder(Arc::new(recorder));
         if let Some(cancel) = cancel {
             agent = agent.with_cancel(cancel);
+        }
+        if let Some(schema) = output_schema {
+            agent = agent.with_output_schema(schema);
         }
         let run = self.runs.start(root, &session_id, agent.handle());
         let end = Arc::new(RunEnd {

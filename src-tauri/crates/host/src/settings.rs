@@ -167,6 +167,22 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     if s.max_turns == Some(0) {
         return Err(FieldError::new("maxTurns", "must be at least 1"));
     }
+    if s.context_window
+        .is_some_and(|w| !(MIN_CONTEXT_WINDOW..=MAX_CONTEXT_WINDOW).contains(&w))
+    {
+        return Err(FieldError::new(
+            "contextWindow",
+            format!("between {MIN_CONTEXT_WINDOW} and {MAX_CONTEXT_WINDOW} tokens"),
+        ));
+    }
+    if s.compaction
+        .is_some_and(|c| !(10..=95).contains(&c.threshold_percent))
+    {
+        return Err(FieldError::new(
+            "compaction.thresholdPercent",
+            "between 10 and 95 (percent of the context window)",
+        ));
+    }
     for (i, path) in s.hidden_paths.iter().enumerate() {
         if !(path.starts_with("~/") || std::path::Path::new(path).is_absolute()) {
             return Err(FieldError::new(
@@ -185,6 +201,10 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     }
     Ok(())
 }
+
+/// The smallest and largest context windows a setting may give.
+pub const MIN_CONTEXT_WINDOW: u32 = 1_024;
+pub const MAX_CONTEXT_WINDOW: u32 = 10_000_000;
 
 /// Writes settings atomically (temp file, then rename). Refuses to replace a file that
 /// does not parse: the user's text is never lost.

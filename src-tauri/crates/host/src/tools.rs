@@ -8,9 +8,7 @@ use paddock_core::{
     AgentConfig, GrantPolicy, Model, ModelError, ModelRequest, ModelStream, ResolvedTools, Tool,
     ToolRegistry,
 };
-use paddock_protocol::{
-    ErrorKind, Grant, ProjectSettings, SandboxStatus, ToolGrantInfo, ToolPreset,
-};
+use paddock_protocol::{ErrorKind, Grant, SandboxStatus, ToolGrantInfo, ToolPreset};
 use paddock_tools::{Team, TeamMember, ToolEnv, register_builtin_tools, registry_with_team};
 
 use crate::{HostError, Project, RunOptions, settings};
@@ -76,9 +74,9 @@ impl ProjectTools {
         let env = project.tool_env(secrets);
         let sandbox = env.sandbox_status();
         let team = (!s.teammates.is_empty()).then(|| match team_model {
-            Some(m) => team(s, m.name, &m.model),
+            Some(m) => team(project, m.name, &m.model),
             None => team(
-                s,
+                project,
                 s.model.as_deref().unwrap_or_default(),
                 &(Arc::new(NoModel) as Arc<dyn Model>),
             ),
@@ -155,13 +153,53 @@ fn framework_deny(sandbox: &SandboxStatus) -> Vec<(String, String)> {
     }
 }
 
-fn team(s: &ProjectSettings, main_model: &str, model: &Arc<dyn Model>) -> Team {
+fn team(project: &Project, main_model: &str, model: &Arc<dyn Model>) -> Team {
+    let s = &project.settings;
+    let workspace = project.workspace_root().display().to_string();
+    let date = crate::prompt::today();
     Team::new(s.teammates.iter().map(|t| {
         let mut config = AgentConfig::new(
             t.name.clone(),
             t.model.clone().unwrap_or_else(|| main_model.to_owned()),
         );
-        config.system_prompt = t.system_prompt.clone();
+        // What it may be told about: its preset and its own grants (the caller's grants
+        // bound it further at run time).
+        let tools: Vec<String> = t
+            .preset
+            .map(|p| {
+                p.tools()
+                    .iter()
+                    .map(|n| (*n).to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+            .into_iter()
+            .chain(
+                t.tools
+                    .iter()
+                    .filter(|(_, g)| **g != Grant::Deny)
+                    .map(|(n, _)| n.clone()),
+            )
+            .collect();
+        let role = format!(
+            "you are the teammate \"{}\": the main agent hands you self-contained tasks; \
+             answer it with what you found or did",
+            t.name
+        );
+        let built_in = crate::prompt::built_in(&crate::prompt::PromptFacts {
+            agent: &t.name,
+            role: Some(&role),
+            workspace: &workspace,
+            mode: s.workspace,
+            tools: &tools,
+            date: &date,
+        });
+        config.system_prompt = Some(crate::prompt::system_prompt(
+            built_in,
+            t.system_prompt.as_deref(),
+            false,
+            "",
+        ));
         config.grants =
             GrantPolicy::from_overrides(t.preset, t.tools.iter().map(|(n, g)| (n.as_str(), *g)));
         if let Some(turns) = t.max_turns {

@@ -139,6 +139,11 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub display_name: Option<String>,
+    /// How many tokens the model holds, when the server's model list says (vLLM
+    /// `max_model_len`, OpenRouter `context_length`, Anthropic `max_input_tokens`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub context_window: Option<u32>,
 }
 
 /// The outcome of a successful "test connection".

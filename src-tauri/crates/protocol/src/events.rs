@@ -2,8 +2,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::{
-    ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, FileChange, RewindInfo,
-    StopReason, TokenUsage, ToolCall,
+    ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, CompactionInfo, ContextInfo,
+    FileChange, RewindInfo, StopReason, TokenUsage, ToolCall,
 };
 
 /// Why a run ended.
@@ -128,6 +128,9 @@ pub enum AgentEvent {
     RunStarted {
         agent: String,
         model: String,
+        /// Model calls the run may make (0 in sessions written before it was said).
+        #[serde(default)]
+        max_turns: u32,
     },
     /// A model call begins (turn numbers start at 1).
     TurnStarted {
@@ -218,6 +221,20 @@ pub enum AgentEvent {
     },
     /// The session was rewound (or a rewind undone). Not part of a run.
     Rewound(RewindInfo),
+    /// How full the context is, just before a model call.
+    Context(ContextInfo),
+    /// The start of the conversation was replaced by a summary (in a run, or asked for
+    /// between runs).
+    Compacted(CompactionInfo),
+    /// A compaction was undone: the full conversation is back.
+    CompactionUndone {
+        id: String,
+    },
+    /// The user edited a compaction's summary before the next prompt.
+    CompactionEdited {
+        id: String,
+        summary: String,
+    },
     /// An event of a teammate's run, started by the delegation call `call_id`.
     Delegated {
         agent: String,

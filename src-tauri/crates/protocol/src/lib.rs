@@ -4,6 +4,7 @@
 
 mod app;
 mod changes;
+mod context;
 mod events;
 mod grants;
 mod mcp;
@@ -22,6 +23,9 @@ pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
     FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
 };
+pub use context::{
+    CompactionInfo, CompactionReason, ContextInfo, InstructionFile, ProjectInstructions,
+};
 pub use events::{AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, ToolStatus};
 pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};
@@ -32,8 +36,8 @@ pub use sandbox::{
 };
 pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, SessionSummary};
 pub use settings::{
-    McpServerConfig, McpTransport, ProjectSettings, ProviderKind, SETTINGS_VERSION,
-    TeammateSettings,
+    CompactionSettings, McpServerConfig, McpTransport, ProjectSettings, ProviderKind,
+    SETTINGS_VERSION, TeammateSettings,
 };
 pub use trust::{TrustItem, TrustReport, TrustState};
 pub use usage::TokenUsage;

@@ -110,9 +110,23 @@ pub struct ProjectSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub base_url: Option<String>,
+    /// Text added to Paddock's own system prompt (or put in its place, with
+    /// `replaceSystemPrompt`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub system_prompt: Option<String>,
+    /// Send `systemPrompt` instead of Paddock's own system prompt, not after it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(optional = nullable)]
+    pub replace_system_prompt: bool,
+    /// The model's context window in tokens, when Paddock cannot learn it from the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub context_window: Option<u32>,
+    /// When the conversation is compacted to make room.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub compaction: Option<CompactionSettings>,
     /// Tool bundle granted to the agent; none means no built-in tool unless granted below.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -156,6 +170,9 @@ impl Default for ProjectSettings {
             model: None,
             base_url: None,
             system_prompt: None,
+            replace_system_prompt: false,
+            context_window: None,
+            compaction: None,
             preset: None,
             tools: BTreeMap::new(),
             workspace: WorkspaceMode::default(),
@@ -168,6 +185,31 @@ impl Default for ProjectSettings {
             mcp_servers: BTreeMap::new(),
         }
     }
+}
+
+/// Automatic compaction: on by default, at 80 % of the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CompactionSettings {
+    /// Compact by itself when a request would pass the threshold (a context overflow from
+    /// the provider is still met with one compaction).
+    #[serde(default = "yes")]
+    pub auto: bool,
+    /// Percent of the context window (10-95).
+    #[serde(default = "default_threshold")]
+    pub threshold_percent: u8,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn default_threshold() -> u8 {
+    80
 }
 
 /// A named agent for delegation.

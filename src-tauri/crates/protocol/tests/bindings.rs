@@ -29,6 +29,8 @@ fn generate() -> String {
         WorkspaceMode, WorkspaceTree,
         CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
         FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
+        CompactionInfo, CompactionReason, CompactionSettings, ContextInfo, InstructionFile,
+        ProjectInstructions,
     );
     decls.sort();
     let mut out = String::from(

@@ -171,6 +171,113 @@ impl Transport {
     pub fn max_attempts(&self) -> u32 {
         self.retry.max_attempts
     }
+
+    /// One request to a side endpoint that may tell something about a model (a context
+    /// window): never retried, given up after `timeout` (connecting and reading included),
+    /// the body read only up to `cap` bytes. A POST when `json` is given, else a GET.
+    ///
+    /// The key goes only to the origin of the base URL, which every request gets anyway;
+    /// for any other origin the secret headers are left out. Redirects are not followed
+    /// (see [`Transport::new`]).
+    pub async fn probe(
+        &self,
+        url: &Url,
+        json: Option<Vec<u8>>,
+        timeout: Duration,
+        cap: usize,
+    ) -> Probed {
+        let headers: HeaderMap = if same_origin(url, &self.base) {
+            self.headers.clone()
+        } else {
+            self.headers
+                .iter()
+                .filter(|(_, v)| !v.is_sensitive())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        let request = match json {
+            Some(body) => self
+                .client
+                .post(url.clone())
+                .header("content-type", "application/json")
+                .body(body),
+            None => self.client.get(url.clone()),
+        }
+        .headers(headers)
+        .header("accept", "application/json");
+        let exchange = async {
+            let response = request.send().await.ok()?;
+            let status = response.status();
+            let body = read_capped(response, cap).await;
+            Some((status, body))
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Err(_) | Ok(None) => Probed::Unsure,
+            Ok(Some((status, body))) => classify(status, body),
+        }
+    }
+}
+
+/// What a probe learned from one endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Probed {
+    /// A JSON document.
+    Json(Value),
+    /// The server answered and will answer the same next time: no such endpoint, a
+    /// redirect, a body too large or not JSON.
+    Absent,
+    /// Nothing definite: timed out, unreachable, overloaded, refused the key.
+    Unsure,
+}
+
+/// A response body read with a size limit.
+#[derive(Debug, PartialEq)]
+enum Capped {
+    Whole(Vec<u8>),
+    TooLarge,
+    Broken,
+}
+
+/// Reads at most `cap` bytes; a larger body is abandoned as soon as that is known.
+async fn read_capped(mut response: Response, cap: usize) -> Capped {
+    let declared = response.content_length().unwrap_or(0);
+    if !usize::try_from(declared).is_ok_and(|n| n <= cap) {
+        return Capped::TooLarge;
+    }
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Err(_) => return Capped::Broken,
+            Ok(None) => return Capped::Whole(body),
+            // Dropping the response closes the connection: the rest is never read.
+            Ok(Some(chunk)) if body.len() + chunk.len() > cap => return Capped::TooLarge,
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+        }
+    }
+}
+
+fn classify(status: reqwest::StatusCode, body: Capped) -> Probed {
+    if status.is_success() {
+        return match body {
+            Capped::Broken => Probed::Unsure,
+            Capped::TooLarge => Probed::Absent,
+            Capped::Whole(bytes) => {
+                serde_json::from_slice(&bytes).map_or(Probed::Absent, Probed::Json)
+            }
+        };
+    }
+    match status.as_u16() {
+        // Auth, rate limits and server trouble may pass; everything else is an answer.
+        401 | 403 | 408 | 429 | 500 | 502..=599 => Probed::Unsure,
+        _ => Probed::Absent,
+    }
+}
+
+/// Same scheme, host and port.
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
+        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// The error to surface once retrying is over, saying how hard we tried.
@@ -190,4 +297,50 @@ fn is_loopback(url: &Url) -> bool {
                 .parse::<std::net::IpAddr>()
                 .is_ok_and(|ip| ip.is_loopback())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::StatusCode;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let base = url("http://LocalHost:11434/v1");
+        assert!(same_origin(&url("http://localhost:11434/api/show"), &base));
+        assert!(!same_origin(&url("http://localhost:11435/api/show"), &base));
+        assert!(!same_origin(
+            &url("https://localhost:11434/api/show"),
+            &base
+        ));
+        assert!(!same_origin(&url("http://127.0.0.1:11434/api/show"), &base));
+        assert!(same_origin(
+            &url("https://api.openai.com:443/v1/models"),
+            &url("https://api.openai.com/v1")
+        ));
+    }
+
+    #[test]
+    fn probe_answers_are_classified() {
+        let ok = |body: Capped| classify(StatusCode::OK, body);
+        assert_eq!(
+            ok(Capped::Whole(br#"{"n_ctx": 1}"#.to_vec())),
+            Probed::Json(serde_json::json!({"n_ctx": 1}))
+        );
+        assert_eq!(ok(Capped::Whole(b"<html>".to_vec())), Probed::Absent);
+        assert_eq!(ok(Capped::TooLarge), Probed::Absent);
+        assert_eq!(ok(Capped::Broken), Probed::Unsure);
+        for code in [400, 404, 405, 301, 307, 501] {
+            let status = StatusCode::from_u16(code).unwrap();
+            assert_eq!(classify(status, Capped::Broken), Probed::Absent, "{code}");
+        }
+        for code in [401, 403, 408, 429, 500, 503] {
+            let status = StatusCode::from_u16(code).unwrap();
+            assert_eq!(classify(status, Capped::Broken), Probed::Unsure, "{code}");
+        }
+    }
 }

@@ -6,6 +6,7 @@
 //! honours Retry-After, time out when a server goes quiet, stop at once when the stream is
 //! dropped, and classify errors into [`paddock_protocol::ErrorKind`]. Keys come from the
 //! caller as [`ApiKey`]s and never appear in errors, logs or debug output.
+//! [`Provider::context_window`] says how many tokens a model holds.
 
 mod anthropic;
 mod catalog;
@@ -19,6 +20,7 @@ mod provider;
 mod retry;
 mod sse;
 mod text_calls;
+mod window;
 
 pub use anthropic::API_VERSION as ANTHROPIC_API_VERSION;
 pub use catalog::{ConnectionReport, ModelInfo};
@@ -28,3 +30,4 @@ pub use config::{
 pub use key::ApiKey;
 pub use provider::Provider;
 pub use text_calls::{TextToolCall, extract_tool_calls, strip_tool_calls};
+pub use window::{ContextWindow, DEFAULT_WINDOW, PROBE_TIMEOUT, WindowSource, known_window};

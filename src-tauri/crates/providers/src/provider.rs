@@ -11,6 +11,7 @@ use crate::catalog::{self, ConnectionReport, ModelInfo};
 use crate::config::{ProviderConfig, ProviderKind};
 use crate::http::Transport;
 use crate::openai;
+use crate::window::{self, ContextWindow, WindowCache};
 
 /// A model vendor, ready to stream. Cheap to clone; clones share one connection pool.
 #[derive(Clone)]
@@ -19,6 +20,7 @@ pub struct Provider {
     transport: Arc<Transport>,
     anthropic: anthropic::Options,
     text_tool_calls: bool,
+    windows: Arc<WindowCache>,
 }
 
 impl std::fmt::Debug for Provider {
@@ -59,6 +61,7 @@ impl Provider {
                 prompt_cache: config.prompt_cache,
             },
             text_tool_calls: config.text_tool_calls,
+            windows: Arc::new(WindowCache::default()),
         })
     }
 
@@ -79,6 +82,25 @@ impl Provider {
                 openai::list_models(&self.transport).await
             }
         }
+    }
+
+    /// How many tokens `model` holds on this server. Never fails: for OpenAI-compatible
+    /// servers it asks llama.cpp's `/props`, Ollama's `/api/show`, LM Studio's
+    /// `/api/v0/models` and the `/models` list in turn (each given up after
+    /// [`window::PROBE_TIMEOUT`]), then the built-in table, then
+    /// [`window::DEFAULT_WINDOW`]. For OpenAI and Anthropic the table comes first; the
+    /// model list is asked only for models it knows by family at most (a newer Claude).
+    /// Answers are remembered per base URL and model, by every clone of this provider; an
+    /// answer found while some source timed out or failed is asked again after a minute.
+    pub async fn context_window(&self, model: &str) -> ContextWindow {
+        let base = self.base_url();
+        if let Some(known) = self.windows.get(base, model, Instant::now()) {
+            return known;
+        }
+        let (found, settled) = window::discover(&self.transport, self.kind, model).await;
+        self.windows
+            .put(base, model, found, settled, Instant::now());
+        found
     }
 
     /// "Test connection": reaches the server with the key (listing models costs no tokens)

@@ -33,7 +33,7 @@ pub use path_guard::{PathError, PathGuard, READ_ONLY_DIRS, Root};
 pub use policy::Engine;
 pub use redact::{REDACTED, Redactor};
 pub use resolve::{MAX_SYMLINK_HOPS, Resolved, display_rel};
-pub use untrusted::{UntrustedFileError, check_readable, read_untrusted};
+pub use untrusted::{UntrustedFileError, check_readable, read_untrusted, read_untrusted_head};
 
 /// How bash is confined. The default is the safe one: sandbox on, no network, and bash
 /// refused where no wall can be built.

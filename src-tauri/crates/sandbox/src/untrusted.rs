@@ -35,6 +35,21 @@ impl UntrustedFileError {
 /// The text of the regular file at `path`, at most `max` bytes.
 pub fn read_untrusted(path: &Path, max: u64) -> Result<String, UntrustedFileError> {
     let shown = path.display().to_string();
+    let (bytes, size) = read_untrusted_head(path, max)?;
+    if size > max || bytes.len() as u64 > max {
+        return Err(UntrustedFileError::TooBig {
+            path: shown,
+            size: size.max(bytes.len() as u64),
+            max,
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| UntrustedFileError::NotText { path: shown })
+}
+
+/// The first `max` bytes of the regular file at `path` (same rules as [`read_untrusted`]),
+/// and its size: for files a long one is still useful from (instructions), cut with a notice.
+pub fn read_untrusted_head(path: &Path, max: u64) -> Result<(Vec<u8>, u64), UntrustedFileError> {
+    let shown = path.display().to_string();
     let io_err = |source: io::Error| UntrustedFileError::Io {
         path: shown.clone(),
         source,
@@ -52,27 +67,16 @@ pub fn read_untrusted(path: &Path, max: u64) -> Result<String, UntrustedFileErro
     if !meta.is_file() {
         return Err(UntrustedFileError::NotRegular { path: shown });
     }
-    if meta.len() > max {
-        return Err(UntrustedFileError::TooBig {
-            path: shown,
-            size: meta.len(),
-            max,
-        });
-    }
     let mut bytes = Vec::new();
-    // The size can grow between the stat and the read: never read more than the cap.
+    // The size can grow between the stat and the read: never read more than the cap (and one
+    // byte to notice).
     file.by_ref()
         .take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(io_err)?;
-    if bytes.len() as u64 > max {
-        return Err(UntrustedFileError::TooBig {
-            path: shown,
-            size: bytes.len() as u64,
-            max,
-        });
-    }
-    String::from_utf8(bytes).map_err(|_| UntrustedFileError::NotText { path: shown })
+    let size = meta.len().max(bytes.len() as u64);
+    bytes.truncate(usize::try_from(max).unwrap_or(usize::MAX));
+    Ok((bytes, size))
 }
 
 /// Whether a file a walker would read (an ignore file) is safe to hand to it: absent, or a

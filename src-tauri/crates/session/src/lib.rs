@@ -2,6 +2,7 @@
 //! directory, grouped by project. A torn last line (crash) is skipped with a warning; a
 //! session whose last tool call has no result is repaired with an "interrupted" result.
 
+mod compactions;
 mod export;
 mod store;
 mod timeline;
@@ -54,6 +55,8 @@ pub struct LoadedSession {
     /// Where the session can be rewound to, in order.
     pub points: Vec<RewindPoint>,
     pub last_rewind: Option<LastRewind>,
+    /// The latest compaction in effect (it can be undone, or its summary edited).
+    pub last_compaction: Option<paddock_protocol::CompactionInfo>,
     /// Lines that could not be read (a torn last line after a crash), said plainly.
     pub warnings: Vec<String>,
 }

@@ -285,6 +285,7 @@ fn read_session(path: &Path, file: File) -> Result<LoadedSession, SessionError> 
         history: Vec::new(),
         points: Vec::new(),
         last_rewind: None,
+        last_compaction: None,
         warnings: Vec::new(),
     };
     let mut timeline = Timeline::default();
@@ -314,6 +315,7 @@ fn read_session(path: &Path, file: File) -> Result<LoadedSession, SessionError> 
     session.history = timeline.history;
     session.points = timeline.points;
     session.last_rewind = timeline.last_rewind;
+    session.last_compaction = timeline.compactions.latest().cloned();
     Ok(session)
 }
 

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use paddock_protocol::{AgentEvent, Message, RewindInfo};
 
+use crate::compactions::Compactions;
 use crate::push_merged;
 
 /// A place a session can be rewound to: before the prompt (turn 0) or before a turn of it.
@@ -14,8 +15,9 @@ pub struct RewindPoint {
     /// 1-based, in the order the session's prompts ran (rewound ones included).
     pub prompt: u32,
     pub turn: u32,
-    /// Messages of the history kept when the conversation is rewound to here.
-    pub messages: u32,
+    /// Messages of the history kept when the conversation is rewound to here (`None`: a
+    /// compaction has since summarized that part, so only the files can go back there).
+    pub messages: Option<u32>,
     /// The workspace as it was here, when it was recorded (only turns that could change
     /// files are), and the folder recorded.
     pub checkpoint: Option<(String, String)>,
@@ -39,6 +41,7 @@ pub(crate) struct Timeline {
     /// The history just before each rewind, by its id (for undo).
     before: HashMap<String, Vec<Message>>,
     prompts: u32,
+    pub(crate) compactions: Compactions,
 }
 
 impl Timeline {
@@ -71,12 +74,23 @@ impl Timeline {
                     None => self.points.push(RewindPoint {
                         prompt,
                         turn: info.turn,
-                        messages: info.messages,
+                        messages: Some(info.messages),
                         checkpoint: Some(recorded(info)),
                     }),
                 }
             }
             AgentEvent::Rewound(info) => self.rewound(info),
+            AgentEvent::Compacted(info) => {
+                self.compactions
+                    .compacted(info, &mut self.history, &mut self.points);
+            }
+            AgentEvent::CompactionUndone { id } => {
+                self.compactions
+                    .undone(id, &mut self.history, &mut self.points);
+            }
+            AgentEvent::CompactionEdited { id, summary } => {
+                self.compactions.edited(id, summary, &mut self.history);
+            }
             _ => {}
         }
     }
@@ -85,7 +99,7 @@ impl Timeline {
         self.points.push(RewindPoint {
             prompt: self.prompts,
             turn,
-            messages,
+            messages: Some(messages),
             checkpoint: None,
         });
     }
@@ -123,6 +137,7 @@ mod tests {
         t.event(&AgentEvent::RunStarted {
             agent: "main".into(),
             model: "m".into(),
+            max_turns: 100,
         });
         t.message(Message::user_text(prompt));
         for turn in 1..=turns {
@@ -167,7 +182,7 @@ mod tests {
                 (
                     p.prompt,
                     p.turn,
-                    p.messages,
+                    p.messages.unwrap_or(u32::MAX),
                     p.checkpoint.as_ref().map(|c| c.0.as_str()),
                 )
             })

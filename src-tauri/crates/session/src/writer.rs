@@ -106,6 +106,12 @@ impl HistoryLog for SessionWriter {
             }
         }
     }
+
+    /// The `compacted` event went through `emit` first; the file's reader rebuilds the same
+    /// shorter history from it, so counting goes on from its length.
+    fn compacted(&self, len: usize) {
+        self.lock().written = len;
+    }
 }
 
 /// Events the transcript needs to look the same after a restart. The main agent's deltas

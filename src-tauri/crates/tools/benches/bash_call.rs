@@ -24,6 +24,7 @@ fn context() -> ToolContext {
         grants: Arc::default(),
         writes: Arc::default(),
         approved: None,
+        told: Arc::default(),
     }
 }
 

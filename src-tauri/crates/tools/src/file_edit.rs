@@ -64,7 +64,7 @@ impl TypedTool for FileEditTool {
 
     async fn run(&self, input: FileEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
-        let ctx = ctx.clone();
+        let (env, ctx) = (self.env.clone(), ctx.clone());
         blocking(move || {
             let planned = plan(&guard, &input)?;
             check_approved(&ctx, &planned.change)?;
@@ -73,12 +73,13 @@ impl TypedTool for FileEditTool {
                 .write_file(&input.path, false, planned.updated.as_bytes())
                 .map_err(path_error)?;
             let lines = count_lines(&planned.updated);
-            let text = format!(
+            let mut text = format!(
                 "Replaced {count} occurrence{} in {shown} (now {lines} lines).",
                 if planned.count == 1 { "" } else { "s" },
                 count = planned.count,
                 shown = planned.change.path,
             );
+            text.push_str(&crate::nested::for_input(&env, &input.path, &ctx));
             Ok(ToolOutput::ok(text).with_change(planned.change))
         })
         .await

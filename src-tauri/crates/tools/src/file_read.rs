@@ -63,11 +63,15 @@ impl TypedTool for FileReadTool {
         Some(MAX_OUTPUT_CHARS + 1000)
     }
 
-    async fn run(&self, input: FileReadInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, input: FileReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
         let redactor = Redactor::new(self.env.secrets.clone());
+        let (env, ctx) = (self.env.clone(), ctx.clone());
         blocking(move || {
-            read(&guard, &input).map(|text| ToolOutput::ok(redactor.redact_exact(&text)))
+            read(&guard, &input).map(|mut text| {
+                text.push_str(&crate::nested::for_input(&env, &input.path, &ctx));
+                ToolOutput::ok(redactor.redact_exact(&text))
+            })
         })
         .await
     }

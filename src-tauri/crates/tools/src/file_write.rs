@@ -53,11 +53,14 @@ impl TypedTool for FileWriteTool {
 
     async fn run(&self, input: FileWriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
-        let ctx = ctx.clone();
+        let (env, ctx) = (self.env.clone(), ctx.clone());
         blocking(move || {
             let change = plan(&guard, &input)?;
             check_approved(&ctx, &change)?;
-            write(&guard, &input).map(|text| ToolOutput::ok(text).with_change(change))
+            write(&guard, &input).map(|mut text| {
+                text.push_str(&crate::nested::for_input(&env, &input.path, &ctx));
+                ToolOutput::ok(text).with_change(change)
+            })
         })
         .await
     }

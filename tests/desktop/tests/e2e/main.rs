@@ -134,7 +134,7 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
 
     let written = root.join(".agent-workspace/hello.txt");
     assert_eq!(std::fs::read_to_string(&written)?, "Hello from the agent\n");
-    let requests = fake.requests();
+    let requests = fake.model_requests();
     assert_eq!(requests.len(), 2, "one model call per turn");
     let second = requests[1].body.to_string();
     assert!(
@@ -188,7 +188,7 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
     .await?;
     app.screenshot("5-after-restart").await?;
     assert_eq!(
-        fake.requests().len(),
+        fake.model_requests().len(),
         2,
         "reopening a session calls no model"
     );
@@ -261,7 +261,7 @@ async fn an_ask_tool_is_approved_once_and_denied_once() -> Result<()> {
     let ws = root.join(".agent-workspace");
     assert_eq!(std::fs::read_to_string(ws.join("approved.txt"))?, "yes");
     assert!(!ws.join("denied.txt").exists(), "a denied call never runs");
-    let third = fake.requests()[2].body.to_string();
+    let third = fake.model_requests()[2].body.to_string();
     assert!(
         third.contains("denied"),
         "the model is told about the denial: {third}"
@@ -297,7 +297,13 @@ async fn a_running_prompt_is_stopped_and_the_session_goes_on() -> Result<()> {
     app.click(&testid("stop-button")).await?;
     app.wait_for(&sel("run-banner", &[("data-exit", "aborted")]))
         .await?;
-    let closed = fake.wait_until_closed(0, WAIT).await;
+    // The model call, after the context-window probes.
+    let call = fake
+        .requests()
+        .iter()
+        .position(|r| r.path.ends_with("/chat/completions"))
+        .unwrap_or(0);
+    let closed = fake.wait_until_closed(call, WAIT).await;
     assert_eq!(
         closed,
         Some(Outcome::ClientClosed),
@@ -315,7 +321,7 @@ async fn a_running_prompt_is_stopped_and_the_session_goes_on() -> Result<()> {
     .await?;
     app.wait_for(&sel("run-banner", &[("data-exit", "end_turn")]))
         .await?;
-    let second = fake.requests()[1].body.to_string();
+    let second = fake.model_requests()[1].body.to_string();
     assert!(
         second.contains("Take your time"),
         "the stopped turn is in the history: {second}"

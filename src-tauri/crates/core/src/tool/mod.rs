@@ -102,6 +102,41 @@ pub struct ToolContext {
     /// What the user approved, when the call was asked about with a preview. A tool that
     /// previews checks it still holds, so the change made is the change approved.
     pub approved: Option<Arc<CallPreview>>,
+    /// What this conversation has already been given once (nested instruction files).
+    pub told: Arc<Told>,
+}
+
+/// Marks text a tool adds to its result once per conversation, so it is not repeated: the
+/// key is found again in the history of a resumed session.
+pub const TOLD_MARK: &str = "<instructions from=\"";
+
+/// The keys of what a conversation has been told (see [`TOLD_MARK`]).
+#[derive(Debug, Default)]
+pub struct Told(std::sync::Mutex<std::collections::HashSet<String>>);
+
+impl Told {
+    /// Everything the history's tool results already carry.
+    pub fn from_history(messages: &[paddock_protocol::Message]) -> Self {
+        let told = Self::default();
+        for result in messages.iter().flat_map(|m| m.tool_results()) {
+            let mut rest = result.content.as_str();
+            while let Some(at) = rest.find(TOLD_MARK) {
+                rest = &rest[at + TOLD_MARK.len()..];
+                if let Some(end) = rest.find('"') {
+                    told.first_time(&rest[..end]);
+                }
+            }
+        }
+        told
+    }
+
+    /// True the first time `key` is seen.
+    pub fn first_time(&self, key: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_owned())
+    }
 }
 
 /// A tool the model can call. Implement [`TypedTool`] instead unless the input is dynamic

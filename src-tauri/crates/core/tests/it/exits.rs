@@ -30,7 +30,17 @@ async fn end_turn_returns_the_answer_and_streams_events() {
     assert_eq!(r.output, "Hello");
     assert_eq!(r.turns, 1);
     assert_eq!(r.usage, TokenUsage::new(7, 3));
-    let events = h.events.events();
+    // The context meter's reading comes before each model call; the stream is the rest.
+    let all = h.events.events();
+    assert!(
+        matches!(all[2], AgentEvent::Context(c) if c.used > 0 && c.history > 0),
+        "{:?}",
+        all[2]
+    );
+    let events: Vec<AgentEvent> = all
+        .into_iter()
+        .filter(|e| !matches!(e, AgentEvent::Context(_)))
+        .collect();
     assert!(matches!(events[0], AgentEvent::RunStarted { .. }));
     assert_eq!(events[1], AgentEvent::TurnStarted { turn: 1 });
     assert_eq!(events[2], AgentEvent::TextDelta { text: "Hel".into() });

@@ -1,6 +1,7 @@
 //! The core's integration tests: one binary, one module per area.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod compaction;
 mod executor;
 mod exits;
 mod grants;

@@ -13,6 +13,7 @@ use crate::catalog::ModelInfo;
 use crate::config::{ProviderConfig, endpoint};
 use crate::driver;
 use crate::http::{Transport, secret_header};
+use crate::window::listing_window;
 
 pub(crate) use decode::parse_input;
 pub(crate) use request::Options;
@@ -70,6 +71,7 @@ pub(crate) async fn list_models(t: &Transport) -> Result<Vec<ModelInfo>, ModelEr
                         .get("display_name")
                         .and_then(Value::as_str)
                         .map(str::to_owned),
+                    context_window: listing_window(m),
                 });
             }
         }

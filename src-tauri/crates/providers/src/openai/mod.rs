@@ -14,6 +14,7 @@ use crate::catalog::ModelInfo;
 use crate::config::{ProviderConfig, ProviderKind, endpoint};
 use crate::driver;
 use crate::http::{Transport, secret_header};
+use crate::window::listing_window;
 
 pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ModelError> {
     let mut h = HeaderMap::new();
@@ -55,10 +56,13 @@ pub(crate) async fn list_models(t: &Transport) -> Result<Vec<ModelInfo>, ModelEr
         .ok_or_else(|| t.ctx.invalid("the model list has no 'data' array").error)?;
     let mut models: Vec<ModelInfo> = data
         .iter()
-        .filter_map(|m| m.get("id").and_then(Value::as_str))
-        .map(|id| ModelInfo {
-            id: id.to_owned(),
-            display_name: None,
+        .filter_map(|m| {
+            let id = m.get("id").and_then(Value::as_str)?;
+            Some(ModelInfo {
+                id: id.to_owned(),
+                display_name: None,
+                context_window: listing_window(m),
+            })
         })
         .collect();
     models.sort_by(|a, b| a.id.cmp(&b.id));

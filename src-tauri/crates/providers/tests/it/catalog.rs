@@ -26,11 +26,13 @@ async fn anthropic_lists_models_with_display_names() {
         vec![
             ModelInfo {
                 id: "claude-b".into(),
-                display_name: Some("Fake claude-b".into())
+                display_name: Some("Fake claude-b".into()),
+                context_window: None,
             },
             ModelInfo {
                 id: "claude-a".into(),
-                display_name: Some("Fake claude-a".into())
+                display_name: Some("Fake claude-a".into()),
+                context_window: None,
             },
         ]
     );

@@ -8,3 +8,4 @@ mod faults;
 mod openai;
 mod support;
 mod text_fallback;
+mod window;

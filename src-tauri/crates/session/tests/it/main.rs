@@ -1,4 +1,5 @@
 //! The session store's integration tests.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod compacted;
 mod sessions;

@@ -6,6 +6,7 @@ mod bash_env;
 mod changes;
 mod delegation;
 mod escape;
+mod nested;
 mod tools_files;
 mod tools_support;
 mod wall;

@@ -36,6 +36,7 @@ pub fn context(env: ToolEnv, cancel: CancellationToken) -> Kit {
             grants: Arc::default(),
             writes: Arc::default(),
             approved: None,
+            told: Arc::default(),
         },
         registry,
     }

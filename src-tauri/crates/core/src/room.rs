@@ -1,0 +1,85 @@
+//! The runner's side of compaction: say how full the context is before each model call,
+//! compact on the way past the threshold, and on a provider's overflow error.
+
+use paddock_protocol::{AgentEvent, CompactionReason};
+
+use crate::compaction::{self, CompactError};
+use crate::runner::{LoopState, Runner};
+
+impl Runner<'_> {
+    /// Emits the context's size and compacts first when it is past the threshold.
+    pub(crate) async fn make_room_if_needed(&self, state: &mut LoopState) {
+        let info = self.context_now(state);
+        self.ctx.events.emit(AgentEvent::Context(info));
+        let (Some(config), Some(window)) = (self.config.compaction, self.config.context_window)
+        else {
+            return;
+        };
+        let threshold = u64::from(window) * u64::from(config.threshold_percent) / 100;
+        if config.auto
+            && u64::from(info.used) > threshold
+            && self.compact(state, CompactionReason::Threshold).await
+        {
+            self.ctx
+                .events
+                .emit(AgentEvent::Context(self.context_now(state)));
+        }
+    }
+
+    fn context_now(&self, state: &LoopState) -> paddock_protocol::ContextInfo {
+        compaction::context_of(
+            self.config.system_prompt.as_deref(),
+            self.tools.specs(),
+            &state.messages,
+            self.config.context_window,
+        )
+    }
+
+    /// Replaces the start of the history with a summary; false (with a warning) when it
+    /// could not be done.
+    pub(crate) async fn compact(&self, state: &mut LoopState, reason: CompactionReason) -> bool {
+        if self.config.compaction.is_none() {
+            return false;
+        }
+        // Everything so far is recorded before the history is rewritten.
+        self.save(state);
+        let result = compaction::compact(
+            self.model,
+            &self.config.model,
+            &state.messages,
+            self.config.context_window,
+            reason,
+            &self.ctx.cancel,
+        )
+        .await;
+        let events = &self.ctx.events;
+        match result {
+            Ok(done) => {
+                let replaced = done.info.replaced as usize;
+                let added = done.history.len() + replaced - state.messages.len();
+                state.prompt_at = state
+                    .prompt_at
+                    .filter(|&p| p >= replaced)
+                    .map(|p| p - replaced + added);
+                state.messages = done.history;
+                state.compactions += 1;
+                events.emit(AgentEvent::Compacted(done.info));
+                if let Some(log) = self.history_log {
+                    log.compacted(state.messages.len());
+                }
+                state.saved = state.messages.len();
+                if !done.usage.is_zero() {
+                    self.add_usage(state, done.usage);
+                }
+                true
+            }
+            Err(CompactError::Cancelled) => false,
+            Err(e) => {
+                events.emit(AgentEvent::Warning {
+                    message: format!("the conversation could not be compacted: {e}"),
+                });
+                false
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Compaction asked for between runs (`paddock compact`, the app's button), its undo, and
+//! editing its summary. Each is an event appended to the session; the history the next
+//! prompt continues is rebuilt from them.
+
+use paddock_core::compaction;
+use paddock_protocol::{AgentEvent, CompactionInfo, CompactionReason};
+use tokio_util::sync::CancellationToken;
+
+use crate::live::LiveProject;
+use crate::tools::RunLimits;
+use crate::trust::TrustPolicy;
+use crate::{HostError, RunOptions, RunService};
+
+impl RunService {
+    /// Summarizes the start of the session's conversation with the project's model.
+    pub async fn compact(
+        &self,
+        project: &LiveProject,
+        session: &str,
+        options: &RunOptions,
+        trust: TrustPolicy,
+    ) -> Result<CompactionInfo, HostError> {
+        // Between prompts and short: a shell that wants to stop it drops the future.
+        let cancel = CancellationToken::new();
+        let root = project.root();
+        self.refuse_busy(root, session)?;
+        let loaded = self.store().load(root, session)?;
+        let mut options = options.clone();
+        if options.model.is_none() {
+            options.model = Some(loaded.header.model.clone());
+        }
+        let stored = self.settings_for_run(root, &options, trust)?;
+        let runtime = project
+            .runtime(
+                options.apply(&stored),
+                RunLimits::from_options(&options, false),
+                self.keys().clone(),
+                self.keys_generation(),
+            )
+            .await?;
+        let done = compaction::compact(
+            runtime.model().as_ref(),
+            runtime.model_name(),
+            &loaded.history,
+            runtime.context_window(),
+            CompactionReason::Asked,
+            &cancel,
+        )
+        .await
+        .map_err(|e| match e {
+            compaction::CompactError::NothingToCompact => HostError::Usage(e.to_string()),
+            other => HostError::Provider(paddock_core::ModelError::new(
+                paddock_protocol::ErrorKind::Other,
+                other.to_string(),
+            )),
+        })?;
+        self.store()
+            .append_event(root, session, AgentEvent::Compacted(done.info.clone()))?;
+        Ok(done.info)
+    }
+
+    /// Undoes the session's latest compaction: the summarized messages come back.
+    pub fn undo_compaction(
+        &self,
+        root: &std::path::Path,
+        session: &str,
+    ) -> Result<CompactionInfo, HostError> {
+        self.refuse_busy(root, session)?;
+        let loaded = self.store().load(root, session)?;
+        let Some(last) = loaded.last_compaction else {
+            return Err(HostError::Usage(
+                "this session has no compaction to undo".into(),
+            ));
+        };
+        self.store().append_event(
+            root,
+            session,
+            AgentEvent::CompactionUndone {
+                id: last.id.clone(),
+            },
+        )?;
+        Ok(last)
+    }
+
+    /// Replaces the latest compaction's summary with the user's text.
+    pub fn edit_compaction(
+        &self,
+        root: &std::path::Path,
+        session: &str,
+        id: &str,
+        summary: &str,
+    ) -> Result<(), HostError> {
+        self.refuse_busy(root, session)?;
+        if summary.trim().is_empty() {
+            return Err(HostError::Usage("the summary is empty".into()));
+        }
+        let loaded = self.store().load(root, session)?;
+        if loaded.last_compaction.as_ref().is_none_or(|c| c.id != id) {
+            return Err(HostError::Usage(
+                "only the latest compaction's summary can be edited".into(),
+            ));
+        }
+        self.store().append_event(
+            root,
+            session,
+            AgentEvent::CompactionEdited {
+                id: id.to_owned(),
+                summary: summary.to_owned(),
+            },
+        )?;
+        Ok(())
+    }
+
+    fn refuse_busy(&self, root: &std::path::Path, session: &str) -> Result<(), HostError> {
+        if self.runs().is_running(root, session) {
+            return Err(HostError::Busy(
+                "a prompt is running in this session; stop it or wait for it to finish".into(),
+            ));
+        }
+        Ok(())
+    }
+}
