@@ -85,6 +85,11 @@ export type CompactionInfo = { id: string, reason: CompactionReason,
  */
 replaced: number, 
 /**
+ * Model turns kept as they were after the summary (the transcript shows the turns
+ * before them as summarized).
+ */
+kept_turns: number, 
+/**
  * Estimated tokens of the conversation before and after.
  */
 before_tokens: number, after_tokens: number, 

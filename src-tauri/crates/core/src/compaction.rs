@@ -265,6 +265,13 @@ pub async fn compact(
         id: compaction_id(),
         reason,
         replaced: u32::try_from(cut).unwrap_or(u32::MAX),
+        kept_turns: u32::try_from(
+            history[cut..]
+                .iter()
+                .filter(|m| m.role == Role::Assistant)
+                .count(),
+        )
+        .unwrap_or(u32::MAX),
         before_tokens: before,
         after_tokens: history_tokens(&compacted),
         summary,

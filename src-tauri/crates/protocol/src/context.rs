@@ -40,6 +40,10 @@ pub struct CompactionInfo {
     pub reason: CompactionReason,
     /// Messages at the start of the history that the summary replaced.
     pub replaced: u32,
+    /// Model turns kept as they were after the summary (the transcript shows the turns
+    /// before them as summarized).
+    #[serde(default)]
+    pub kept_turns: u32,
     /// Estimated tokens of the conversation before and after.
     pub before_tokens: u32,
     pub after_tokens: u32,
