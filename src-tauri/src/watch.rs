@@ -88,16 +88,27 @@ impl Debounce {
     fn run(mut self, rx: &mpsc::Receiver<(PathBuf, bool)>, on_change: impl Fn(WorkspaceChange)) {
         while let Ok((first, created)) = rx.recv() {
             let mut changed = BTreeSet::new();
-            self.add(&mut changed, &first, created);
+            let mut new_dirs = Vec::new();
+            self.add(&mut changed, &mut new_dirs, &first, created);
             let started = Instant::now();
             loop {
                 match rx.recv_timeout(DEBOUNCE) {
-                    Ok((path, created)) => self.add(&mut changed, &path, created),
+                    Ok((path, created)) => self.add(&mut changed, &mut new_dirs, &path, created),
                     Err(RecvTimeoutError::Timeout) => break,
                     Err(RecvTimeoutError::Disconnected) => return,
                 }
                 if started.elapsed() >= MAX_DELAY {
                     break;
+                }
+            }
+            // Files written into a folder right after it was made can beat the watch on it
+            // (inotify adds it only once it sees the folder): new folders are listed once
+            // the burst is over, when those writes have happened.
+            for dir in new_dirs {
+                for entry in walk(&dir, MAX_NEW_DIR_ENTRIES) {
+                    if let Some(rel) = self.relative(&entry) {
+                        changed.insert(display_rel(&rel));
+                    }
                 }
             }
             if !changed.is_empty() {
@@ -108,7 +119,13 @@ impl Debounce {
         }
     }
 
-    fn add(&mut self, changed: &mut BTreeSet<String>, path: &Path, created: bool) {
+    fn add(
+        &mut self,
+        changed: &mut BTreeSet<String>,
+        new_dirs: &mut Vec<PathBuf>,
+        path: &Path,
+        created: bool,
+    ) {
         if !self.watching_root && self.root.is_dir() {
             self.start_watching_root();
             changed.insert(".".to_owned());
@@ -117,14 +134,8 @@ impl Debounce {
             return;
         };
         changed.insert(display_rel(&rel));
-        // Files written into a folder right after it was made can beat the watch on it
-        // (inotify adds it only once it sees the folder), so a new folder is listed.
         if created && path.is_dir() {
-            for entry in walk(path, MAX_NEW_DIR_ENTRIES) {
-                if let Some(rel) = self.relative(&entry) {
-                    changed.insert(display_rel(&rel));
-                }
-            }
+            new_dirs.push(path.to_path_buf());
         }
     }
 
