@@ -14,6 +14,7 @@ import type {
   McpServerStatus,
   ModelInfo,
   ProjectInfo,
+  ProjectInstructions,
   ProjectSettings,
   ProviderKind,
   RecentProject,
@@ -151,6 +152,20 @@ export const rewindSession = (
 /** Undoes the session's last rewind; returns the session as it now reads. */
 export const undoRewind = (project: string, sessionId: string) =>
   call<SessionTranscript>('undo_rewind', { project, sessionId });
+
+// Compaction and instructions
+/** Has the model summarize the start of the conversation; returns the session as it now reads. */
+export const compactSession = (project: string, sessionId: string) =>
+  call<SessionTranscript>('compact_session', { project, sessionId });
+/** Undoes the session's latest compaction; returns the session as it now reads. */
+export const undoCompaction = (project: string, sessionId: string) =>
+  call<SessionTranscript>('undo_compaction', { project, sessionId });
+/** Replaces the latest compaction's summary (`id`); returns the session as it now reads. */
+export const editCompaction = (project: string, sessionId: string, id: string, summary: string) =>
+  call<SessionTranscript>('edit_compaction', { project, sessionId, id, summary });
+/** The project's AGENTS.md (or CLAUDE.md) as the agent is given it, and notices about it. */
+export const projectInstructions = (project: string) =>
+  call<ProjectInstructions>('project_instructions', { project });
 
 // Workspace
 export const workspaceTree = (project: string) =>

@@ -28,6 +28,9 @@ export function formatDate(rfc3339: string): string {
   return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** "Turn 3 of 100", or "Turn 3" when the run's limit is unknown. */
+export const turnText = (n: number, max?: number) => (max ? `Turn ${n} of ${max}` : `Turn ${n}`);
+
 /** The banner line for how a run ended. */
 export function exitText(exit: ExitReason, turns: number): string {
   const t = `${turns} ${turns === 1 ? 'turn' : 'turns'}`;

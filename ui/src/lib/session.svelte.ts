@@ -19,6 +19,9 @@ interface LiveRun {
 /** How long events gather before the view updates: one render per batch, not per token. */
 const BATCH_MS = 30;
 
+/** What Continue sends after a run used all its turns. */
+export const CONTINUE_PROMPT = 'Continue where you left off.';
+
 export class SessionController {
   readonly project: string;
   sessionId = $state<string | null>(null);
@@ -27,6 +30,10 @@ export class SessionController {
   loadWarnings = $state.raw<string[]>([]);
   /** The open session has a run in flight. */
   running = $state(false);
+  /** The open session is being compacted: nothing is sent meanwhile. */
+  compacting = $state(false);
+  /** Bumped when a run of this window ended (the project's instructions may have changed). */
+  runsEnded = $state(0);
   draft = $state('');
   error = $state<AppError | null>(null);
   /** Bumped when the session list may have changed. */
@@ -41,9 +48,11 @@ export class SessionController {
     this.project = project;
   }
 
-  async send(): Promise<void> {
-    const prompt = this.draft.trim();
-    if (!prompt || this.running) return;
+  /** Sends the composer's draft, or `text` (the draft then stays as it is). */
+  async send(text?: string): Promise<void> {
+    const fromDraft = text === undefined;
+    const prompt = (text ?? this.draft).trim();
+    if (!prompt || this.running || this.compacting) return;
     this.error = null;
     const before = this.transcript;
     const run: LiveRun = {
@@ -55,7 +64,7 @@ export class SessionController {
     };
     this.#live.add(run);
     this.#show(run);
-    this.draft = '';
+    if (fromDraft) this.draft = '';
     run.id = api.sendPrompt(this.project, this.sessionId, prompt, (e) => this.#receive(run, e));
     try {
       const id = await run.id;
@@ -68,7 +77,7 @@ export class SessionController {
         this.#shown = null;
         this.transcript = before;
         this.running = false;
-        this.draft = prompt;
+        if (fromDraft) this.draft = prompt;
         this.error = api.toAppError(err);
       }
     }
@@ -137,6 +146,59 @@ export class SessionController {
     });
   }
 
+  /** Goes on with a run that used all its turns, in the same session. */
+  continueRun(): Promise<void> {
+    return this.send(CONTINUE_PROMPT);
+  }
+
+  /**
+   * Has the model summarize the start of the open session's conversation, then shows the
+   * session as it now reads. Rejects with the AppError, for the button to show.
+   */
+  async compact(): Promise<void> {
+    const id = this.#idle('compact');
+    this.compacting = true;
+    try {
+      await this.#replace(id, api.compactSession(this.project, id));
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /** Undoes the open session's latest compaction. Rejects with the AppError. */
+  async undoCompaction(): Promise<void> {
+    const id = this.#idle('undo the compaction');
+    await this.#replace(id, api.undoCompaction(this.project, id));
+  }
+
+  /** Replaces the latest compaction's summary. Rejects with the AppError. */
+  async editCompaction(compaction: string, summary: string): Promise<void> {
+    const id = this.#idle('edit the summary');
+    await this.#replace(id, api.editCompaction(this.project, id, compaction, summary));
+  }
+
+  /** The open session's id when nothing runs in it; else throws the AppError to show. */
+  #idle(what: string): string {
+    const id = this.sessionId;
+    if (!id) throw { code: 'session', message: `Open a session to ${what}.` } satisfies AppError;
+    if (this.running || this.compacting) {
+      throw { code: 'busy', message: `Wait for the run to end, then ${what}.` } satisfies AppError;
+    }
+    return id;
+  }
+
+  /** Shows what a command on session `id` returned, unless another session was opened since. */
+  async #replace(id: string, answer: Promise<SessionTranscript>): Promise<void> {
+    let stored: SessionTranscript;
+    try {
+      stored = await answer;
+    } catch (err) {
+      throw api.toAppError(err);
+    }
+    this.listVersion++;
+    if (this.sessionId === id) this.#showStored(stored);
+  }
+
   newSession(): void {
     this.#shown = null;
     this.sessionId = null;
@@ -182,6 +244,7 @@ export class SessionController {
     if (run.finished) {
       this.#live.delete(run);
       this.listVersion++;
+      this.runsEnded++;
     }
     if (this.#shown === run) {
       this.transcript = t;

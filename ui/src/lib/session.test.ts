@@ -4,6 +4,7 @@ import { SessionController } from './session.svelte';
 import { kept } from '../test/events';
 import { toolMessages, toolRun } from '../test/sessions';
 import { editSession, rewound, stored } from '../test/changes';
+import { compacted } from '../test/compaction';
 
 vi.mock('./api', async (original) => {
   const real = await original<typeof import('./api')>();
@@ -16,6 +17,9 @@ vi.mock('./api', async (original) => {
     deleteSession: vi.fn(),
     rewindSession: vi.fn(),
     undoRewind: vi.fn(),
+    compactSession: vi.fn(),
+    undoCompaction: vi.fn(),
+    editCompaction: vi.fn(),
   };
 });
 const api = vi.mocked(await import('./api'));
@@ -165,5 +169,53 @@ describe('SessionController', () => {
     expect(await s.undoRewind()).toBe(false);
     expect(api.undoRewind).toHaveBeenCalledWith('/p', 'session-1');
     expect(s.error).toEqual({ code: 'session', message: 'nothing to undo' });
+  });
+
+  it('compacts, edits and undoes on the open session only, never while a run is live', async () => {
+    const { actions, messages } = editSession('one');
+    const base = kept(actions.filter((a): a is AgentEvent => a.type !== 'user_prompt'));
+    const s = new SessionController('/p');
+    await expect(s.compact()).rejects.toMatchObject({ code: 'session' });
+    api.loadSession.mockResolvedValue(stored(messages, base));
+    await s.open('s1');
+    api.compactSession.mockResolvedValue(stored(messages, [...base, compacted({ kept_turns: 1 })]));
+    const pending = s.compact();
+    expect(s.compacting).toBe(true);
+    await pending;
+    expect(s.compacting).toBe(false);
+    expect(api.compactSession).toHaveBeenCalledWith('/p', 's1');
+    expect(s.transcript.compactions.map((c) => c.id)).toEqual(['cp1']);
+
+    api.editCompaction.mockResolvedValue(stored(messages, [...base, compacted({ kept_turns: 1, summary: 'new' })]));
+    await s.editCompaction('cp1', 'new');
+    expect(api.editCompaction).toHaveBeenCalledWith('/p', 's1', 'cp1', 'new');
+    expect(s.transcript.compactions[0]!.summary).toBe('new');
+
+    // An answer for a session no longer open is not shown.
+    api.undoCompaction.mockImplementation(async () => {
+      s.newSession();
+      return stored(messages, base);
+    });
+    await s.undoCompaction();
+    expect(s.transcript.runs).toEqual([]);
+
+    api.compactSession.mockRejectedValue({ code: 'invalid', message: 'the conversation is too short to compact' });
+    await s.open('s1');
+    await expect(s.compact()).rejects.toEqual({ code: 'invalid', message: 'the conversation is too short to compact' });
+    expect(s.compacting).toBe(false);
+
+    s.draft = 'more';
+    await s.send();
+    await expect(s.undoCompaction()).rejects.toMatchObject({ code: 'busy' });
+    expect(api.undoCompaction).toHaveBeenCalledTimes(1);
+  });
+
+  it('continues with the fixed prompt and leaves the draft alone', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'half-typed';
+    await s.continueRun();
+    expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'Continue where you left off.', expect.any(Function));
+    expect(s.draft).toBe('half-typed');
+    expect(s.transcript.runs.map((r) => r.prompt)).toEqual(['Continue where you left off.']);
   });
 });

@@ -16,18 +16,18 @@ export function fromStored(messages: Message[], events: AgentEvent[]): Transcrip
 /** The actions the live stream would have produced for this session. */
 export function replayActions(messages: Message[], events: AgentEvent[]): TranscriptAction[] {
   const groups = promptGroups(messages);
-  const rewinds = new Map<number, AgentEvent[]>();
-  const runs = splitRuns(nestDelegated(events), rewinds);
+  const between = new Map<number, AgentEvent[]>();
+  const runs = splitRuns(nestDelegated(events), between);
   const out: TranscriptAction[] = [];
-  append(out, rewinds.get(-1) ?? []);
+  append(out, between.get(-1) ?? []);
   const count = Math.max(groups.length, runs.length);
   for (let i = 0; i < count; i++) {
     const group = groups[i];
     if (group) out.push({ type: 'user_prompt', text: group.prompt });
     const run = runs[i];
     append(out, run ? rebuildRun(run, group?.replies ?? null) : fromMessagesOnly(group?.replies ?? []));
-    // A rewind stays where it happened: after the run it followed, before the next prompt.
-    append(out, rewinds.get(i) ?? []);
+    // A rewind or compaction stays where it happened: after its run, before the next prompt.
+    append(out, between.get(i) ?? []);
   }
   return out;
 }
@@ -75,16 +75,23 @@ function deltas(message: Message | undefined): AgentEvent[] {
   });
 }
 
+/** Events written between runs (rewinds, compactions asked for, their undos and edits). */
+const betweenRuns = (e: AgentEvent) =>
+  e.type === 'rewound' ||
+  e.type === 'compaction_undone' ||
+  e.type === 'compaction_edited' ||
+  (e.type === 'compacted' && e.reason === 'asked');
+
 /**
- * The events of each run, split at run_started. Rewinds belong to no run: with `rewinds` they
- * go there instead, under the index of the run they followed (-1: before any).
+ * The events of each run, split at run_started. Rewinds and the like belong to no run: with
+ * `between` they go there instead, under the index of the run they followed (-1: before any).
  */
-function splitRuns(events: AgentEvent[], rewinds?: Map<number, AgentEvent[]>): AgentEvent[][] {
+function splitRuns(events: AgentEvent[], between?: Map<number, AgentEvent[]>): AgentEvent[][] {
   const runs: AgentEvent[][] = [];
   for (const e of events) {
-    if (e.type === 'rewound' && rewinds) {
+    if (between && betweenRuns(e)) {
       const after = runs.length - 1;
-      rewinds.set(after, [...(rewinds.get(after) ?? []), e]);
+      between.set(after, [...(between.get(after) ?? []), e]);
       continue;
     }
     if (e.type === 'run_started' || runs.length === 0) runs.push([]);
@@ -95,21 +102,32 @@ function splitRuns(events: AgentEvent[], rewinds?: Map<number, AgentEvent[]>): A
 
 /**
  * One run's events with the turn starts, deltas and tool-call starts put back. The kernel
- * emits, per turn: usage of the model call, then `turn_finished` (or, when the call failed
- * or was stopped, that usage last before `error` / `run_finished`), then warnings and loop
- * checks, then the tools' events. `replies` is null for a teammate's run (not stored).
+ * emits, per turn: `context` right after the turn starts (sessions since it exists; a
+ * compaction and another `context` may follow), usage of the model call, then
+ * `turn_finished` (or, when the call failed or was stopped, that usage last before `error` /
+ * `run_finished`), then warnings and loop checks, then the tools' events. `replies` is null
+ * for a teammate's run (not stored).
  */
 function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] {
   const starts: number[] = [];
+  /** The turn's first `context` after the previous turn's end, if any (from there on: linear). */
+  const contextAfter = (from: number, to: number) => {
+    for (let i = from + 1; i < to; i++) if (run[i]!.type === 'context') return i;
+    return undefined;
+  };
+  let previous = -1;
   run.forEach((e, i) => {
-    if (e.type === 'turn_finished') starts.push(run[i - 1]?.type === 'usage' ? i - 1 : i);
+    if (e.type !== 'turn_finished') return;
+    starts.push(contextAfter(previous, i) ?? (run[i - 1]?.type === 'usage' ? i - 1 : i));
+    previous = i;
   });
   const end = run.findLast((e) => e.type === 'run_finished');
   const turns = end?.type === 'run_finished' ? end.turns : Math.max(starts.length, replies?.length ?? 0);
   if (turns > starts.length) {
-    // The last turn did not finish: it starts at its usage, else at the error or the end.
+    // The last turn did not finish: it starts at its context, else its usage, else at the
+    // error or the end.
     const lastFinished = run.findLastIndex((e) => e.type === 'turn_finished');
-    let at = run.findLastIndex((e, i) => i > lastFinished && e.type === 'usage');
+    let at = contextAfter(lastFinished, run.length) ?? run.findLastIndex((e, i) => i > lastFinished && e.type === 'usage');
     if (at < 0) {
       at = run.findIndex(
         (e, i) => i > lastFinished && (e.type === 'error' || e.type === 'run_finished'),
@@ -125,14 +143,22 @@ function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] 
   starts.forEach((start, t) => {
     const segment = run.slice(start, starts[t + 1] ?? run.length);
     const reply = replies?.[t];
-    out.push({ type: 'turn_started', turn: t + 1 }, ...deltas(reply));
-    const finished = segment.some((e) => e.type === 'turn_finished');
+    const end = segment.findIndex((e) => e.type === 'turn_finished');
+    // The model answers after the context was measured (and compacted, if it was).
+    let head = 0;
+    segment.forEach((e, i) => {
+      if ((end < 0 || i < end) && (e.type === 'context' || e.type === 'compacted')) head = i + 1;
+    });
+    out.push({ type: 'turn_started', turn: t + 1 });
+    append(out, segment.slice(0, head));
+    append(out, deltas(reply));
     const terminated = segment.some((e) => e.type === 'loop_detected' && e.action === 'terminated');
-    const calls = finished && !terminated ? callsOf(reply) : [];
+    const calls = end >= 0 && !terminated ? callsOf(reply) : [];
     // Tool calls start after the turn's end and what comes before they run.
-    let at = segment.findIndex((e) => e.type === 'turn_finished') + 1;
+    let at = end + 1;
     while (at > 0 && BEFORE_CALLS.has(segment[at]?.type)) at++;
-    append(out, segment.slice(0, at));
+    at = Math.max(at, head);
+    append(out, segment.slice(head, at));
     append(
       out,
       calls.map((call): AgentEvent => ({ type: 'tool_call_started', call, summary: summaries.get(call.id) ?? '' })),

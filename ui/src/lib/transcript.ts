@@ -7,6 +7,8 @@ import type {
   ApprovalDecision,
   CallPreview,
   ChangeSummary,
+  CompactionInfo,
+  ContextInfo,
   ErrorKind,
   ExitReason,
   FileChange,
@@ -72,6 +74,8 @@ export interface Turn {
   checkpoint?: string;
   /** Set aside by a rewind: kept and shown, no longer part of the conversation. */
   rewound?: boolean;
+  /** Replaced by a compaction's summary: kept and shown collapsed. */
+  summarized?: boolean;
 }
 
 export interface RunEnd {
@@ -84,6 +88,8 @@ export interface Run {
   prompt?: string;
   agent?: string;
   model?: string;
+  /** Model calls the run may make (absent when unknown: older sessions). */
+  maxTurns?: number;
   /** Notices that came before the first turn. */
   notices: Notice[];
   turns: Turn[];
@@ -119,10 +125,36 @@ export interface Rewind extends RewindInfo {
   marks: RewindMark[];
 }
 
+/** One turn a compaction marked summarized. */
+export interface CompactionMark {
+  run: number;
+  /** Index in `run.turns`. */
+  turn: number;
+}
+
+export interface Compaction extends CompactionInfo {
+  /** Index of the run it happened in (`beforeTurn` set) or after (-1: before any). */
+  afterRun: number;
+  /** In a run: the index in `run.turns` of the turn it came before. */
+  beforeTurn?: number;
+  /** How many rewinds came before it: orders it among the rewind markers between runs. */
+  afterRewinds: number;
+  /** The turns it marked summarized, so undoing it unmarks exactly those. */
+  marks: CompactionMark[];
+  undone?: boolean;
+  /** The session's context before it, and the estimate it left (see `applyCompaction`). */
+  contextBefore?: ContextInfo;
+  contextAfter?: ContextInfo;
+}
+
 export interface Transcript {
   runs: Run[];
   /** Rewinds of the session (and undos of them), in order. */
   rewinds: Rewind[];
+  /** Compactions of the session, in order; undone ones stay, flagged. */
+  compactions: Compaction[];
+  /** How full the model's context was at the latest model call (or after a compaction). */
+  context?: ContextInfo;
 }
 
 /** A user prompt is not an agent event: the UI adds it when it sends one. */
@@ -131,7 +163,7 @@ export type TranscriptAction = AgentEvent | { type: 'user_prompt'; text: string 
 /** Turns searched for the card a result or a teammate's event belongs to (see `cardOf`). */
 const RESULT_TURNS = 2;
 
-export const emptyTranscript = (): Transcript => ({ runs: [], rewinds: [] });
+export const emptyTranscript = (): Transcript => ({ runs: [], rewinds: [], compactions: [] });
 
 const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 };
 
@@ -152,6 +184,11 @@ export function totalUsage(t: Transcript): TokenUsage {
 export function isRunning(t: Transcript): boolean {
   const last = t.runs.at(-1);
   return last !== undefined && last.agent !== undefined && last.end === undefined;
+}
+
+/** The compaction in effect that can be undone or edited: the last one not undone. */
+export function latestCompaction(t: Transcript): Compaction | undefined {
+  return t.compactions.findLast((c) => !c.undone);
 }
 
 /** The state after one action. */
@@ -195,10 +232,32 @@ function apply(d: Draft, state: Transcript, action: TranscriptAction): Transcrip
     t.runs.push(newRun(d, action.text));
     return t;
   }
-  // A rewind happens between runs: it starts none and belongs to none.
-  if (action.type === 'rewound') {
-    applyRewind(d, t, action);
-    return t;
+  switch (action.type) {
+    // A rewind happens between runs: it starts none and belongs to none.
+    case 'rewound':
+      applyRewind(d, t, action);
+      return t;
+    // The session's, not a run's: the meter shows the latest.
+    case 'context': {
+      const { type, ...info } = action;
+      void type;
+      t.context = d.fresh(info);
+      return t;
+    }
+    // In a run or between runs; it starts none.
+    case 'compacted':
+      applyCompaction(d, t, action);
+      return t;
+    case 'compaction_undone':
+      undoCompaction(d, t, action.id);
+      return t;
+    case 'compaction_edited': {
+      const at = t.compactions.findIndex((c) => c.id === action.id);
+      if (at < 0) return t;
+      t.compactions = d.own(t.compactions);
+      t.compactions[at] = d.fresh({ ...t.compactions[at]!, summary: action.summary });
+      return t;
+    }
   }
   const last = t.runs.at(-1);
   // run_started fills the run the UI opened with the prompt, or starts a new one.
@@ -217,6 +276,8 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
     case 'run_started':
       run.agent = event.agent;
       run.model = event.model;
+      // 0 in sessions written before it was said: unknown.
+      if (event.max_turns > 0) run.maxTurns = event.max_turns;
       return;
     case 'turn_started':
       run.turns = d.own(run.turns);
@@ -352,6 +413,87 @@ function applyRewind(d: Draft, t: Transcript, event: RewindInfo & { type: 'rewou
   }
   t.rewinds = d.own(t.rewinds);
   t.rewinds.push(d.fresh({ ...info, afterRun: t.runs.length - 1, marks }));
+}
+
+/**
+ * Adds a compaction where it happened and marks the turns its summary replaced: walking back
+ * from it, the last `kept_turns` turns still in the conversation stay (rewound and already
+ * summarized turns are not in it, so they do not count), every earlier one is marked.
+ */
+function applyCompaction(d: Draft, t: Transcript, event: CompactionInfo & { type: 'compacted' }): void {
+  const { type, ...info } = event;
+  void type;
+  const afterRun = t.runs.length - 1;
+  const last = t.runs.at(-1);
+  let beforeTurn: number | undefined;
+  // Asked for between runs (or the run is over): it belongs to no run.
+  if (info.reason !== 'asked' && last?.agent !== undefined && !last.end) {
+    // The runner compacts after a turn started and before its model call answered.
+    const current = last.turns.at(-1);
+    beforeTurn = current && !begun(current) ? last.turns.length - 1 : last.turns.length;
+  }
+  const marks: CompactionMark[] = [];
+  let kept = 0;
+  for (let r = afterRun; r >= 0; r--) {
+    const run = t.runs[r]!;
+    if (run.rewound) continue;
+    const end = r === afterRun && beforeTurn !== undefined ? beforeTurn : run.turns.length;
+    for (let i = end - 1; i >= 0; i--) {
+      const turn = t.runs[r]!.turns[i]!;
+      if (turn.rewound || turn.summarized) continue;
+      if (kept < info.kept_turns) {
+        kept++;
+        continue;
+      }
+      const w = d.own(t.runs[r]!);
+      t.runs[r] = w;
+      turnAt(d, w, i).summarized = true;
+      marks.push({ run: r, turn: i });
+    }
+  }
+  // Between runs no context event follows: the next request is the same instructions and
+  // tools with the shorter conversation (the kernel's own estimate).
+  const contextBefore = t.context;
+  if (contextBefore) {
+    t.context = d.fresh({
+      ...contextBefore,
+      history: info.after_tokens,
+      used: contextBefore.instructions + contextBefore.tools + info.after_tokens,
+    });
+  }
+  t.compactions = d.own(t.compactions);
+  t.compactions.push(
+    d.fresh({
+      ...info,
+      afterRun,
+      ...(beforeTurn === undefined ? {} : { beforeTurn }),
+      afterRewinds: t.rewinds.length,
+      marks,
+      ...(contextBefore ? { contextBefore, contextAfter: t.context } : {}),
+    }),
+  );
+}
+
+/** A turn whose model call has answered something (or ended). */
+const begun = (turn: Turn) =>
+  turn.stop !== undefined || turn.text !== '' || turn.thinking !== '' || turn.cards.length > 0;
+
+/** Unmarks exactly what the compaction marked; the meter goes back if nothing measured since. */
+function undoCompaction(d: Draft, t: Transcript, id: string): void {
+  const at = t.compactions.findIndex((c) => c.id === id && !c.undone);
+  if (at < 0) return;
+  const c = t.compactions[at]!;
+  for (const m of c.marks) {
+    const run = t.runs[m.run];
+    if (!run?.turns[m.turn]) continue;
+    const w = d.own(run);
+    t.runs[m.run] = w;
+    // Unmarked means no flag at all, as before the compaction.
+    delete turnAt(d, w, m.turn).summarized;
+  }
+  if (c.contextAfter && t.context === c.contextAfter) t.context = c.contextBefore;
+  t.compactions = d.own(t.compactions);
+  t.compactions[at] = d.fresh({ ...c, undone: true });
 }
 
 /** The card's state for how its call ended. */

@@ -26,6 +26,17 @@ describe('ProjectWindow', () => {
     await vi.waitFor(() => expect(api.projectInfo).toHaveBeenCalledWith('/home/u/proj'));
   });
 
+  it('reads the project instructions when it opens, for the transcript header', async () => {
+    api.projectInstructions.mockResolvedValue({
+      files: [{ path: 'CLAUDE.md', bytes: 800, tokens: 200, truncated: false }],
+      text: 'x',
+      notices: [],
+    });
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    await vi.waitFor(() => expect(screen.getByTestId('instructions-indicator')).toHaveTextContent('CLAUDE.md · 200 tokens'));
+    expect(api.projectInstructions).toHaveBeenCalledWith('/home/u/proj');
+  });
+
   it('switches areas', async () => {
     render(ProjectWindow, { props: { path: '/home/u/proj' } });
     await vi.waitFor(() => expect(document.title).toBe('proj — Paddock'));

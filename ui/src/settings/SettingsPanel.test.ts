@@ -1,5 +1,6 @@
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { compactionField, contextWindowField } from '../lib/settings';
 import { project, settings } from '../test/project';
 import SettingsPanel from './SettingsPanel.svelte';
 
@@ -75,6 +76,116 @@ describe('SettingsPanel', () => {
     expect(result).toHaveTextContent('connection refused');
     expect(result).toHaveAttribute('data-ok', 'false');
   });
+});
+
+describe('context and compaction settings', () => {
+  const saved = (over = {}) => project({ settings: { ...settings, ...over } });
+
+  it('shows what is saved, defaults when nothing is', () => {
+    const a = render(SettingsPanel, { props: { info: project(), onchange: vi.fn() } });
+    expect(screen.getByTestId('context-window-input')).toHaveValue(null);
+    expect(screen.getByTestId('compaction-auto')).toBeChecked();
+    expect(screen.getByTestId('compaction-threshold')).toHaveValue(80);
+    expect(screen.getByTestId('replace-system-prompt')).not.toBeChecked();
+    expect(screen.getByTestId('replace-system-prompt')).toBeDisabled();
+    a.unmount();
+    const info = saved({ contextWindow: 32_768, compaction: { auto: false, thresholdPercent: 60 }, systemPrompt: 'Be brief.', replaceSystemPrompt: true });
+    render(SettingsPanel, { props: { info, onchange: vi.fn() } });
+    expect(screen.getByTestId('context-window-input')).toHaveValue(32_768);
+    expect(screen.getByTestId('compaction-auto')).not.toBeChecked();
+    expect(screen.getByTestId('compaction-threshold')).toHaveValue(60);
+    expect(screen.getByTestId('compaction-threshold')).toBeDisabled();
+    expect(screen.getByTestId('replace-system-prompt')).toBeChecked();
+  });
+
+  it('saves the window, the compaction and the system prompt switch over the current settings', async () => {
+    const onchange = vi.fn();
+    api.saveSettings.mockResolvedValue(project());
+    show(onchange);
+    await fireEvent.input(screen.getByTestId('context-window-input'), { target: { value: '32768' } });
+    await fireEvent.input(screen.getByTestId('compaction-threshold'), { target: { value: '70' } });
+    await fireEvent.input(screen.getByTestId('system-prompt-input'), { target: { value: 'You are terse.' } });
+    await fireEvent.click(screen.getByTestId('replace-system-prompt'));
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    await vi.waitFor(() => expect(onchange).toHaveBeenCalled());
+    const sent = api.saveSettings.mock.calls[0]![1];
+    expect(sent).toMatchObject({
+      ...settings,
+      contextWindow: 32_768,
+      compaction: { auto: true, thresholdPercent: 70 },
+      systemPrompt: 'You are terse.',
+      replaceSystemPrompt: true,
+    });
+  });
+
+  it('saves nothing for the defaults: an empty window is learned, 80 % is the kernel’s own', async () => {
+    api.saveSettings.mockResolvedValue(project());
+    show();
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    await vi.waitFor(() => expect(api.saveSettings).toHaveBeenCalled());
+    const sent = api.saveSettings.mock.calls[0]![1];
+    expect(sent.contextWindow).toBeUndefined();
+    expect(sent.compaction).toBeUndefined();
+    expect(sent.replaceSystemPrompt).toBeUndefined();
+  });
+
+  it('turns automatic compaction off', async () => {
+    api.saveSettings.mockResolvedValue(project());
+    show();
+    await fireEvent.click(screen.getByTestId('compaction-auto'));
+    expect(screen.getByTestId('compaction-threshold')).toBeDisabled();
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    await vi.waitFor(() => expect(api.saveSettings).toHaveBeenCalled());
+    expect(api.saveSettings.mock.calls[0]![1].compaction).toEqual({ auto: false, thresholdPercent: 80 });
+  });
+
+  // Out of range, the form's own checks stop the save (as for max turns); the browser says why.
+  it.each([
+    ['context-window-input', '512'],
+    ['context-window-input', '20000000'],
+    ['context-window-input', '4096.5'],
+    ['compaction-threshold', '5'],
+    ['compaction-threshold', '96'],
+  ])('refuses %s = %s and saves nothing', async (testid, value) => {
+    show();
+    const input = screen.getByTestId(testid);
+    await fireEvent.input(input, { target: { value } });
+    expect(input).toBeInvalid();
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(api.saveSettings).not.toHaveBeenCalled();
+  });
+
+  it('refuses an empty threshold with automatic compaction on, and says why', async () => {
+    show();
+    await fireEvent.input(screen.getByTestId('compaction-threshold'), { target: { value: '' } });
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Compaction threshold: a whole percent between 10 and 95.');
+    expect(api.saveSettings).not.toHaveBeenCalled();
+  });
+});
+
+describe('the fields as saved', () => {
+  it.each([
+    [null, { value: undefined }],
+    [1_024, { value: 1_024 }],
+    [10_000_000, { value: 10_000_000 }],
+    [1_023, { error: 'Context window: a whole number of tokens between 1,024 and 10,000,000, or empty.' }],
+    [10_000_001, { error: 'Context window: a whole number of tokens between 1,024 and 10,000,000, or empty.' }],
+    [4_096.5, { error: 'Context window: a whole number of tokens between 1,024 and 10,000,000, or empty.' }],
+  ])('context window %s', (v, field) => expect(contextWindowField(v)).toEqual(field));
+
+  it.each([
+    [true, 80, { value: undefined }],
+    [true, 10, { value: { auto: true, thresholdPercent: 10 } }],
+    [true, 95, { value: { auto: true, thresholdPercent: 95 } }],
+    [false, 80, { value: { auto: false, thresholdPercent: 80 } }],
+    [false, null, { value: { auto: false, thresholdPercent: 80 } }],
+    [true, 9, { error: 'Compaction threshold: a whole percent between 10 and 95.' }],
+    [true, 96, { error: 'Compaction threshold: a whole percent between 10 and 95.' }],
+    [false, 96, { error: 'Compaction threshold: a whole percent between 10 and 95.' }],
+    [true, null, { error: 'Compaction threshold: a whole percent between 10 and 95.' }],
+  ])('compaction auto=%s threshold=%s', (auto, threshold, field) => expect(compactionField(auto, threshold)).toEqual(field));
 });
 
 describe('API key', () => {

@@ -13,6 +13,7 @@ export function longSession(liveEvents: number): { messages: Message[]; events: 
     const out = `fn f${turn}() {}\n`.repeat(10);
     live.push(
       { type: 'turn_started', turn },
+      { type: 'context', used: 3_000 + 150 * turn, window: 200_000, instructions: 1_000, tools: 2_000, history: 150 * turn },
       { type: 'text_delta', text: `Reading **file ${turn}**. ` },
       { type: 'usage', turn: usage(100, 10), total: usage(100 * turn, 10 * turn) },
       { type: 'turn_finished', turn, stop_reason: 'tool_use' },

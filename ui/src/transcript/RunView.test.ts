@@ -21,6 +21,9 @@ function show(r: Run, link: Partial<SessionLink> | null = {}) {
     running: false,
     rewind: vi.fn(),
     undo: vi.fn(),
+    undoCompaction: vi.fn(),
+    editCompaction: vi.fn(),
+    continueRun: vi.fn(),
     ...link,
   };
   render(RunView, { props: { run: r, index: 0 }, context: new Map([[SESSION_LINK_KEY, () => full]]) });

@@ -139,6 +139,7 @@ describe('ToolCard', () => {
             },
           ],
           rewinds: [],
+          compactions: [],
         },
       },
     });

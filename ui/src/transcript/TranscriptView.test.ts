@@ -22,9 +22,9 @@ describe('TranscriptView', () => {
       'bash',
     ]);
     expect(screen.getAllByTestId('usage-turn').map((e) => e.textContent)).toEqual([
-      'Turn 1 · 10 in · 5 out',
-      'Turn 2 · 20 in · 3 out',
-      'Turn 1 · 5 in · 1 out',
+      'Turn 1 of 100 · 10 in · 5 out',
+      'Turn 2 of 100 · 20 in · 3 out',
+      'Turn 1 of 100 · 5 in · 1 out',
     ]);
     expect(screen.getAllByTestId('run-banner').map((e) => e.dataset.exit)).toEqual(['end_turn', 'error']);
     expect(screen.getByTestId('error-banner')).toHaveTextContent('connection dropped');

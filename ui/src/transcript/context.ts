@@ -30,12 +30,18 @@ export interface RewindTarget {
 export interface SessionLink {
   project: string;
   sessionId: string | null;
-  /** A run of this session is live: nothing is rewound meanwhile. */
+  /** A run of this session is live (or it is being compacted): nothing is rewound meanwhile. */
   running: boolean;
   /** Opens the rewind dialog for this point. */
   rewind: (target: RewindTarget) => void;
   /** Undoes the session's last rewind. */
   undo: () => Promise<void>;
+  /** Undoes the session's latest compaction; rejects with the AppError to show. */
+  undoCompaction: () => Promise<void>;
+  /** Replaces the latest compaction's summary; rejects with the AppError to show. */
+  editCompaction: (id: string, summary: string) => Promise<void>;
+  /** Sends "Continue where you left off." in this session. */
+  continueRun: () => void;
 }
 
 const LINK_KEY = Symbol('session-link');

@@ -1,0 +1,35 @@
+// The settings form's context and compaction fields: what to save, or why not.
+import type { CompactionSettings } from './bindings';
+
+/** The kernel's defaults: compact by itself at 80 % of the window. */
+export const DEFAULT_THRESHOLD = 80;
+export const MIN_THRESHOLD = 10;
+export const MAX_THRESHOLD = 95;
+/** The bounds the settings file accepts (host settings.rs). */
+export const MIN_CONTEXT_WINDOW = 1_024;
+export const MAX_CONTEXT_WINDOW = 10_000_000;
+
+export type Field<T> = { value: T | undefined } | { error: string };
+
+const whole = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+const empty = (v: unknown) => v === null || v === undefined || v === '';
+
+/** The context window field: empty means "learn it from the server". */
+export function contextWindowField(v: unknown): Field<number> {
+  if (empty(v)) return { value: undefined };
+  if (!whole(v) || v < MIN_CONTEXT_WINDOW || v > MAX_CONTEXT_WINDOW) {
+    return { error: 'Context window: a whole number of tokens between 1,024 and 10,000,000, or empty.' };
+  }
+  return { value: v };
+}
+
+/** Automatic compaction and its threshold; the defaults are saved as nothing. */
+export function compactionField(auto: boolean, threshold: unknown): Field<CompactionSettings> {
+  // Off, the threshold is not used: an empty field is no reason to refuse.
+  if (!auto && empty(threshold)) return { value: { auto, thresholdPercent: DEFAULT_THRESHOLD } };
+  if (!whole(threshold) || threshold < MIN_THRESHOLD || threshold > MAX_THRESHOLD) {
+    return { error: `Compaction threshold: a whole percent between ${MIN_THRESHOLD} and ${MAX_THRESHOLD}.` };
+  }
+  if (auto && threshold === DEFAULT_THRESHOLD) return { value: undefined };
+  return { value: { auto, thresholdPercent: threshold } };
+}
