@@ -5,6 +5,7 @@
 use std::path::Path;
 
 mod changes;
+mod context;
 
 use paddock_desktop_e2e::{App, Driver, Result, TestHome, WAIT, repo_root, testid};
 use paddock_fake_model::{FakeServer, Fault, Outcome, Reply};
