@@ -70,6 +70,7 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
                 is_error: false,
                 status: ToolStatus::Ok,
                 duration_ms: 3,
+                why: String::new(),
                 changes: Vec::new(),
             });
         }

@@ -16,9 +16,23 @@ summary: string, } | { "type": "tool_call_finished", id: string, name: string, s
  */
 status: ToolStatus, duration_ms: number, 
 /**
+ * What decided whether the call could run: the rule that matched, or the tool's
+ * grant.
+ */
+why?: string, 
+/**
  * What the call changed in the workspace's files (file_write, file_edit).
  */
 changes?: Array<FileChange>, } | { "type": "approval_requested", request_id: string, call: ToolCall, summary: string, 
+/**
+ * Why it asks: the rule that matched, or the tool's grant.
+ */
+why?: string, 
+/**
+ * The narrowest rules that would allow calls like this one ("Always allow"); none
+ * when no rule could (the call has a construct that always asks).
+ */
+proposed_rules?: Array<string>, 
 /**
  * What the call would do (a diff, a command and where it runs), when the tool can
  * tell without running.
@@ -142,7 +156,7 @@ tools: number,
  */
 history: number, };
 
-export type DenyReason = "not_granted" | "no_approver" | "user";
+export type DenyReason = "not_granted" | "no_approver" | "user" | "rule";
 
 export type DiffBody = { "kind": "text", hunks: Array<DiffHunk>, } | { "kind": "binary", old_bytes: number, new_bytes: number, } | { "kind": "too_large", old_bytes: number, new_bytes: number, } | { "kind": "link", old: string | null, new: string | null, } | { "kind": "folder" };
 

@@ -114,6 +114,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
             is_error: false,
             status: ToolStatus::Ok,
             duration_ms: 3,
+            why: String::new(),
             changes: Vec::new(),
         });
         let usage = TokenUsage::new(1_200, 60);

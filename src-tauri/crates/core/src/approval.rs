@@ -92,6 +92,7 @@ impl Approvals {
         call: &ToolCall,
         summary: &str,
         preview: Option<&CallPreview>,
+        why: (&str, Option<Vec<String>>),
         events: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
@@ -120,6 +121,8 @@ impl Approvals {
             request_id: request_id.clone(),
             call: call.clone(),
             summary: summary.to_owned(),
+            why: why.0.to_owned(),
+            proposed_rules: why.1,
             preview: preview.cloned(),
         });
         let decision = tokio::select! {

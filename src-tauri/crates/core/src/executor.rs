@@ -90,6 +90,7 @@ impl ToolExecutor {
                 is_error: output.is_error(),
                 status: output.status,
                 duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+                why: output.why.clone(),
                 changes: output.changes.clone(),
             });
             CallOutcome {
@@ -112,20 +113,43 @@ impl ToolExecutor {
         ctx: &ToolContext,
         summary: &str,
     ) -> ToolOutput {
+        let decision = gate.check_call(&call.name, &call.input);
+        let why = decision.why.clone();
+        let mut output = self.run_decided(call, gate, ctx, summary, decision).await;
+        output.why = why;
+        output
+    }
+
+    async fn run_decided(
+        &self,
+        call: &ToolCall,
+        gate: &ResolvedTools,
+        ctx: &ToolContext,
+        summary: &str,
+        decision: crate::grants::Decision,
+    ) -> ToolOutput {
         if ctx.cancel.is_cancelled() {
             return aborted_before_start();
         }
         let mut approved = None;
-        match gate.check(&call.name) {
+        match decision.gate {
             Gate::Allow => {}
             Gate::Ask => {
                 let preview = match gate.tool(&call.name) {
                     Some(tool) => tool.preview(&call.input).await,
                     None => None,
                 };
+                let proposed = gate.propose(&call.name, &call.input);
                 match ctx
                     .approvals
-                    .request(call, summary, preview.as_ref(), &*ctx.events, &ctx.cancel)
+                    .request(
+                        call,
+                        summary,
+                        preview.as_ref(),
+                        (&decision.why, proposed),
+                        &*ctx.events,
+                        &ctx.cancel,
+                    )
                     .await
                 {
                     Verdict::Approved => approved = preview.map(Arc::new),
@@ -137,6 +161,14 @@ impl ToolExecutor {
                     }
                     Verdict::Aborted => return aborted_before_start(),
                 }
+            }
+            Gate::NotGranted if decision.by_rule => {
+                return ToolOutput::with_status(
+                    ToolStatus::Denied {
+                        reason: DenyReason::Rule,
+                    },
+                    format!("Not run: {}.", decision.why),
+                );
             }
             Gate::NotGranted => {
                 return ToolOutput::with_status(

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use paddock_protocol::{Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 
+use crate::rules::RuleBook;
 use crate::tool::{Tool, ToolRegistry};
 
 /// The user's (and the host's) grant settings for one agent. Names in the lists may end in
@@ -37,6 +38,8 @@ pub struct GrantPolicy {
     pub runtime_default: Grant,
     /// The grants of the agent that started this one: a teammate gets no more (Ask stays Ask).
     pub limit: Option<Arc<BTreeMap<String, Grant>>>,
+    /// Rules over a call's arguments, refining the per-tool grants call by call.
+    pub rules: RuleBook,
 }
 
 impl Default for GrantPolicy {
@@ -52,6 +55,7 @@ impl Default for GrantPolicy {
             ceiling_exceptions: Vec::new(),
             runtime_default: Grant::Ask,
             limit: None,
+            rules: RuleBook::default(),
         }
     }
 }
@@ -72,9 +76,24 @@ pub enum Gate {
 #[derive(Clone, Default)]
 pub struct ResolvedTools {
     specs: Vec<ToolSpec>,
+    /// The tools the model is told about, with their own grant. Deny here means "only what
+    /// a rule allows" (the tool is not granted, but rules name it).
     granted: BTreeMap<String, (Grant, Arc<dyn Tool>)>,
     info: Vec<ToolGrantInfo>,
     warnings: Vec<String>,
+    rules: RuleBook,
+    /// Grants of the caller (a teammate's calls allowed by rules still ask where it asks).
+    limit: Option<Arc<BTreeMap<String, Grant>>>,
+}
+
+/// A call's gate, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub gate: Gate,
+    /// What decided it: a rule, the tool's grant, or that no rule matched.
+    pub why: String,
+    /// Decided by an argument rule (a deny is then the rule's).
+    pub by_rule: bool,
 }
 
 impl std::fmt::Debug for ResolvedTools {
@@ -102,6 +121,7 @@ impl ResolvedTools {
         &self.warnings
     }
 
+    /// The tools the model is told about (granted, or named by rules).
     pub fn granted_names(&self) -> impl Iterator<Item = &str> {
         self.granted.keys().map(String::as_str)
     }
@@ -110,26 +130,79 @@ impl ResolvedTools {
     pub fn grants(&self) -> BTreeMap<String, Grant> {
         self.granted
             .iter()
+            .filter(|(_, (grant, _))| *grant != Grant::Deny)
             .map(|(name, (grant, _))| (name.clone(), *grant))
             .collect()
     }
 
-    /// The execution gate: checked before every call, whatever the model was told.
+    /// The tool-level gate, arguments aside.
     pub fn check(&self, name: &str) -> Gate {
         match self.granted.get(name) {
             Some((Grant::Allow, _)) => Gate::Allow,
             Some((Grant::Ask, _)) => Gate::Ask,
-            _ if self.info.iter().any(|i| i.name == name) => Gate::NotGranted,
-            _ => Gate::Unknown,
+            Some((Grant::Deny, _)) => Gate::NotGranted,
+            None if self.info.iter().any(|i| i.name == name) => Gate::NotGranted,
+            None => Gate::Unknown,
         }
     }
 
-    /// A granted tool; `None` for anything the gate would not let run.
+    /// The execution gate for one call: the tool's grant refined by the argument rules.
+    /// Checked before every call, whatever the model was told.
+    pub fn check_call(&self, name: &str, input: &serde_json::Value) -> Decision {
+        let base = self.check(name);
+        let why_base = || {
+            self.info
+                .iter()
+                .find(|i| i.name == name)
+                .map_or_else(|| "no tool by this name".to_owned(), |i| i.reason.clone())
+        };
+        let rules = match (self.granted.get(name), self.rules.current()) {
+            (Some(_), Some(rules)) => rules,
+            _ => {
+                return Decision {
+                    gate: base,
+                    why: why_base(),
+                    by_rule: false,
+                };
+            }
+        };
+        let verdict = rules.decide(name, input);
+        let limited_ask = matches!(
+            self.limit.as_ref().map(|l| l.get(name)),
+            Some(Some(Grant::Ask))
+        );
+        match verdict.action {
+            Some(Grant::Deny) => Decision {
+                gate: Gate::NotGranted,
+                why: verdict.why,
+                by_rule: true,
+            },
+            Some(Grant::Ask) => Decision {
+                gate: Gate::Ask,
+                why: verdict.why,
+                by_rule: true,
+            },
+            Some(Grant::Allow) => Decision {
+                gate: if limited_ask { Gate::Ask } else { Gate::Allow },
+                why: verdict.why,
+                by_rule: true,
+            },
+            None => Decision {
+                gate: base,
+                why: format!("{}; {}", verdict.why, why_base()),
+                by_rule: false,
+            },
+        }
+    }
+
+    /// The narrowest rules that would allow this call, for the approval card.
+    pub fn propose(&self, name: &str, input: &serde_json::Value) -> Option<Vec<String>> {
+        self.rules.current()?.propose(name, input)
+    }
+
+    /// A tool the model was told about; whether a call may run is [`Self::check_call`]'s.
     pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.granted
-            .get(name)
-            .filter(|(grant, _)| *grant != Grant::Deny)
-            .map(|(_, tool)| tool)
+        self.granted.get(name).map(|(_, tool)| tool)
     }
 }
 
@@ -182,14 +255,37 @@ impl GrantPolicy {
 
     /// Resolves this policy against `registry`.
     pub fn resolve(&self, registry: &ToolRegistry) -> ResolvedTools {
-        let mut out = ResolvedTools::default();
+        let mut out = ResolvedTools {
+            rules: self.rules.clone(),
+            limit: self.limit.clone(),
+            ..ResolvedTools::default()
+        };
         self.collect_warnings(registry, &mut out.warnings);
+        let rules = self.rules.current();
         for (name, tool) in registry.iter() {
             let runtime = registry.is_runtime(name);
-            let (grant, reason) = self.bounded(name, tool.mutates(), self.decide(name, runtime));
-            if grant != Grant::Deny {
+            let decided = self.decide(name, runtime);
+            // Rules may grant calls of a tool the user's lists leave out, never one the
+            // framework forbids or a ceiling or a caller's limit keeps out.
+            let user_denied =
+                decided.0 == Grant::Deny && !self.framework_deny.iter().any(|(n, _)| n == name);
+            let (mut grant, mut reason) = self.bounded(name, tool.mutates(), decided);
+            let by_rules = user_denied
+                && grant == Grant::Deny
+                && rules.as_ref().is_some_and(|r| r.may_allow(name))
+                && self
+                    .bounded(name, tool.mutates(), (Grant::Ask, String::new()))
+                    .0
+                    != Grant::Deny;
+            if by_rules {
+                reason = format!("{reason}; argument rules allow some calls");
+            }
+            if grant != Grant::Deny || by_rules {
                 out.specs.push(tool.spec().clone());
                 out.granted.insert(name.to_owned(), (grant, tool.clone()));
+            }
+            if by_rules {
+                grant = Grant::Deny;
             }
             out.info.push(ToolGrantInfo {
                 name: name.to_owned(),

@@ -9,7 +9,6 @@ use paddock_protocol::{
 
 use crate::compaction::CompactionConfig;
 use crate::executor::ToolExecutor;
-use crate::grants::Gate;
 use crate::grants::ResolvedTools;
 use crate::loop_detect::{LoopConfig, LoopDetector, LoopPolicy};
 use crate::model::{Model, ModelError, ModelRequest};
@@ -325,11 +324,10 @@ impl Runner<'_> {
     fn may_change_workspace(&self, calls: &[ToolCall]) -> bool {
         self.recorder.is_some()
             && calls.iter().any(|c| {
-                matches!(self.tools.check(&c.name), Gate::Allow | Gate::Ask)
-                    && self
-                        .tools
-                        .tool(&c.name)
-                        .is_some_and(|t| t.changes_workspace())
+                // Told about (granted, or allowed by a rule for some calls), and writing.
+                self.tools
+                    .tool(&c.name)
+                    .is_some_and(|t| t.changes_workspace())
             })
     }
 

@@ -119,6 +119,8 @@ pub enum DenyReason {
     NoApprover,
     /// The user said no.
     User,
+    /// An argument rule denies this call (the result says which).
+    Rule,
 }
 
 /// Everything a run tells its observers, in order. UIs and the CLI consume only this.
@@ -161,6 +163,11 @@ pub enum AgentEvent {
         status: ToolStatus,
         #[ts(type = "number")]
         duration_ms: u64,
+        /// What decided whether the call could run: the rule that matched, or the tool's
+        /// grant.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        #[ts(optional, as = "Option<String>")]
+        why: String,
         /// What the call changed in the workspace's files (file_write, file_edit).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         #[ts(as = "Option<Vec<FileChange>>", optional)]
@@ -171,6 +178,15 @@ pub enum AgentEvent {
         call: ToolCall,
         #[serde(default)]
         summary: String,
+        /// Why it asks: the rule that matched, or the tool's grant.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        #[ts(optional, as = "Option<String>")]
+        why: String,
+        /// The narrowest rules that would allow calls like this one ("Always allow"); none
+        /// when no rule could (the call has a construct that always asks).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        proposed_rules: Option<Vec<String>>,
         /// What the call would do (a diff, a command and where it runs), when the tool can
         /// tell without running.
         #[serde(default, skip_serializing_if = "Option::is_none")]

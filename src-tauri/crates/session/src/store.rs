@@ -441,6 +441,7 @@ fn with_status(event: AgentEvent) -> AgentEvent {
             is_error: true,
             status: ToolStatus::Ok,
             duration_ms,
+            why,
             changes,
         } => AgentEvent::ToolCallFinished {
             id,
@@ -450,6 +451,7 @@ fn with_status(event: AgentEvent) -> AgentEvent {
             is_error: true,
             status: ToolStatus::Failed,
             duration_ms,
+            why,
             changes,
         },
         AgentEvent::Delegated {

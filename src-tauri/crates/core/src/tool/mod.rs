@@ -34,6 +34,9 @@ pub struct ToolOutput {
     pub usage: Option<TokenUsage>,
     /// What the call changed in the workspace's files, for cards and the session.
     pub changes: Vec<FileChange>,
+    /// What decided whether the call could run (a rule, the tool's grant), set by the
+    /// executor.
+    pub why: String,
 }
 
 impl ToolOutput {
@@ -52,6 +55,7 @@ impl ToolOutput {
             status,
             usage: None,
             changes: Vec::new(),
+            why: String::new(),
         }
     }
 

@@ -8,4 +8,5 @@ mod grants;
 mod history_prop;
 mod loops;
 mod recording;
+mod rules;
 mod structured;
