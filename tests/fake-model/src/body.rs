@@ -15,6 +15,11 @@ use crate::server::State;
 
 pub(crate) type Body = UnsyncBoxBody<Bytes, std::io::Error>;
 
+/// Marks a response whose body is played out over time: its outcome is recorded when the
+/// body ends, not when the response is sent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Played;
+
 /// What happens once the frames are sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ending {

@@ -4,12 +4,15 @@
 //! (HTTP errors with Retry-After, dropped connections, malformed SSE, in-stream errors,
 //! hangs, slow drips, context overflows). It also answers the side endpoints that tell a
 //! model's context window (llama.cpp `/props`, Ollama `/api/show`, LM Studio
-//! `/api/v0/models`) and can refuse requests larger than a window. Use it in-process
+//! `/api/v0/models`), can refuse requests larger than a window, can refuse to stream
+//! calls with tools as llama-cpp-python does, and answers unstreamed requests with one
+//! JSON document. Use it in-process
 //! through [`FakeServer`], or run the `paddock-fake-model` binary and script it with a
 //! JSON file or the `/_fake/` endpoints (see README.md).
 
 mod anthropic;
 mod body;
+mod chat;
 mod context;
 mod openai;
 mod probe;
@@ -20,5 +23,5 @@ mod server;
 pub use context::estimate_tokens;
 pub use probe::{LmStudioModel, OllamaModel, ProbeOverride, Probes};
 pub use record::{Outcome, RecordedRequest};
-pub use script::{Fault, Quirks, Reply, Script, ScriptCall, Thinking, Usage};
+pub use script::{Fault, Quirks, Reply, Script, ScriptCall, StreamRefusal, Thinking, Usage};
 pub use server::FakeServer;

@@ -27,6 +27,54 @@ pub struct Script {
     /// What the side endpoints say about models (`/props`, `/api/show`, ...).
     #[serde(default, skip_serializing_if = "Probes::is_empty")]
     pub probes: Probes,
+    /// The streaming refusal mode: Chat Completions requests that ask for a stream and
+    /// offer tools are refused as llama-cpp-python's server does, and consume no reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuse_streaming_tools: Option<StreamRefusal>,
+}
+
+/// How a server that cannot stream tool calls refuses a request that asks it to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamRefusal {
+    /// The HTTP status (llama-cpp-python and llama.cpp: 500).
+    #[serde(default = "StreamRefusal::default_status")]
+    pub status: u16,
+    /// The body; default llama-cpp-python's: `{"error": {"message": "Automatic streaming
+    /// tool choice is not supported", "type": "internal_server_error", ...}}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+impl StreamRefusal {
+    fn default_status() -> u16 {
+        500
+    }
+
+    /// llama-cpp-python's server's refusal (its chat handlers raise "Automatic streaming
+    /// tool choice is not supported"; its error handler answers 500).
+    pub fn llama_cpp_python() -> Self {
+        Self {
+            status: 500,
+            body: None,
+        }
+    }
+
+    /// The body this refusal sends.
+    pub fn body(&self) -> Value {
+        self.body.clone().unwrap_or_else(|| {
+            serde_json::json!({"error": {
+                "message": "Automatic streaming tool choice is not supported",
+                "type": "internal_server_error", "param": null, "code": null
+            }})
+        })
+    }
+}
+
+impl Default for StreamRefusal {
+    fn default() -> Self {
+        Self::llama_cpp_python()
+    }
 }
 
 /// One model response, written once and rendered in whichever wire format was asked for.
@@ -110,6 +158,10 @@ pub struct Quirks {
     /// Send each tool call whole in one chunk with `arguments` as a JSON object.
     #[serde(default)]
     pub arguments_as_object: bool,
+    /// Stream tool calls in odd pieces: an empty first chunk with only the id, argument
+    /// pieces without `index` split mid-key, and the name in a later chunk.
+    #[serde(default)]
+    pub odd_tool_chunks: bool,
 }
 
 impl Quirks {
@@ -295,7 +347,8 @@ mod tests {
                 "lm_studio": [{"id": "m1", "max_context_length": 32768, "loaded_context_length": 4096}],
                 "model_fields": {"m1": {"max_model_len": 32768}},
                 "overrides": {"/props": {"kind": "hang"}, "/api/show": {"kind": "huge", "bytes": 10}}
-            }
+            },
+            "refuse_streaming_tools": {}
         }))
         .unwrap();
         assert_eq!(script.replies.len(), 5);
@@ -304,6 +357,10 @@ mod tests {
         assert_eq!(script.probes.ollama["qwen3:8b"].num_ctx, Some(8192));
         assert_eq!(script.replies[1].tool_calls[0].name, "echo");
         assert_eq!(script.replies[2], Reply::status(429, Some("1")));
+        assert_eq!(
+            script.refuse_streaming_tools,
+            Some(StreamRefusal::llama_cpp_python())
+        );
         let back = serde_json::to_value(&script).unwrap();
         assert_eq!(serde_json::from_value::<Script>(back).unwrap(), script);
     }

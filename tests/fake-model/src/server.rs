@@ -18,11 +18,11 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use crate::body::{self, Body, Ending};
+use crate::body::{self, Body};
 use crate::probe::{self, Endpoint, Probes};
 use crate::record::{Outcome, RecordedRequest};
-use crate::script::{Fault, Reply, Script};
-use crate::{anthropic, context, openai};
+use crate::script::{Fault, Reply, Script, StreamRefusal};
+use crate::{anthropic, chat, context, openai};
 
 #[derive(Default)]
 struct Inner {
@@ -31,6 +31,7 @@ struct Inner {
     api_key: Option<String>,
     context_window: Option<u32>,
     probes: Probes,
+    refuse_streaming_tools: Option<StreamRefusal>,
     requests: Vec<RecordedRequest>,
 }
 
@@ -42,6 +43,7 @@ impl Inner {
         self.api_key = script.api_key;
         self.context_window = script.context_window;
         self.probes = script.probes;
+        self.refuse_streaming_tools = script.refuse_streaming_tools;
     }
 }
 
@@ -138,6 +140,14 @@ impl FakeServer {
         self.state.lock().probes = probes;
     }
 
+    /// The streaming refusal mode: from now on, Chat Completions requests with
+    /// `"stream": true` and tools are refused with `refusal` (llama-cpp-python's 500
+    /// "Automatic streaming tool choice is not supported" by default) and consume no
+    /// reply; the same request unstreamed is answered. `None` ends it.
+    pub fn set_refuse_streaming_tools(&self, refusal: Option<StreamRefusal>) {
+        self.state.lock().refuse_streaming_tools = refusal;
+    }
+
     /// Replies not yet played.
     pub fn pending(&self) -> usize {
         self.state.lock().replies.len()
@@ -192,7 +202,7 @@ async fn accept_loop(listener: TcpListener, state: Arc<State>) {
     }
 }
 
-fn json_response(status: u16, value: &Value) -> Response<Body> {
+pub(crate) fn json_response(status: u16, value: &Value) -> Response<Body> {
     let mut resp = Response::new(body::full(value.to_string()));
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     resp.headers_mut().insert(
@@ -203,7 +213,7 @@ fn json_response(status: u16, value: &Value) -> Response<Body> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
+pub(crate) enum Format {
     Anthropic,
     OpenAi,
 }
@@ -255,7 +265,12 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         ));
     }
     let estimated = is_chat.then(|| context::estimate_body(&bytes));
-    let (index, reply, models, authorized, probes, window) = {
+    let streams = body.get("stream") == Some(&Value::Bool(true));
+    let offers_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    let (index, reply, models, authorized, probes, window, refusal) = {
         let mut inner = state.lock();
         let authorized = inner.api_key.as_ref().is_none_or(|key| {
             headers.get("x-api-key") == Some(key)
@@ -274,7 +289,11 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
             outcome: Outcome::Open,
             estimated_tokens: estimated,
         });
-        let reply = if is_chat && authorized && !too_long {
+        let refusal = inner
+            .refuse_streaming_tools
+            .clone()
+            .filter(|_| is_chat && format == Format::OpenAi && streams && offers_tools);
+        let reply = if is_chat && authorized && !too_long && refusal.is_none() {
             inner.replies.pop_front()
         } else {
             None
@@ -291,6 +310,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
             authorized,
             probes,
             window,
+            refusal,
         )
     };
     state.changed.notify_waiters();
@@ -310,6 +330,8 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
             Some(answer) => answer.map(body_response),
             None => Some(models_response(format, &models, &probes)),
         }
+    } else if let Some(refusal) = refusal {
+        Some(json_response(refusal.status, &refusal.body()))
     } else if let Some(limit) = window.filter(|w| estimated > *w) {
         Some(overflow_response(format, estimated, limit))
     } else {
@@ -321,7 +343,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
                 let limit = limit.or(window).unwrap_or(estimated.saturating_sub(1));
                 overflow_response(format, estimated, limit)
             }
-            Some(reply) => chat_response(&state, index, format, &body, reply),
+            Some(reply) => chat::respond(&state, index, format, &body, reply),
             None => error_response(
                 format,
                 400,
@@ -335,12 +357,8 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         // An endpoint told to hang: the client waits until it gives up.
         return Ok(std::future::pending().await);
     };
-    if response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        != Some("text/event-stream")
-    {
+    // Bodies played out over time set their outcome when they end.
+    if response.extensions().get::<body::Played>().is_none() {
         let mut inner = state.lock();
         if let Some(r) = inner.requests.get_mut(index) {
             r.status = response.status().as_u16();
@@ -408,7 +426,7 @@ fn models_response(format: Format, models: &[String], probes: &Probes) -> Respon
     json_response(200, &value)
 }
 
-fn error_response(
+pub(crate) fn error_response(
     format: Format,
     status: u16,
     retry_after: Option<&str>,
@@ -423,83 +441,6 @@ fn error_response(
     if let Some(v) = retry_after.and_then(|v| hyper::header::HeaderValue::from_str(v).ok()) {
         resp.headers_mut().insert("retry-after", v);
     }
-    resp
-}
-
-fn chat_response(
-    state: &Arc<State>,
-    index: usize,
-    format: Format,
-    request: &Value,
-    reply: Reply,
-) -> Response<Body> {
-    if let Some(Fault::Status {
-        status,
-        retry_after,
-        body,
-    }) = &reply.fault
-    {
-        let message = format!("fake-model: injected HTTP {status}");
-        return error_response(
-            format,
-            *status,
-            retry_after.as_deref(),
-            body.clone(),
-            &message,
-        );
-    }
-    if let Some(Fault::Redirect { status, location }) = &reply.fault {
-        let mut resp = json_response(*status, &json!({}));
-        if let Ok(v) = hyper::header::HeaderValue::from_str(location) {
-            resp.headers_mut().insert("location", v);
-        }
-        return resp;
-    }
-    let model = request
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or("fake-model");
-    let n = u64::try_from(index).unwrap_or(u64::MAX);
-    let mut frames = match (&reply.raw_sse, format) {
-        (Some(raw), _) => raw.split_inclusive("\n\n").map(str::to_owned).collect(),
-        (None, Format::Anthropic) => anthropic::frames(&reply, model, n),
-        (None, Format::OpenAi) => {
-            let usage =
-                request.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
-            openai::frames(&reply, model, n, usage)
-        }
-    };
-    let mut ending = Ending::Complete;
-    if let Some(fault) = &reply.fault {
-        let inserted = match format {
-            Format::Anthropic => anthropic::fault_frame(fault),
-            Format::OpenAi => openai::fault_frame(fault),
-        };
-        let (after, end) = match fault {
-            Fault::Drop { after } => (*after, Ending::Drop),
-            Fault::Hang { after } => (*after, Ending::Hang),
-            Fault::Malformed { after } | Fault::StreamError { after, .. } => {
-                (*after, Ending::Complete)
-            }
-            Fault::Status { .. } | Fault::Redirect { .. } | Fault::ContextOverflow { .. } => {
-                (frames.len(), Ending::Complete)
-            }
-        };
-        frames.truncate(after);
-        frames.extend(inserted);
-        ending = end;
-    }
-    let drip = reply.drip_ms.map(Duration::from_millis);
-    let mut resp = Response::new(body::streaming(state.clone(), index, frames, drip, ending));
-    let h = resp.headers_mut();
-    h.insert(
-        "content-type",
-        hyper::header::HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(
-        "cache-control",
-        hyper::header::HeaderValue::from_static("no-cache"),
-    );
     resp
 }
 
@@ -537,6 +478,15 @@ fn control(state: &State, method: &Method, what: &str, bytes: &[u8]) -> Response
             }
             Err(e) => bad(e),
         },
+        (&Method::POST, "refuse_streaming_tools") => {
+            match serde_json::from_slice::<Option<StreamRefusal>>(bytes) {
+                Ok(refusal) => {
+                    state.lock().refuse_streaming_tools = refusal.clone();
+                    json_response(200, &json!({ "refuse_streaming_tools": refusal }))
+                }
+                Err(e) => bad(e),
+            }
+        }
         (&Method::POST, "context_window") => {
             #[derive(serde::Deserialize)]
             #[serde(deny_unknown_fields)]

@@ -3,10 +3,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use paddock_fake_model::{
-    FakeServer, Fault, LmStudioModel, OllamaModel, ProbeOverride, Probes, RecordedRequest, Reply,
-    estimate_tokens,
+    FakeServer, Fault, LmStudioModel, OllamaModel, Outcome, ProbeOverride, Probes, RecordedRequest,
+    Reply, estimate_tokens,
 };
 use serde_json::{Value, json};
 
@@ -459,4 +460,107 @@ async fn the_control_api_sets_the_context_window() {
     assert_eq!(script, json!({"pending": 1}));
     assert_eq!(get(&format!("{}/props", server.url)).await.1["n_ctx"], 2048);
     assert_eq!(chat(&server.url, false, &"y".repeat(100)).await.0, 200);
+}
+
+#[tokio::test]
+async fn unstreamed_requests_get_one_json_document() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::text("Checking.")
+            .with_thinking("plan", "")
+            .with_tool_call(Some("call_9"), "grep", json!({"pattern": "x"}))
+            .with_usage(11, 4),
+        Reply::text("no stream field"),
+        Reply::text("cut").with_fault(Fault::Drop { after: 0 }),
+    ]);
+    let url = format!("{}/v1/chat/completions", server.url());
+    let resp = client()
+        .post(&url)
+        .json(&json!({"model": "m", "stream": false, "messages": []}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["content-type"], "application/json");
+    let doc: Value = resp.json().await.unwrap();
+    assert_eq!(doc["object"], "chat.completion");
+    let choice = &doc["choices"][0];
+    assert_eq!(choice["finish_reason"], "tool_calls");
+    assert_eq!(choice["message"]["content"], "Checking.");
+    assert_eq!(choice["message"]["reasoning_content"], "plan");
+    assert_eq!(
+        choice["message"]["tool_calls"][0],
+        json!({"id": "call_9", "type": "function",
+               "function": {"name": "grep", "arguments": "{\"pattern\":\"x\"}"}})
+    );
+    assert_eq!(doc["usage"]["prompt_tokens"], 11);
+    // OpenAI's default is not to stream.
+    let doc: Value = post(&url, json!({"model": "m", "messages": []})).await;
+    assert_eq!(doc["choices"][0]["message"]["content"], "no stream field");
+    let cut = client()
+        .post(&url)
+        .json(&json!({"model": "m", "stream": false, "messages": []}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await;
+    assert!(cut.is_err(), "a drop fault cuts the document: {cut:?}");
+    let outcome = server.wait_until_closed(2, Duration::from_secs(5)).await;
+    assert_eq!(outcome, Some(Outcome::ServerDropped));
+    assert_eq!(server.requests()[0].outcome, Outcome::Completed);
+}
+
+#[tokio::test]
+async fn the_streaming_refusal_mode_refuses_only_streams_with_tools() {
+    let server = spawn(&[]);
+    let url = format!("{}/v1/chat/completions", server.url);
+    let tools = json!([{"type": "function", "function": {"name": "grep", "parameters": {}}}]);
+    let on = post(
+        &format!("{}/_fake/refuse_streaming_tools", server.url),
+        json!({}),
+    )
+    .await;
+    assert_eq!(on["refuse_streaming_tools"]["status"], 500);
+    post(
+        &format!("{}/_fake/replies", server.url),
+        json!([{"text": "plain"}, {"text": "whole"}, {"text": "streamed again"}]),
+    )
+    .await;
+    let with_tools =
+        |stream: bool| json!({"model": "m", "stream": stream, "messages": [], "tools": tools});
+
+    let (status, body) = sse_lines(&url, with_tools(true), &[]).await;
+    assert_eq!(status, 500);
+    let refusal: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        refusal["error"]["message"],
+        "Automatic streaming tool choice is not supported"
+    );
+    let (status, body) = sse_lines(
+        &url,
+        json!({"model": "m", "stream": true, "messages": []}),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(body.contains(r#""content":"plain""#), "{body}");
+    let doc = post(&url, with_tools(false)).await;
+    assert_eq!(doc["choices"][0]["message"]["content"], "whole");
+
+    post(
+        &format!("{}/_fake/refuse_streaming_tools", server.url),
+        Value::Null,
+    )
+    .await;
+    let (status, body) = sse_lines(&url, with_tools(true), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#""content":"streamed""#), "{body}");
+    let (_, requests) = get(&format!("{}/_fake/requests", server.url)).await;
+    let statuses: Vec<u64> = requests
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(statuses, vec![500, 200, 200, 200]);
 }

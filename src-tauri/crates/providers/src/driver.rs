@@ -4,13 +4,20 @@
 //! A call is retried only while the caller has seen nothing but usage: once text or a
 //! tool call went out, a second attempt would duplicate it, so the error is surfaced.
 //! Dropping the stream drops the connection with it, which is how cancellation stops a call.
+//!
+//! Some servers refuse to stream when tools are offered (llama-cpp-python, llama.cpp
+//! before mid-2025). Such a refusal is met once with the same request unstreamed, and
+//! remembered so the provider's later calls with tools go unstreamed at once; a whole
+//! JSON answer decodes into the same events as a stream.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::StreamExt;
 use paddock_core::{ModelError, ModelEvent, ModelStream};
 use reqwest::Response;
+use serde_json::Value;
 
 use crate::http::{Transport, final_error};
 use crate::retry::Failure;
@@ -23,6 +30,32 @@ pub(crate) trait Decoder: Send + 'static {
     fn is_done(&self) -> bool;
     /// The body ended without the end marker: finish if that is acceptable, else fail.
     fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), Failure>;
+    /// A whole, unstreamed response: decode it all and say true, or false when this
+    /// vendor has no such thing.
+    fn whole(&mut self, _body: &Value, _out: &mut Vec<ModelEvent>) -> Result<bool, Failure> {
+        Ok(false)
+    }
+}
+
+/// Told to the caller when a server refused to stream a call with tools.
+pub(crate) const UNSTREAMED_NOTICE: &str =
+    "the server does not stream tool calls; asking without streaming";
+
+/// One model call to make.
+pub(crate) struct Call {
+    pub url: String,
+    pub body: Vec<u8>,
+    /// Whether `body` asks for a stream.
+    pub streamed: bool,
+    /// What to do if the server refuses to stream this call.
+    pub unstreamed: Option<Unstreamed>,
+}
+
+/// The same call without streaming, for a server that refuses to stream it.
+pub(crate) struct Unstreamed {
+    pub body: Vec<u8>,
+    /// Set on a refusal; shared by every clone of the provider.
+    pub remember: Arc<AtomicBool>,
 }
 
 /// An open response being read.
@@ -42,8 +75,7 @@ enum Phase<D> {
 
 struct Driver<D, F> {
     transport: Arc<Transport>,
-    url: String,
-    body: Vec<u8>,
+    call: Call,
     make_decoder: F,
     attempt: u32,
     phase: Phase<D>,
@@ -52,21 +84,15 @@ struct Driver<D, F> {
     committed: bool,
 }
 
-/// Streams a POST of `body` to `url`, decoding with a fresh decoder per attempt.
-pub(crate) fn stream<D, F>(
-    transport: Arc<Transport>,
-    url: String,
-    body: Vec<u8>,
-    make_decoder: F,
-) -> ModelStream
+/// Makes `call`, decoding with a fresh decoder per attempt.
+pub(crate) fn stream<D, F>(transport: Arc<Transport>, call: Call, make_decoder: F) -> ModelStream
 where
     D: Decoder,
     F: Fn() -> D + Send + 'static,
 {
     let driver = Driver {
         transport,
-        url,
-        body,
+        call,
         make_decoder,
         attempt: 1,
         phase: Phase::Connect,
@@ -114,6 +140,9 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
             };
             if let Err(failure) = step {
                 self.queue.clear();
+                if failure.stream_refused && !self.committed && self.unstream() {
+                    continue;
+                }
                 let delay = if self.committed {
                     None
                 } else {
@@ -137,6 +166,21 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
         }
     }
 
+    /// Switches to the unstreamed form of the call, once; false when there is none.
+    fn unstream(&mut self) -> bool {
+        let Some(unstreamed) = self.call.unstreamed.take() else {
+            return false;
+        };
+        unstreamed.remember.store(true, Ordering::Relaxed);
+        tracing::info!("the server refused to stream a call with tools; asking without streaming");
+        self.call.body = unstreamed.body;
+        self.call.streamed = false;
+        self.queue
+            .push_back(ModelEvent::Notice(UNSTREAMED_NOTICE.to_owned()));
+        self.phase = Phase::Connect;
+        true
+    }
+
     fn surface(&self, failure: Failure) -> ModelError {
         if self.committed && failure.retryable {
             let mut error = failure.error;
@@ -151,22 +195,32 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
 
     async fn connect(&mut self) -> Result<(), Failure> {
         let t = &self.transport;
-        let response = t.post_once(&self.url, &self.body).await?;
+        let response = t
+            .post_once(&self.call.url, &self.call.body, self.call.streamed)
+            .await?;
         let content_type = response
             .headers()
             .get("content-type")
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
-        if content_type.starts_with("application/json") {
-            // Some servers answer errors, or ignore `stream`, with a plain JSON body.
+        if content_type.starts_with("application/json") || !self.call.streamed {
+            // Unstreamed answers, errors, and servers that ignore `stream` send one
+            // JSON document.
             let text = t.read_text(response).await?;
-            return Err(match serde_json::from_str::<serde_json::Value>(&text) {
-                Ok(v) if v.get("error").is_some() => t.ctx.stream_error(&v),
-                _ => t
+            let v = serde_json::from_str::<Value>(&text)
+                .map_err(|e| t.ctx.invalid(format!("a response that is not JSON ({e})")))?;
+            if v.get("error").is_some_and(|e| !e.is_null()) {
+                return Err(t.ctx.stream_error(&v));
+            }
+            let mut out = Vec::new();
+            if !(self.make_decoder)().whole(&v, &mut out)? {
+                return Err(t
                     .ctx
-                    .invalid("expected an event stream but got a JSON document"),
-            });
+                    .invalid("expected an event stream but got a JSON document"));
+            }
+            self.queue.extend(out);
+            return Ok(());
         }
         self.phase = Phase::Read(Box::new(Reading {
             response,

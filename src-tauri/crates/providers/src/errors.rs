@@ -160,7 +160,11 @@ impl ErrorContext {
         if kind == ErrorKind::RateLimited || code == 503 || code == 529 {
             error.retry_after = retry::retry_after(headers);
         }
-        Failure { error, retryable }
+        Failure {
+            error,
+            retryable,
+            stream_refused: refuses_streaming_tools(&etype, &detail),
+        }
     }
 
     /// An error the vendor reported inside a 200 stream (Anthropic `error` events, OpenAI
@@ -187,12 +191,14 @@ impl ErrorContext {
         } else {
             etype
         };
+        let stream_refused = refuses_streaming_tools(&label, &detail);
         Failure {
             error: self.error(
                 kind,
                 format!("{who} reported {label} mid-response: {detail}"),
             ),
             retryable,
+            stream_refused,
         }
     }
 
@@ -316,6 +322,43 @@ fn is_context_error(etype: &str, detail: &str) -> bool {
         ]
         .iter()
         .any(|p| d.contains(p))
+}
+
+/// What servers that cannot stream a call with tools answer to one:
+const STREAMING_TOOLS_REFUSALS: [&str; 3] = [
+    // llama-cpp-python's server (HTTP 500, "internal_server_error"): its function-calling
+    // chat handlers raise this for `stream` with automatic tool choice.
+    "automatic streaming tool choice is not supported",
+    // llama.cpp's llama-server before streamed tool calls (May 2025): HTTP 500,
+    // `{"error": {"code": 500, "message": ..., "type": "server_error"}}`.
+    "cannot use tools with stream",
+    // Ollama's proposed refusal (ollama/ollama#7750), seen in clients of that time.
+    "streaming is not supported with tools",
+];
+
+/// An error that says the server will not stream a call that offers tools: one of the
+/// known refusals, a code saying so (`unsupported_streaming_tools`), or a message that
+/// says streaming and tools do not go together.
+fn refuses_streaming_tools(etype: &str, detail: &str) -> bool {
+    let d = detail.to_ascii_lowercase();
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let says = |words: &[String], of: &[&str]| words.iter().any(|w| of.contains(&w.as_str()));
+    let mention = |w: &[String]| {
+        says(w, &["stream", "streaming", "streamed"]) && says(w, &["tool", "tools", "choice"])
+    };
+    let (dw, tw) = (words(&d), words(&etype.to_ascii_lowercase()));
+    // "not supported", "unsupported", "does not support", "cannot", "can't", "not allowed".
+    let negated = ["support", "cannot", "can't", "not allowed"]
+        .iter()
+        .any(|n| d.contains(n));
+    STREAMING_TOOLS_REFUSALS.iter().any(|r| d.contains(r))
+        || (mention(&tw) && says(&tw, &["unsupported"]))
+        || (mention(&dw) && negated)
 }
 
 fn is_quota(etype: &str, detail: &str) -> bool {
@@ -481,6 +524,39 @@ mod tests {
         );
         let bad = serde_json::json!({"error":{"message":"bad tool schema","type":"invalid_request_error"}});
         assert_eq!(c.stream_error(&bad).error.kind, ErrorKind::InvalidRequest);
+    }
+
+    #[test]
+    fn refusals_to_stream_tool_calls_are_recognised() {
+        let c = ctx(ProviderKind::OpenAiCompatible, None);
+        let refused = |code: u16, body: &str| status(&c, code, body).stream_refused;
+        assert!(refused(
+            500,
+            r#"{"error":{"message":"Automatic streaming tool choice is not supported","type":"internal_server_error"}}"#
+        ));
+        assert!(refused(
+            500,
+            r#"{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}"#
+        ));
+        assert!(refused(
+            400,
+            r#"{"error":"streaming is not supported with tools"}"#
+        ));
+        assert!(refused(
+            400,
+            r#"{"error":{"message":"no","type":"unsupported_streaming_tools"}}"#
+        ));
+        assert!(refused(422, "Tool calls cannot be streamed by this server"));
+        for other in [
+            "oops",
+            r#"{"error":{"message":"invalid tool schema: 'streamline' is not a type"}}"#,
+            r#"{"error":{"message":"tools are not supported by this model"}}"#,
+            r#"{"error":{"message":"streaming failed: model crashed"}}"#,
+        ] {
+            assert!(!refused(500, other), "{other}");
+        }
+        let in_stream = serde_json::json!({"error": {"message": "Cannot use tools with stream"}});
+        assert!(c.stream_error(&in_stream).stream_refused);
     }
 
     #[test]

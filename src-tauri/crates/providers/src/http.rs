@@ -82,14 +82,25 @@ impl Transport {
         })
     }
 
-    /// One POST of a JSON body; a non-success status becomes a classified failure.
-    pub async fn post_once(&self, url: &str, body: &[u8]) -> Result<Response, Failure> {
+    /// One POST of a JSON body asking for an event stream (or, `streamed` false, one JSON
+    /// document); a non-success status becomes a classified failure.
+    pub async fn post_once(
+        &self,
+        url: &str,
+        body: &[u8],
+        streamed: bool,
+    ) -> Result<Response, Failure> {
+        let accept = if streamed {
+            "text/event-stream"
+        } else {
+            "application/json"
+        };
         let request = self
             .client
             .post(url)
             .headers(self.headers.clone())
             .header("content-type", "application/json")
-            .header("accept", "text/event-stream")
+            .header("accept", accept)
             .body(body.to_vec());
         self.finish(request.send(), "the response to start").await
     }

@@ -2,11 +2,14 @@
 //! OpenAI-compatible local servers (Ollama, vLLM, LM Studio, llama.cpp), each implementing
 //! the kernel's [`paddock_core::Model`].
 //!
-//! All of them stream over SSE, retry 429 / 5xx / connection failures with backoff that
-//! honours Retry-After, time out when a server goes quiet, stop at once when the stream is
-//! dropped, and classify errors into [`paddock_protocol::ErrorKind`]. Keys come from the
+//! All of them stream over SSE (a server that refuses to stream a call with tools is asked
+//! again without streaming, and remembered), retry 429 / 5xx / connection failures with
+//! backoff that honours Retry-After, time out when a server goes quiet, stop at once when
+//! the stream is dropped, and classify errors into [`paddock_protocol::ErrorKind`].
+//! Tool calls a local model prints as text are recovered ([`extract_tool_calls`]). Keys come from the
 //! caller as [`ApiKey`]s and never appear in errors, logs or debug output.
-//! [`Provider::context_window`] says how many tokens a model holds.
+//! [`Provider::context_window`] says how many tokens a model holds;
+//! [`Provider::probe_tools`] checks that a model calls tools on its server.
 
 mod anthropic;
 mod catalog;
@@ -20,6 +23,7 @@ mod provider;
 mod retry;
 mod sse;
 mod text_calls;
+mod tool_probe;
 mod window;
 
 pub use anthropic::API_VERSION as ANTHROPIC_API_VERSION;
@@ -29,5 +33,6 @@ pub use config::{
 };
 pub use key::ApiKey;
 pub use provider::Provider;
-pub use text_calls::{TextToolCall, extract_tool_calls, strip_tool_calls};
+pub use text_calls::{MAX_SCAN_BYTES, TextToolCall, extract_tool_calls, strip_tool_calls};
+pub use tool_probe::{PROBE_TOOL, TOOL_PROBE_TIMEOUT, ToolCallMode, ToolProbe};
 pub use window::{ContextWindow, DEFAULT_WINDOW, PROBE_TIMEOUT, WindowSource, known_window};

@@ -1,6 +1,7 @@
 //! [`Provider`]: one configured vendor connection, usable as the kernel's [`Model`].
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use paddock_core::{Model, ModelError, ModelRequest, ModelStream};
@@ -21,6 +22,8 @@ pub struct Provider {
     anthropic: anthropic::Options,
     text_tool_calls: bool,
     windows: Arc<WindowCache>,
+    /// The server refused to stream a call with tools: such calls go unstreamed.
+    unstreamed_tools: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Provider {
@@ -62,11 +65,16 @@ impl Provider {
             },
             text_tool_calls: config.text_tool_calls,
             windows: Arc::new(WindowCache::default()),
+            unstreamed_tools: Arc::new(AtomicBool::new(false)),
         })
     }
 
     pub fn kind(&self) -> ProviderKind {
         self.kind
+    }
+
+    pub(crate) fn transport(&self) -> &Transport {
+        &self.transport
     }
 
     /// The API root requests go to, after normalisation.
@@ -103,6 +111,12 @@ impl Provider {
         found
     }
 
+    /// Whether calls with tools are streamed: false once the server refused to stream one
+    /// (it is then asked without streaming, by this provider and all its clones).
+    pub fn streams_tool_calls(&self) -> bool {
+        !self.unstreamed_tools.load(Ordering::Relaxed)
+    }
+
     /// "Test connection": reaches the server with the key (listing models costs no tokens)
     /// and says whether `model` is among those offered.
     pub async fn test_connection(
@@ -119,9 +133,12 @@ impl Model for Provider {
     fn stream(&self, request: &ModelRequest<'_>) -> ModelStream {
         match self.kind {
             ProviderKind::Anthropic => anthropic::stream(&self.transport, self.anthropic, request),
-            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
-                openai::stream(&self.transport, self.text_tool_calls, request)
-            }
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => openai::stream(
+                &self.transport,
+                self.text_tool_calls,
+                &self.unstreamed_tools,
+                request,
+            ),
         }
     }
 }

@@ -12,6 +12,8 @@ use crate::config::RetryPolicy;
 pub(crate) struct Failure {
     pub error: ModelError,
     pub retryable: bool,
+    /// The server refused to stream a call with tools: worth asking again unstreamed.
+    pub stream_refused: bool,
 }
 
 impl Failure {
@@ -19,6 +21,7 @@ impl Failure {
         Self {
             error,
             retryable: true,
+            stream_refused: false,
         }
     }
 
@@ -26,6 +29,7 @@ impl Failure {
         Self {
             error,
             retryable: false,
+            stream_refused: false,
         }
     }
 }

@@ -40,9 +40,14 @@ pub(crate) fn stream(
         Ok(b) => b,
         Err(e) => return driver::failed(transport.ctx.invalid(e).error),
     };
-    let url = endpoint(&transport.base, "v1/messages");
+    let call = driver::Call {
+        url: endpoint(&transport.base, "v1/messages"),
+        body,
+        streamed: true,
+        unstreamed: None,
+    };
     let ctx = transport.ctx.clone();
-    driver::stream(transport.clone(), url, body, move || {
+    driver::stream(transport.clone(), call, move || {
         decode::AnthropicDecoder::new(ctx.clone())
     })
 }

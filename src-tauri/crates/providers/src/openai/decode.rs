@@ -1,8 +1,10 @@
 //! Decodes Chat Completions chunks. Tool calls arrive as fragments keyed by `index` and are
 //! emitted whole at the end; usage arrives in a last chunk with no choices (when asked
-//! for). Local servers bend the format: ids or indexes may be missing, arguments may come as
-//! an object, reasoning may come as `reasoning_content` or `reasoning`, usage may be
-//! missing or repeated, and `[DONE]` may never come. All of that is accepted here.
+//! for). Local servers bend the format: ids or indexes may be missing, a call's name may
+//! come after its first argument fragments, arguments may come as an object, reasoning
+//! may come as `reasoning_content` or `reasoning`, usage may be missing or repeated, and
+//! `[DONE]` may never come. All of that is accepted here. A whole (non-streamed)
+//! `chat.completion` body decodes into the same events ([`Decoder::whole`]).
 
 use std::collections::HashMap;
 
@@ -15,7 +17,7 @@ use crate::driver::Decoder;
 use crate::errors::ErrorContext;
 use crate::retry::Failure;
 use crate::sse::SseEvent;
-use crate::text_calls::extract_tool_calls;
+use crate::text_calls::{TextToolCall, extract_tool_calls};
 
 use super::think::{Part, ThinkSplitter};
 
@@ -34,7 +36,13 @@ pub(crate) struct OpenAiDecoder {
     text_fallback: Vec<String>,
     /// Compatible servers only: reasoning written inline as `<think>` tags.
     think: Option<ThinkSplitter>,
+    /// The answer as shown (reasoning split out).
     text: String,
+    /// The content as the server sent it, `<think>` tags and all: calls a model wrote
+    /// inside an unclosed reasoning block are looked for here.
+    raw: String,
+    /// Reasoning the server sent in its own field.
+    reasoning: String,
     calls: Vec<PendingCall>,
     by_index: HashMap<u64, usize>,
     finish_reason: Option<String>,
@@ -50,6 +58,8 @@ impl OpenAiDecoder {
             text_fallback,
             think: compat.then(ThinkSplitter::default),
             text: String::new(),
+            raw: String::new(),
+            reasoning: String::new(),
             calls: Vec::new(),
             by_index: HashMap::new(),
             finish_reason: None,
@@ -77,7 +87,13 @@ impl OpenAiDecoder {
             }),
             None => match id {
                 Some(id) => self.calls.iter().position(|c| c.id == id),
-                None if name.is_some() => None,
+                // A name continues a call that has none yet (its name came after its
+                // first fragments); otherwise it starts the next call.
+                None if name.is_some() => self
+                    .calls
+                    .len()
+                    .checked_sub(1)
+                    .filter(|&last| self.calls[last].name.is_empty()),
                 None => self.calls.len().checked_sub(1),
             },
         };
@@ -129,11 +145,13 @@ impl OpenAiDecoder {
                 .and_then(Value::as_str)
                 .filter(|r| !r.is_empty())
             {
+                self.reasoning.push_str(r);
                 out.push(ModelEvent::ThinkingDelta(r.to_owned()));
                 break;
             }
         }
         if let Some(text) = delta.get("content").and_then(Value::as_str) {
+            self.raw.push_str(text);
             match self.think.as_mut() {
                 Some(splitter) => {
                     let parts = splitter.push(text);
@@ -165,6 +183,17 @@ impl OpenAiDecoder {
         }
     }
 
+    /// Calls written in the content, else, when there is no answer besides reasoning the
+    /// server split out (an unclosed `<think>` as it parses it), in that reasoning.
+    fn text_calls(&self) -> Vec<TextToolCall> {
+        let found = extract_tool_calls(&self.raw, &self.text_fallback);
+        if !found.is_empty() || self.reasoning.is_empty() || !self.text.trim().is_empty() {
+            return found;
+        }
+        let unclosed = format!("<think>{}", self.reasoning);
+        extract_tool_calls(&unclosed, &self.text_fallback)
+    }
+
     fn complete(&mut self, out: &mut Vec<ModelEvent>) {
         self.done = true;
         if let Some(parts) = self.think.as_mut().map(ThinkSplitter::finish) {
@@ -189,7 +218,7 @@ impl OpenAiDecoder {
             }));
         }
         if !any_call && !self.text_fallback.is_empty() {
-            for found in extract_tool_calls(&self.text, &self.text_fallback) {
+            for found in self.text_calls() {
                 any_call = true;
                 out.push(ModelEvent::ToolCall(ToolCall {
                     id: new_call_id(),
@@ -235,6 +264,30 @@ impl Decoder for OpenAiDecoder {
 
     fn is_done(&self) -> bool {
         self.done
+    }
+
+    /// A `chat.completion` body: each choice's `message` read as one big delta.
+    fn whole(&mut self, body: &Value, out: &mut Vec<ModelEvent>) -> Result<bool, Failure> {
+        let Some(choices) = body.get("choices").and_then(Value::as_array) else {
+            return Ok(false);
+        };
+        let mut chunk = body.clone();
+        chunk["choices"] = Value::Array(
+            choices
+                .iter()
+                .map(|c| {
+                    let mut c = c.clone();
+                    if let Some(obj) = c.as_object_mut() {
+                        let message = obj.remove("message").unwrap_or(Value::Null);
+                        obj.insert("delta".into(), message);
+                    }
+                    c
+                })
+                .collect(),
+        );
+        self.chunk(&chunk, out);
+        self.complete(out);
+        Ok(true)
     }
 
     /// No `[DONE]`: fine if the model said why it stopped (some servers never send it).
@@ -349,6 +402,52 @@ mod tests {
             "bad arguments reach the tool as they are"
         );
         assert!(found.iter().all(|c| c.0.starts_with("call_")));
+    }
+
+    #[test]
+    fn a_name_after_the_first_fragments_names_that_call() {
+        let mut d = decoder(&[]);
+        let mut out = feed(
+            &mut d,
+            &[
+                json!({"choices": [{"delta": {"tool_calls": []}}]}),
+                tool_delta(json!({"id": "c1", "function": {"arguments": ""}})),
+                tool_delta(json!({"function": {"arguments": "{\"te"}})),
+                tool_delta(json!({"function": {"name": "echo"}})),
+                tool_delta(json!({"function": {"arguments": "xt\": 1}"}})),
+                tool_delta(json!({"function": {"name": "echo", "arguments": "{}"}})),
+                json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}),
+            ],
+        );
+        d.finish(&mut out).unwrap();
+        let found = calls(&out);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0], ("c1".into(), "echo".into(), json!({"text": 1})));
+        assert_eq!((found[1].1.as_str(), &found[1].2), ("echo", &json!({})));
+    }
+
+    #[test]
+    fn a_whole_response_decodes_like_a_stream() {
+        let mut d = decoder(&["grep"]);
+        let mut out = Vec::new();
+        let body = json!({"object": "chat.completion", "choices": [{"index": 0,
+            "message": {"role": "assistant", "reasoning_content": "plan",
+                        "content": "<tool_call>{\"name\": \"grep\", \"arguments\": {}}</tool_call>"},
+            "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}});
+        assert!(d.whole(&body, &mut out).unwrap());
+        assert_eq!(out[0], ModelEvent::ThinkingDelta("plan".into()));
+        assert!(
+            matches!(&out[2], ModelEvent::ToolCall(c) if c.parsed_from_text && c.name == "grep")
+        );
+        assert_eq!(
+            &out[3..],
+            &[
+                ModelEvent::Usage(TokenUsage::new(5, 2)),
+                ModelEvent::Stop(StopReason::ToolUse)
+            ]
+        );
+        assert!(d.is_done());
+        assert!(!decoder(&[]).whole(&json!({"id": "x"}), &mut out).unwrap());
     }
 
     #[test]

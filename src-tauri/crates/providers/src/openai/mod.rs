@@ -5,6 +5,7 @@ mod request;
 mod think;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use paddock_core::{ModelError, ModelRequest, ModelStream};
 use reqwest::header::HeaderMap;
@@ -26,24 +27,45 @@ pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ModelError> 
 }
 
 /// `text_tool_calls`: recover calls printed as text (compatible servers only).
+/// `unstreamed_tools`: the server refused to stream a call with tools before, so calls
+/// with tools are asked unstreamed; set when it first does.
 pub(crate) fn stream(
     transport: &Arc<Transport>,
     text_tool_calls: bool,
+    unstreamed_tools: &Arc<AtomicBool>,
     req: &ModelRequest<'_>,
 ) -> ModelStream {
     let compat = transport.ctx.kind == ProviderKind::OpenAiCompatible;
-    let body = match serde_json::to_vec(&request::body(req, compat)) {
-        Ok(b) => b,
-        Err(e) => return driver::failed(transport.ctx.invalid(e).error),
+    let has_tools = !req.tools.is_empty();
+    let streamed = !(has_tools && unstreamed_tools.load(Ordering::Relaxed));
+    let encode = |streamed: bool| serde_json::to_vec(&request::body(req, compat, streamed));
+    let (body, unstreamed) = match (encode(streamed), streamed && has_tools) {
+        (Ok(body), false) => (body, None),
+        (Ok(body), true) => match encode(false) {
+            Ok(alt) => (
+                body,
+                Some(driver::Unstreamed {
+                    body: alt,
+                    remember: unstreamed_tools.clone(),
+                }),
+            ),
+            Err(e) => return driver::failed(transport.ctx.invalid(e).error),
+        },
+        (Err(e), _) => return driver::failed(transport.ctx.invalid(e).error),
     };
     let fallback: Vec<String> = if compat && text_tool_calls {
         req.tools.iter().map(|t| t.name.clone()).collect()
     } else {
         Vec::new()
     };
-    let url = endpoint(&transport.base, "chat/completions");
+    let call = driver::Call {
+        url: endpoint(&transport.base, "chat/completions"),
+        body,
+        streamed,
+        unstreamed,
+    };
     let ctx = transport.ctx.clone();
-    driver::stream(transport.clone(), url, body, move || {
+    driver::stream(transport.clone(), call, move || {
         decode::OpenAiDecoder::new(ctx.clone(), fallback.clone())
     })
 }

@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 
 use crate::text_calls::strip_tool_calls;
 
-pub(crate) fn body(req: &ModelRequest<'_>, compat: bool) -> Value {
+/// `streamed` false asks for one JSON answer (servers that cannot stream tool calls).
+pub(crate) fn body(req: &ModelRequest<'_>, compat: bool, streamed: bool) -> Value {
     let mut messages = Vec::new();
     if let Some(system) = req.system.filter(|s| !s.is_empty()) {
         messages.push(json!({"role": "system", "content": system}));
@@ -20,9 +21,12 @@ pub(crate) fn body(req: &ModelRequest<'_>, compat: bool) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
     body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
-    // Without this, OpenAI sends no usage in a stream. Servers that do not know it ignore it.
-    body.insert("stream_options".into(), json!({"include_usage": true}));
+    body.insert("stream".into(), json!(streamed));
+    if streamed {
+        // Without this, OpenAI sends no usage in a stream. Servers that do not know it
+        // ignore it.
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
     if let Some(max) = req.max_output_tokens {
         // OpenAI replaced max_tokens (its reasoning models reject it); local servers
         // mostly know only the old name.

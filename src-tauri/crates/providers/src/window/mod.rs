@@ -14,7 +14,7 @@ use crate::config::ProviderKind;
 use crate::http::Transport;
 
 use probe::Answer;
-pub(crate) use probe::listing_window;
+pub(crate) use probe::{listing_window, server_root};
 use table::Fit;
 pub use table::known_window;
 

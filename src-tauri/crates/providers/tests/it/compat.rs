@@ -41,7 +41,7 @@ async fn ollama_style_reply_without_ids_usage_or_done() {
                 omit_tool_call_ids: true,
                 reasoning_field: Some("reasoning".into()),
                 omit_done: true,
-                arguments_as_object: false,
+                ..Quirks::default()
             }),
     );
     let got = ask(&keyless(&server), "echo a and b").await;

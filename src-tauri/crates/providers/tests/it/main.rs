@@ -6,6 +6,8 @@ mod catalog;
 mod compat;
 mod faults;
 mod openai;
+mod probe;
+mod streaming;
 mod support;
 mod text_fallback;
 mod window;
