@@ -9,8 +9,8 @@ use paddock_protocol::{
     AgentEvent, AppError, ApprovalDecision, ConnectionReport, ExportFormat, FileChange,
     FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectInstructions,
     ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, SandboxStatus,
-    SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, WorkspaceChange,
-    WorkspaceTree,
+    SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport,
+    WorkspaceChange, WorkspaceTree,
 };
 use tauri::ipc::{Channel, Invoke};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
@@ -42,6 +42,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         delete_api_key,
         list_models,
         test_connection,
+        test_tool_calling,
         send_prompt,
         stop_run,
         approve,
@@ -277,6 +278,16 @@ pub async fn test_connection(
     model: Option<String>,
 ) -> Result<ConnectionReport> {
     keys::test_connection(state.keys(), provider, base_url, model).await
+}
+
+#[tauri::command]
+pub async fn test_tool_calling(
+    state: State<'_, Desktop>,
+    provider: ProviderKind,
+    base_url: Option<String>,
+    model: String,
+) -> Result<ToolProbeReport> {
+    keys::probe_tools(state.keys(), provider, base_url, model).await
 }
 
 // Runs and sessions

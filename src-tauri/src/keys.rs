@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use paddock_host::{Connection, KeyStore};
-use paddock_protocol::{ConnectionReport, KeyStatus, ModelInfo, ProviderKind};
+use paddock_protocol::{ConnectionReport, KeyStatus, ModelInfo, ProviderKind, ToolProbeReport};
 
 use crate::error::{AppResult, ToAppError, invalid};
 
@@ -80,6 +80,19 @@ pub async fn list_models(
         .await
         .map_err(ToAppError::app_error)?;
     c.list_models().await.map_err(ToAppError::app_error)
+}
+
+/// "Test tool calling": how the model answers a request offering one harmless tool.
+pub async fn probe_tools(
+    keys: Arc<dyn KeyStore>,
+    kind: ProviderKind,
+    base_url: Option<String>,
+    model: String,
+) -> AppResult<ToolProbeReport> {
+    let c = Connection::with_stored_key(keys, kind, base_url.as_deref())
+        .await
+        .map_err(ToAppError::app_error)?;
+    c.probe_tools(&model).await.map_err(ToAppError::app_error)
 }
 
 pub async fn test_connection(

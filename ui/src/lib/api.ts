@@ -26,6 +26,7 @@ import type {
   SessionTranscript,
   ToolGrantInfo,
   ToolPreset,
+  ToolProbeReport,
   WorkspaceChange,
   WorkspaceTree,
 } from './bindings';
@@ -91,6 +92,9 @@ export const testConnection = (
   baseUrl: string | null,
   model: string | null,
 ) => call<ConnectionReport>('test_connection', { provider, baseUrl, model });
+
+export const testToolCalling = (provider: ProviderKind, baseUrl: string | null, model: string) =>
+  call<ToolProbeReport>('test_tool_calling', { provider, baseUrl, model });
 
 // Runs and sessions
 /** Starts a run; events arrive on `onEvent` (possibly before this resolves with the id). */

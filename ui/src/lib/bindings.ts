@@ -549,6 +549,8 @@ export type ToolCall = { id: string, name: string, input: unknown,
  */
 parsed_from_text?: boolean, };
 
+export type ToolCallMode = "native" | "text_fallback" | "none";
+
 export type ToolGrantInfo = { name: string, grant: Grant, 
 /**
  * Plain words, e.g. "denied — not in preset readonly".
@@ -564,6 +566,29 @@ runtime: boolean,
 mutates: boolean, };
 
 export type ToolPreset = "readonly" | "readwrite" | "full";
+
+export type ToolProbeReport = { 
+/**
+ * `native`: in the API's tool-call fields; `text_fallback`: written in the text and
+ * read by Paddock; `none`: not at all.
+ */
+mode: ToolCallMode, 
+/**
+ * Calls with tools stream (false: the server refused, and is asked unstreamed).
+ */
+streaming: boolean, first_token_ms?: number, total_ms: number, context_window: number, 
+/**
+ * `server`, `table` or `default`.
+ */
+window_source: string, 
+/**
+ * What to change when calls do not come back natively and streamed.
+ */
+advice: Array<string>, 
+/**
+ * One line saying what happened.
+ */
+detail: string, };
 
 export type ToolResult = { tool_call_id: string, content: string, is_error: boolean, };
 

@@ -27,6 +27,7 @@ export const setApiKey = fn<'setApiKey'>();
 export const deleteApiKey = fn<'deleteApiKey'>();
 export const listModels = fn<'listModels'>();
 export const testConnection = fn<'testConnection'>();
+export const testToolCalling = fn<'testToolCalling'>();
 export const sendPrompt = fn<'sendPrompt'>();
 export const stopRun = fn<'stopRun'>();
 export const approve = fn<'approve'>();

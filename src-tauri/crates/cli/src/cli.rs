@@ -87,6 +87,10 @@ pub enum Command {
     Doctor {
         #[command(flatten)]
         model: ModelArgs,
+        /// Also test tool calling: one short request offering a harmless tool, reporting
+        /// native / text / no calls, streaming, first-token time, the window, and advice.
+        #[arg(long)]
+        probe: bool,
     },
     /// Put a session's files and/or conversation back to before a prompt or a turn (see
     /// `--list`), showing what changes first with `--dry-run`; `--undo` reverts the last

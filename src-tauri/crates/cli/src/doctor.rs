@@ -9,7 +9,7 @@ use paddock_host::{
     ApiKey, Connection, KeyError, KeyStore, Keychain, LiveProject, Project, RunOptions, ServerPath,
 };
 use paddock_protocol::{
-    McpServerState, ProjectSettings, ProtectionState, ProviderKind, SandboxStatus,
+    McpServerState, ProjectSettings, ProtectionState, ProviderKind, SandboxStatus, ToolCallMode,
 };
 
 use crate::cli::ModelArgs;
@@ -50,7 +50,7 @@ impl Report {
     }
 }
 
-pub async fn run(args: &ModelArgs) -> Result<Code, CliError> {
+pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
     let dir = project_dir(args.project.as_deref())?;
     let root = std::fs::canonicalize(&dir)
         .map_err(|e| CliError::failure(format!("cannot open {}: {e}", dir.display())))?;
@@ -97,7 +97,10 @@ pub async fn run(args: &ModelArgs) -> Result<Code, CliError> {
     };
     sandbox(&mut report, &project.sandbox_status());
     let key = keys(&mut report, &project.settings);
-    provider(&mut report, &project.settings, key).await;
+    provider(&mut report, &project.settings, key.clone()).await;
+    if probe {
+        tool_probe(&mut report, &project.settings, key).await;
+    }
     mcp(&mut report, &project).await;
     Ok(if report.failed {
         Code::Failure
@@ -352,4 +355,52 @@ async fn mcp(report: &mut Report, project: &Project) {
 
 fn provider_kind(s: &ProjectSettings) -> ProviderKind {
     s.provider.unwrap_or(ProviderKind::OpenAiCompatible)
+}
+
+/// `--probe`: how the model answers a request offering one harmless tool.
+async fn tool_probe(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey>) {
+    let Some(model) = s.model.as_deref() else {
+        report.line(Level::Warn, "tool calls", "not tested: no model is set");
+        return;
+    };
+    let connection = match Connection::new(provider_kind(s), s.base_url.as_deref(), key, false) {
+        Ok(c) => c,
+        Err(e) => {
+            report.line(Level::Fail, "tool calls", &e.to_string());
+            return;
+        }
+    };
+    match connection.probe_tools(model).await {
+        Err(e) => report.line(Level::Fail, "tool calls", &format!("the probe failed: {e}")),
+        Ok(p) => {
+            let level = match (p.mode, p.streaming) {
+                (ToolCallMode::Native, true) => Level::Ok,
+                _ => Level::Warn,
+            };
+            let mode = match p.mode {
+                ToolCallMode::Native => "native",
+                ToolCallMode::TextFallback => "read from the text (fallback)",
+                ToolCallMode::None => "none",
+            };
+            report.line(level, "tool calls", &format!("{mode}: {}", p.detail));
+            report.detail(&format!(
+                "streaming with tools: {}; first output after {}; {} ms in all",
+                if p.streaming {
+                    "yes"
+                } else {
+                    "no (asked unstreamed)"
+                },
+                p.first_token_ms
+                    .map_or_else(|| "-".to_owned(), |ms| format!("{ms} ms")),
+                p.total_ms
+            ));
+            report.detail(&format!(
+                "context window: {} tokens ({})",
+                p.context_window, p.window_source
+            ));
+            for advice in &p.advice {
+                report.detail(&format!("advice: {advice}"));
+            }
+        }
+    }
 }

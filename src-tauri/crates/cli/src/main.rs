@@ -108,7 +108,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             trust,
         } => compact::run(model, session, *undo, *trust).await,
         Command::Sessions { project, action } => sessions::run(project.as_deref(), action),
-        Command::Doctor { model } => doctor::run(model).await,
+        Command::Doctor { model, probe } => doctor::run(model, *probe).await,
         Command::Rewind {
             project,
             session,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use paddock_protocol::{ConnectionReport, ModelInfo, ProviderKind};
+use paddock_protocol::{ConnectionReport, ModelInfo, ProviderKind, ToolCallMode, ToolProbeReport};
 use paddock_providers::{ApiKey, Provider, ProviderConfig, RetryPolicy};
 
 use crate::HostError;
@@ -69,5 +69,34 @@ impl Connection {
     pub async fn test(&self, model: Option<&str>) -> Result<ConnectionReport, HostError> {
         let model = model.map(str::trim).filter(|m| !m.is_empty());
         Ok(self.provider.test_connection(model).await?)
+    }
+
+    /// Sends one short request offering a harmless tool and reports how `model` answered
+    /// (natively, as text, or not at all), with advice.
+    pub async fn probe_tools(&self, model: &str) -> Result<ToolProbeReport, HostError> {
+        let model = model.trim();
+        if model.is_empty() {
+            return Err(HostError::Usage("name a model to test".into()));
+        }
+        let p = self.provider.probe_tools(model).await?;
+        Ok(ToolProbeReport {
+            mode: match p.mode {
+                paddock_providers::ToolCallMode::Native => ToolCallMode::Native,
+                paddock_providers::ToolCallMode::TextFallback => ToolCallMode::TextFallback,
+                paddock_providers::ToolCallMode::None => ToolCallMode::None,
+            },
+            streaming: p.streaming,
+            first_token_ms: p.first_token_ms,
+            total_ms: p.total_ms,
+            context_window: p.context_window.tokens,
+            window_source: match p.context_window.source {
+                paddock_providers::WindowSource::Server => "server",
+                paddock_providers::WindowSource::Table => "table",
+                paddock_providers::WindowSource::Default => "default",
+            }
+            .to_owned(),
+            advice: p.advice,
+            detail: p.detail,
+        })
     }
 }

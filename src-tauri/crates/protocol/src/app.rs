@@ -174,3 +174,33 @@ pub enum ExportFormat {
     Markdown,
     Json,
 }
+
+/// How a model answered a request offering one harmless tool ("Test tool calling").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ToolProbeReport {
+    /// `native`: in the API's tool-call fields; `text_fallback`: written in the text and
+    /// read by Paddock; `none`: not at all.
+    pub mode: ToolCallMode,
+    /// Calls with tools stream (false: the server refused, and is asked unstreamed).
+    pub streaming: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub first_token_ms: Option<u64>,
+    #[ts(type = "number")]
+    pub total_ms: u64,
+    pub context_window: u32,
+    /// `server`, `table` or `default`.
+    pub window_source: String,
+    /// What to change when calls do not come back natively and streamed.
+    pub advice: Vec<String>,
+    /// One line saying what happened.
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallMode {
+    Native,
+    TextFallback,
+    None,
+}

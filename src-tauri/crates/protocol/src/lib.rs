@@ -17,7 +17,8 @@ mod usage;
 
 pub use app::{
     AppError, AppErrorCode, ConnectionReport, ExportFormat, FilePreview, KeyStatus, ModelInfo,
-    ProjectInfo, RecentProject, SessionTranscript, WorkspaceChange, WorkspaceEntry, WorkspaceTree,
+    ProjectInfo, RecentProject, SessionTranscript, ToolCallMode, ToolProbeReport, WorkspaceChange,
+    WorkspaceEntry, WorkspaceTree,
 };
 pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,

@@ -107,3 +107,32 @@ async fn broken_pieces_fail_with_a_fix() {
         anthropic.stdout
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn probe_tells_native_text_and_no_tool_calls_apart() {
+    use paddock_fake_model::Reply;
+    for (reply, level, mode) in [
+        (Reply::tool_call("get_time", json!({})), "ok", "native"),
+        (
+            Reply::text("<tool_call>{\"name\": \"get_time\", \"arguments\": {}}</tool_call>"),
+            "warn",
+            "read from the text",
+        ),
+        (Reply::text("It is probably noon."), "warn", "none"),
+    ] {
+        let server = server_with_models(&["fake-model"]).await;
+        server.push(reply);
+        let env = Env::new(&server, json!({}));
+        let run = env.run(&["doctor", "--probe"]).await;
+        let probe = line(&run, "tool calls");
+        assert!(probe.starts_with(level), "{mode}: {}", run.stdout);
+        assert!(probe.contains(mode), "{mode}: {}", run.stdout);
+        assert!(run.stdout.contains("context window:"), "{}", run.stdout);
+        // The request offered exactly one harmless tool.
+        let body = server.model_requests().pop().unwrap().body;
+        assert_eq!(body["tools"].as_array().map(Vec::len), Some(1), "{body}");
+        if mode == "none" {
+            assert!(run.stdout.contains("advice:"), "{}", run.stdout);
+        }
+    }
+}
