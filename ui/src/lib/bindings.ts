@@ -53,6 +53,24 @@ export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "s
 
 export type ApprovalDecision = "once" | "session" | "deny";
 
+export type CallExplanation = { tool: string, 
+/**
+ * Allow: runs; Ask: waits for the user; Deny: refused.
+ */
+decision: Grant, 
+/**
+ * Which rule or grant decided, in plain words.
+ */
+why: string, 
+/**
+ * Decided by an argument rule rather than the tool's grant.
+ */
+byRule: boolean, 
+/**
+ * The rules "Always allow" would save for this call; empty when none could allow it.
+ */
+proposedRules: Array<string>, };
+
 export type CallPreview = { "kind": "change", change: FileChange, } | { "kind": "would_fail", message: string, } | { "kind": "command", command: string, 
 /**
  * Working directory, as the user knows it (absolute).
@@ -358,6 +376,14 @@ preset?: ToolPreset,
  */
 tools?: { [key in string]: Grant }, 
 /**
+ * Rules over a call's arguments, per tool (or `mcp__server__*`): `{"bash": [{"allow":
+ * "git status"}, {"deny": "rm -rf *"}], "file_write": [{"allow": "src/**"}]}`. Bash
+ * patterns are words (`*` = any further words); file-tool patterns are globs relative
+ * to the workspace; other tools take `*`. Deny beats ask beats allow; a call no rule
+ * matches gets the tool's grant.
+ */
+rules?: { [key in string]: Array<RuleEntry> }, 
+/**
  * Where the agent may work: its own `.agent-workspace` folder or the whole project.
  */
 workspace: WorkspaceMode, 
@@ -459,6 +485,8 @@ files: Array<FileChange>,
 messages_dropped: number, };
 
 export type Role = "user" | "assistant";
+
+export type RuleEntry = { "allow": string } | { "ask": string } | { "deny": string };
 
 export type SandboxEngine = { "engine": "bubblewrap", version: string, } | { "engine": "namespaces" } | { "engine": "landlock", abi: number, } | { "engine": "none", reason: string, } | { "engine": "disabled" };
 

@@ -120,6 +120,14 @@ pub enum Command {
         #[arg(long, conflicts_with_all = ["to", "dry_run"])]
         list: bool,
     },
+    /// The project's argument rules, and which rule or grant decides a call (nothing runs).
+    Rules {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", global = true)]
+        project: Option<PathBuf>,
+        #[command(subcommand)]
+        action: RulesAction,
+    },
     /// Show what the folder's settings would do (start programs, send your key elsewhere,
     /// grant tools) and trust them, after asking on a terminal.
     Trust {
@@ -135,6 +143,29 @@ pub enum Command {
         /// List the trusted folders.
         #[arg(long)]
         list: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesAction {
+    /// Which rule or grant would decide a call, and why, e.g.
+    /// `paddock rules explain --tool bash -- 'git status && rm -rf x'`.
+    Explain {
+        /// The tool called: bash (the call is its command), a file tool (the call is its
+        /// path), or another tool (the call is its JSON input).
+        #[arg(long, default_value = "bash")]
+        tool: String,
+        /// One JSON object instead of a sentence.
+        #[arg(long)]
+        json: bool,
+        /// The command, path or JSON input (after `--`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        call: Vec<String>,
+    },
+    /// The rules of the project's settings, per tool, in order.
+    List {
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -8,6 +8,7 @@ mod exit;
 mod keys;
 mod output;
 mod rewind;
+mod rules;
 mod run;
 mod sessions;
 mod trust;
@@ -128,6 +129,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             undo: *undo,
             list: *list,
         }),
+        Command::Rules { project, action } => rules::run(project.as_deref(), action),
         Command::Trust {
             project,
             yes,

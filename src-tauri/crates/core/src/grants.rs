@@ -187,6 +187,11 @@ impl ResolvedTools {
                 why: verdict.why,
                 by_rule: true,
             },
+            None if verdict.why.is_empty() => Decision {
+                gate: base,
+                why: why_base(),
+                by_rule: false,
+            },
             None => Decision {
                 gate: base,
                 why: format!("{}; {}", verdict.why, why_base()),

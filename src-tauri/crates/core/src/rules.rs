@@ -13,7 +13,8 @@ use serde_json::Value;
 pub struct RuleVerdict {
     /// `None`: no rule matched; the tool's grant decides.
     pub action: Option<Grant>,
-    /// One sentence for the user: which rule matched, or that none did.
+    /// One sentence for the user: which rule matched, or that none did (empty when there
+    /// are no rules at all: the grant's reason is the whole why).
     pub why: String,
 }
 

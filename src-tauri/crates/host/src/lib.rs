@@ -14,6 +14,7 @@ mod options;
 mod project;
 pub mod prompt;
 mod rewind;
+pub mod rules;
 mod runs;
 mod runtime;
 mod service;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use paddock_core::Tool;
+use paddock_core::{RuleBook, Tool};
 use paddock_mcp::{DEFAULT_START_TIMEOUT, McpServers, ServerPath};
 use paddock_protocol::{McpServerConfig, McpServerStatus, ProjectSettings, ToolGrantInfo};
 use tokio::sync::watch;
@@ -64,6 +64,8 @@ pub struct LiveProject {
     pub(crate) start_lock: tokio::sync::Mutex<()>,
     /// Write locks of the workspace, shared by every session's agents.
     pub(crate) writes: Arc<paddock_core::WriteLocks>,
+    /// The argument rules every runtime of the project uses, replaced when they change.
+    rules: RuleBook,
 }
 
 impl LiveProject {
@@ -76,6 +78,7 @@ impl LiveProject {
             runtime: tokio::sync::Mutex::new(None),
             start_lock: tokio::sync::Mutex::new(()),
             writes: Arc::default(),
+            rules: RuleBook::default(),
         }
     }
 
@@ -158,14 +161,16 @@ impl LiveProject {
         };
         let tools = mcp.servers.runtime_tools();
         let limits = key.limits.clone();
+        let rules = self.rules.clone();
         // The keychain answers over D-Bus, which blocks.
         let runtime = tokio::task::spawn_blocking(move || {
-            ProjectRuntime::new(
+            ProjectRuntime::sharing_rules(
                 project,
                 &RunOptions::default(),
                 Some(&*keys),
                 tools,
                 &limits,
+                &rules,
             )
         })
         .await

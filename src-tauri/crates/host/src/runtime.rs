@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use paddock_core::{Agent, AgentConfig, CompactionConfig, Model, Tool};
+use paddock_core::{Agent, AgentConfig, CompactionConfig, Model, RuleBook, Tool};
 use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus, ToolGrantInfo};
 use paddock_providers::{ApiKey, Provider, ProviderConfig};
 
@@ -34,6 +34,20 @@ impl ProjectRuntime {
         runtime_tools: Vec<Arc<dyn Tool>>,
         limits: &RunLimits,
     ) -> Result<Self, HostError> {
+        let rules = RuleBook::default();
+        Self::sharing_rules(project, options, keys, runtime_tools, limits, &rules)
+    }
+
+    /// As [`Self::new`], with the project's argument rules in `rules`, shared with the
+    /// project's other runtimes (see [`ProjectTools::sharing_rules`]).
+    pub fn sharing_rules(
+        project: Project,
+        options: &RunOptions,
+        keys: Option<&dyn KeyStore>,
+        runtime_tools: Vec<Arc<dyn Tool>>,
+        limits: &RunLimits,
+        rules: &RuleBook,
+    ) -> Result<Self, HostError> {
         let effective = options.apply(&project.settings);
         settings::validate(&effective).map_err(|e| HostError::Usage(e.to_string()))?;
         let project = Project {
@@ -51,7 +65,7 @@ impl ProjectRuntime {
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
         let vendor = build_model(provider, s.base_url.as_deref(), key)?;
         let model: Arc<dyn Model> = Arc::new(vendor.clone());
-        let tools = ProjectTools::new(
+        let tools = ProjectTools::sharing_rules(
             &project,
             secrets,
             Some(TeamModel {
@@ -60,6 +74,7 @@ impl ProjectRuntime {
             }),
             runtime_tools,
             limits,
+            rules,
         )?;
         Ok(Self {
             project,

@@ -116,7 +116,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             field: field.into(),
             message: message.into(),
@@ -164,6 +164,7 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             ));
         }
     }
+    crate::rules::compile(s)?;
     if s.max_turns == Some(0) {
         return Err(FieldError::new("maxTurns", "must be at least 1"));
     }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 use paddock_core::{
-    AgentConfig, GrantPolicy, Model, ModelError, ModelRequest, ModelStream, ResolvedTools, Tool,
-    ToolRegistry,
+    AgentConfig, GrantPolicy, Model, ModelError, ModelRequest, ModelStream, ResolvedTools,
+    RuleBook, Tool, ToolRegistry,
 };
 use paddock_protocol::{ErrorKind, Grant, SandboxStatus, ToolGrantInfo, ToolPreset};
 use paddock_tools::{Team, TeamMember, ToolEnv, register_builtin_tools, registry_with_team};
@@ -70,15 +70,31 @@ impl ProjectTools {
         runtime_tools: Vec<Arc<dyn Tool>>,
         limits: &RunLimits,
     ) -> Result<Self, HostError> {
+        let rules = RuleBook::default();
+        Self::sharing_rules(project, secrets, team_model, runtime_tools, limits, &rules)
+    }
+
+    /// As [`Self::new`], with the project's argument rules put in `rules`, a book other
+    /// runtimes of the project share: a rule saved during a run applies at its next call.
+    pub fn sharing_rules(
+        project: &Project,
+        secrets: Vec<String>,
+        team_model: Option<TeamModel<'_>>,
+        runtime_tools: Vec<Arc<dyn Tool>>,
+        limits: &RunLimits,
+        rules: &RuleBook,
+    ) -> Result<Self, HostError> {
+        crate::rules::load_into(rules, project)?;
         let s = &project.settings;
         let env = project.tool_env(secrets);
         let sandbox = env.sandbox_status();
         let team = (!s.teammates.is_empty()).then(|| match team_model {
-            Some(m) => team(project, m.name, &m.model),
+            Some(m) => team(project, m.name, &m.model, rules),
             None => team(
                 project,
                 s.model.as_deref().unwrap_or_default(),
                 &(Arc::new(NoModel) as Arc<dyn Model>),
+                rules,
             ),
         });
         let registry = registry_with_team(team, |registry| {
@@ -92,6 +108,7 @@ impl ProjectTools {
         })
         .map_err(|e| HostError::Usage(e.to_string()))?;
         let mut policy = settings::grant_policy(s);
+        policy.rules = rules.clone();
         policy.framework_deny = framework_deny(&sandbox);
         policy.ceiling = limits.ceiling;
         policy
@@ -153,7 +170,8 @@ fn framework_deny(sandbox: &SandboxStatus) -> Vec<(String, String)> {
     }
 }
 
-fn team(project: &Project, main_model: &str, model: &Arc<dyn Model>) -> Team {
+/// Teammates obey the project's rules too (a deny rule binds them as it binds the main agent).
+fn team(project: &Project, main_model: &str, model: &Arc<dyn Model>, rules: &RuleBook) -> Team {
     let s = &project.settings;
     let workspace = project.workspace_root().display().to_string();
     let date = crate::prompt::today();
@@ -202,6 +220,7 @@ fn team(project: &Project, main_model: &str, model: &Arc<dyn Model>) -> Team {
         ));
         config.grants =
             GrantPolicy::from_overrides(t.preset, t.tools.iter().map(|(n, g)| (n.as_str(), *g)));
+        config.grants.rules = rules.clone();
         if let Some(turns) = t.max_turns {
             config.max_turns = turns;
         }

@@ -104,6 +104,22 @@ pub struct ToolGrantInfo {
     pub mutates: bool,
 }
 
+/// What the grants and rules would do with one call, without running it ("Test a call",
+/// `paddock rules explain`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CallExplanation {
+    pub tool: String,
+    /// Allow: runs; Ask: waits for the user; Deny: refused.
+    pub decision: Grant,
+    /// Which rule or grant decided, in plain words.
+    pub why: String,
+    /// Decided by an argument rule rather than the tool's grant.
+    pub by_rule: bool,
+    /// The rules "Always allow" would save for this call; empty when none could allow it.
+    pub proposed_rules: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ pub use context::{
     CompactionInfo, CompactionReason, ContextInfo, InstructionFile, ProjectInstructions,
 };
 pub use events::{AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, ToolStatus};
-pub use grants::{ApprovalDecision, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
+pub use grants::{ApprovalDecision, CallExplanation, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
 pub use sandbox::{
@@ -37,7 +37,7 @@ pub use sandbox::{
 };
 pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, SessionSummary};
 pub use settings::{
-    CompactionSettings, McpServerConfig, McpTransport, ProjectSettings, ProviderKind,
+    CompactionSettings, McpServerConfig, McpTransport, ProjectSettings, ProviderKind, RuleEntry,
     SETTINGS_VERSION, TeammateSettings,
 };
 pub use trust::{TrustItem, TrustReport, TrustState};

@@ -135,6 +135,13 @@ pub struct ProjectSettings {
     /// approval, deny removes it (MCP tools included, as `mcp__<server>__<tool>`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools: BTreeMap<String, Grant>,
+    /// Rules over a call's arguments, per tool (or `mcp__server__*`): `{"bash": [{"allow":
+    /// "git status"}, {"deny": "rm -rf *"}], "file_write": [{"allow": "src/**"}]}`. Bash
+    /// patterns are words (`*` = any further words); file-tool patterns are globs relative
+    /// to the workspace; other tools take `*`. Deny beats ask beats allow; a call no rule
+    /// matches gets the tool's grant.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, Vec<RuleEntry>>,
     /// Where the agent may work: its own `.agent-workspace` folder or the whole project.
     #[serde(default)]
     pub workspace: WorkspaceMode,
@@ -175,6 +182,7 @@ impl Default for ProjectSettings {
             compaction: None,
             preset: None,
             tools: BTreeMap::new(),
+            rules: BTreeMap::new(),
             workspace: WorkspaceMode::default(),
             bash_network: false,
             allow_unconfined_bash: false,
@@ -183,6 +191,39 @@ impl Default for ProjectSettings {
             max_token_budget: None,
             teammates: Vec::new(),
             mcp_servers: BTreeMap::new(),
+        }
+    }
+}
+
+/// One argument rule: exactly one of `allow`, `ask` or `deny`, whose value is the pattern.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum RuleEntry {
+    Allow(String),
+    Ask(String),
+    Deny(String),
+}
+
+impl RuleEntry {
+    pub fn grant(&self) -> Grant {
+        match self {
+            Self::Allow(_) => Grant::Allow,
+            Self::Ask(_) => Grant::Ask,
+            Self::Deny(_) => Grant::Deny,
+        }
+    }
+
+    pub fn pattern(&self) -> &str {
+        match self {
+            Self::Allow(p) | Self::Ask(p) | Self::Deny(p) => p,
+        }
+    }
+
+    pub fn new(grant: Grant, pattern: String) -> Self {
+        match grant {
+            Grant::Allow => Self::Allow(pattern),
+            Grant::Ask => Self::Ask(pattern),
+            Grant::Deny => Self::Deny(pattern),
         }
     }
 }

@@ -13,5 +13,6 @@ mod instructions;
 mod mcp;
 mod resume;
 mod rewind;
+mod rules;
 mod scripting;
 mod sessions;

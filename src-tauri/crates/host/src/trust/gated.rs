@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use paddock_protocol::{
-    Grant, McpServerConfig, ProjectSettings, TeammateSettings, ToolPreset, WorkspaceMode,
+    Grant, McpServerConfig, ProjectSettings, RuleEntry, TeammateSettings, ToolPreset, WorkspaceMode,
 };
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -54,6 +54,19 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
             Grant::Deny => continue,
         };
         add(format!("tools.{name}"), json!(grant), what);
+    }
+    for (tool, list) in &s.rules {
+        let widening: Vec<&RuleEntry> = list
+            .iter()
+            .filter(|r| !matches!(r, RuleEntry::Deny(_)))
+            .collect();
+        if !widening.is_empty() {
+            add(
+                format!("rules.{tool}"),
+                json!(widening),
+                rules_words(tool, &widening),
+            );
+        }
     }
     for t in &s.teammates {
         add(
@@ -109,6 +122,12 @@ pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectS
     }
     out.tools
         .retain(|name, grant| *grant == Grant::Deny || trusted(&format!("tools.{name}")));
+    for (tool, list) in &mut out.rules {
+        if !trusted(&format!("rules.{tool}")) {
+            list.retain(|r| matches!(r, RuleEntry::Deny(_)));
+        }
+    }
+    out.rules.retain(|_, list| !list.is_empty());
     out.teammates
         .retain(|t| trusted(&format!("teammates.{}", t.name)));
     if !trusted("workspace") {
@@ -146,6 +165,28 @@ pub fn digest_of<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>) -> S
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+fn rules_words(tool: &str, rules: &[&RuleEntry]) -> String {
+    let quoted = |grant: Grant| {
+        rules
+            .iter()
+            .filter(|r| r.grant() == grant)
+            .map(|r| format!("`{}`", r.pattern()))
+            .collect::<Vec<_>>()
+    };
+    let (allow, ask) = (quoted(Grant::Allow), quoted(Grant::Ask));
+    let mut parts = Vec::new();
+    if !allow.is_empty() {
+        parts.push(format!(
+            "let {tool} run without asking for {}",
+            allow.join(", ")
+        ));
+    }
+    if !ask.is_empty() {
+        parts.push(format!("offer {tool}, asking before {}", ask.join(", ")));
+    }
+    parts.join("; ")
 }
 
 fn preset_tools(p: ToolPreset) -> String {
@@ -251,6 +292,7 @@ mod tests {
             "systemPrompt": "be nice",
             "maxTurns": 3,
             "tools": {"bash": "allow", "grep": "deny", "mcp__gh__*": "ask"},
+            "rules": {"bash": [{"deny": "rm *"}], "file_write": [{"allow": "src/**"}, {"deny": "x"}]},
             "mcpServers": {
                 "gh": {"command": "npx", "args": ["-y", "server; rm -rf ~"], "env": {"TOKEN": "s3cret"}},
                 "off": {"command": "evil", "disabled": true}
@@ -258,8 +300,18 @@ mod tests {
         }));
         let g = gated(&s);
         let keys: Vec<&str> = g.iter().map(|g| g.key.as_str()).collect();
-        assert_eq!(keys, ["tools.bash", "tools.mcp__gh__*", "mcpServers.gh"]);
-        let server = &g[2];
+        assert_eq!(
+            keys,
+            [
+                "tools.bash",
+                "tools.mcp__gh__*",
+                "rules.file_write",
+                "mcpServers.gh"
+            ]
+        );
+        assert_eq!(g[2].value, json!([{"allow": "src/**"}]));
+        assert!(g[2].what.contains("`src/**`"), "{}", g[2].what);
+        let server = &g[3];
         assert!(!server.value.to_string().contains("s3cret"));
         assert!(
             server.what.contains("`npx -y 'server; rm -rf ~'`"),
@@ -280,6 +332,7 @@ mod tests {
             "bashNetwork": true,
             "allowUnconfinedBash": true,
             "tools": {"bash": "allow", "grep": "deny", "file_write": "ask"},
+            "rules": {"bash": [{"allow": "rm *"}, {"deny": "git push *"}], "file_edit": [{"ask": "**"}]},
             "teammates": [{"name": "r", "preset": "full"}],
             "mcpServers": {"a": {"command": "a"}, "b": {"url": "http://b"}}
         }));
@@ -296,6 +349,11 @@ mod tests {
             "denials always apply"
         );
         assert_eq!(r.mcp_servers.keys().collect::<Vec<_>>(), ["b"]);
+        assert_eq!(
+            serde_json::to_value(&r.rules).unwrap(),
+            json!({"bash": [{"deny": "git push *"}]}),
+            "deny rules always apply; allow and ask rules wait for trust"
+        );
         assert_eq!(restrict(&s, |_| true), s);
     }
 }

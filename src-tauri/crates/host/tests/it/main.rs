@@ -2,5 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod keychain;
+mod rules;
 mod runtime;
 mod settings;

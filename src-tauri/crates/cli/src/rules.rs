@@ -1,0 +1,108 @@
+//! `paddock rules`: the project's argument rules, and which rule or grant would decide a
+//! call (nothing runs) — the same answer the app's "Test a call" box gives.
+
+use std::path::Path;
+
+use paddock_host::rules::{explain, input_for};
+use paddock_host::settings;
+use paddock_host::trust::TrustStore;
+use paddock_host::{Project, RunLimits, canonical_dir};
+use paddock_protocol::{CallExplanation, Grant, RuleEntry};
+
+use crate::cli::RulesAction;
+use crate::exit::{CliError, Code};
+use crate::output;
+use crate::run::project_dir;
+
+pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliError> {
+    let root = canonical_dir(&project_dir(project)?)?;
+    let stored = settings::load(&root)?;
+    let assessment = TrustStore::open_default()?.assess(&root, &stored);
+    if let Some(e) = &assessment.report.error {
+        return Err(CliError::failure(e.clone()));
+    }
+    // Rules that grant wait for the folder's trust, as they do in a run.
+    let waiting: Vec<String> = assessment
+        .report
+        .pending
+        .iter()
+        .filter(|i| i.key.starts_with("rules.") || i.key.starts_with("tools."))
+        .map(|i| i.key.clone())
+        .collect();
+    let project = Project {
+        root,
+        settings: assessment.apply(&stored),
+    };
+    match action {
+        RulesAction::Explain { tool, json, call } => {
+            let input = input_for(tool, &call.join(" "))?;
+            let explained = explain(&project, &RunLimits::default(), tool, &input)?;
+            if *json {
+                output::json_line(&serde_json::to_value(&explained).unwrap_or_default());
+            } else {
+                output::out(&describe(&explained));
+            }
+            if !waiting.is_empty() {
+                output::err(&format!(
+                    "paddock: note: {} wait(s) for the folder's trust and did not count (see `paddock trust`)",
+                    waiting.join(", ")
+                ));
+            }
+        }
+        RulesAction::List { json } => {
+            if *json {
+                output::json_line(&serde_json::to_value(&stored.rules).unwrap_or_default());
+            } else {
+                list(&stored.rules, &waiting);
+            }
+        }
+    }
+    Ok(Code::Success)
+}
+
+fn describe(e: &CallExplanation) -> String {
+    let verdict = match e.decision {
+        Grant::Allow => "runs",
+        Grant::Ask => "asks first",
+        Grant::Deny => "refused",
+    };
+    let mut out = format!("{}: {verdict} — {}\n", e.tool, e.why);
+    if !e.proposed_rules.is_empty() {
+        out.push_str(&format!(
+            "\"Always allow\" would save to rules.{}: {}\n",
+            e.tool,
+            e.proposed_rules
+                .iter()
+                .map(|p| format!("{{\"allow\": {}}}", serde_json::Value::String(p.clone())))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    out
+}
+
+fn list(rules: &std::collections::BTreeMap<String, Vec<RuleEntry>>, waiting: &[String]) {
+    if rules.is_empty() {
+        output::out("No rules: each tool's grant decides every call.\n");
+        return;
+    }
+    for (tool, entries) in rules {
+        let untrusted = waiting.iter().any(|k| *k == format!("rules.{tool}"));
+        for (i, entry) in entries.iter().enumerate() {
+            let action = match entry.grant() {
+                Grant::Allow => "allow",
+                Grant::Ask => "ask",
+                Grant::Deny => "deny",
+            };
+            let note = if untrusted && entry.grant() != Grant::Deny {
+                "  (waits for trust)"
+            } else {
+                ""
+            };
+            output::out(&format!(
+                "rules.{tool}[{i}]  {action:5}  {}{note}\n",
+                entry.pattern()
+            ));
+        }
+    }
+}

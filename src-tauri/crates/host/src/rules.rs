@@ -1,0 +1,182 @@
+//! The project's argument rules (`rules` in the settings) as the core sees them: compiled by
+//! `paddock-rules`, behind the core's [`CallRules`]. Also what both shells do with them:
+//! explain a call without running it, and save the rules "Always allow" proposes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use paddock_core::{CallRules, Gate, RuleBook, RuleVerdict};
+use paddock_protocol::{CallExplanation, Grant, ProjectSettings, RuleEntry};
+use paddock_rules::{Action, RuleError, RuleSpec, Rules};
+use serde_json::Value;
+
+use crate::settings::FieldError;
+use crate::tools::{ProjectTools, RunLimits};
+use crate::{HostError, Project};
+
+/// Most rules "Always allow" saves at once (one per simple command of a call).
+const MAX_PROPOSED: usize = 16;
+
+/// Compiled rules over one workspace (file-tool paths are relative to it).
+pub struct ProjectRules {
+    rules: Rules,
+    workspace: PathBuf,
+}
+
+impl CallRules for ProjectRules {
+    fn decide(&self, tool: &str, input: &Value) -> RuleVerdict {
+        if self.rules.is_empty() {
+            return RuleVerdict {
+                action: None,
+                why: String::new(),
+            };
+        }
+        let verdict = self.rules.decide(tool, input, &self.workspace);
+        RuleVerdict {
+            action: verdict.action.map(grant_of),
+            why: verdict.why,
+        }
+    }
+
+    fn may_allow(&self, tool: &str) -> bool {
+        self.rules.may_allow(tool)
+    }
+
+    fn propose(&self, tool: &str, input: &Value) -> Option<Vec<String>> {
+        paddock_rules::propose(tool, input, &self.workspace)
+    }
+}
+
+fn grant_of(action: Action) -> Grant {
+    match action {
+        Action::Allow => Grant::Allow,
+        Action::Ask => Grant::Ask,
+        Action::Deny => Grant::Deny,
+    }
+}
+
+/// The settings' rules in file order (per tool, in list order).
+pub fn specs(s: &ProjectSettings) -> Vec<RuleSpec> {
+    s.rules
+        .iter()
+        .flat_map(|(tool, list)| {
+            list.iter().map(move |entry| RuleSpec {
+                tool: tool.clone(),
+                action: match entry {
+                    RuleEntry::Allow(_) => Action::Allow,
+                    RuleEntry::Ask(_) => Action::Ask,
+                    RuleEntry::Deny(_) => Action::Deny,
+                },
+                pattern: entry.pattern().to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Compiles the settings' rules; the error names the rule as the file does (`rules.bash[3]`).
+pub fn compile(s: &ProjectSettings) -> Result<Rules, FieldError> {
+    Rules::compile(&specs(s)).map_err(|e| match e {
+        RuleError::Shape { reason } => FieldError::new("rules", reason),
+        RuleError::Key { tool, reason } => FieldError::new(format!("rules.{tool}"), reason),
+        RuleError::Rule {
+            tool,
+            index,
+            reason,
+        } => FieldError::new(format!("rules.{tool}[{index}]"), reason),
+    })
+}
+
+/// The project's rules for the core; there even when empty, so that "Always allow" can
+/// propose the first rule.
+pub fn for_project(project: &Project) -> Result<Option<Arc<dyn CallRules>>, HostError> {
+    let rules = compile(&project.settings).map_err(|e| HostError::Usage(e.to_string()))?;
+    Ok(Some(Arc::new(ProjectRules {
+        rules,
+        workspace: project.workspace_root(),
+    })))
+}
+
+/// Puts the project's rules in `book` (every run sharing it sees them at its next call).
+pub fn load_into(book: &RuleBook, project: &Project) -> Result<(), HostError> {
+    book.replace(for_project(project)?);
+    Ok(())
+}
+
+/// Adds allow rules for `tool` (those not already there), in the user's words: the change
+/// "Always allow" saves. Checked as the settings file would be.
+pub fn add_allow_rules(
+    s: &mut ProjectSettings,
+    tool: &str,
+    patterns: &[String],
+) -> Result<(), FieldError> {
+    if patterns.is_empty() {
+        return Err(FieldError::new(
+            format!("rules.{tool}"),
+            "no pattern to save",
+        ));
+    }
+    if patterns.len() > MAX_PROPOSED {
+        return Err(FieldError::new(
+            format!("rules.{tool}"),
+            format!("at most {MAX_PROPOSED} rules at once"),
+        ));
+    }
+    let list = s.rules.entry(tool.to_owned()).or_default();
+    for pattern in patterns {
+        let pattern = pattern.trim();
+        let entry = RuleEntry::Allow(pattern.to_owned());
+        if !list.contains(&entry) {
+            list.push(entry);
+        }
+    }
+    compile(s).map(|_| ())
+}
+
+/// What the grants and rules would do with one call of `tool` with `input`, without running
+/// it. The input is the tool's JSON input as a model would send it.
+pub fn explain(
+    project: &Project,
+    limits: &RunLimits,
+    tool: &str,
+    input: &Value,
+) -> Result<CallExplanation, HostError> {
+    let tools = ProjectTools::new(project, Vec::new(), None, Vec::new(), limits)?;
+    let resolved = tools.resolved();
+    let decision = resolved.check_call(tool, input);
+    let verdict = match decision.gate {
+        Gate::Allow => Grant::Allow,
+        Gate::Ask => Grant::Ask,
+        Gate::NotGranted | Gate::Unknown => Grant::Deny,
+    };
+    let proposed_rules = match verdict {
+        Grant::Ask => resolved.propose(tool, input).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    Ok(CallExplanation {
+        tool: tool.to_owned(),
+        decision: verdict,
+        why: decision.why,
+        by_rule: decision.by_rule,
+        proposed_rules,
+    })
+}
+
+/// A tool's input from what a person types: the command for bash, the path for the file
+/// tools, else the text as JSON (`{}` when empty).
+pub fn input_for(tool: &str, text: &str) -> Result<Value, HostError> {
+    if tool == paddock_rules::BASH_TOOL {
+        return Ok(serde_json::json!({ "command": text }));
+    }
+    if paddock_rules::FILE_TOOLS.contains(&tool) {
+        let mut input = serde_json::json!({ "path": text });
+        if matches!(tool, "grep" | "glob") {
+            input["pattern"] = Value::String("*".to_owned());
+        }
+        return Ok(input);
+    }
+    if text.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(text)
+        .map_err(|e| HostError::Usage(format!("the input of {tool} must be JSON: {e}")))
+}

@@ -1,0 +1,10 @@
+//! paddock-rules' integration tests: one binary, one module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+mod compile_errors;
+mod corpus;
+mod parse;
+mod properties;
+mod propose;
+mod verdicts;
