@@ -6,19 +6,19 @@ use std::sync::Arc;
 use paddock_host::trust::TrustPolicy;
 use paddock_host::{FnSink, RewindRequest, RunOptions, workspace};
 use paddock_protocol::{
-    AgentEvent, AppError, ApprovalDecision, ConnectionReport, ExportFormat, FileChange,
-    FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo, ProjectInstructions,
-    ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, SandboxStatus,
-    SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport,
-    WorkspaceChange, WorkspaceTree,
+    AgentEvent, AppError, ApprovalDecision, CallExplanation, ConnectionReport, ExportFormat,
+    FileChange, FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo,
+    ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview,
+    RuleEntry, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo,
+    ToolPreset, ToolProbeReport, WorkspaceChange, WorkspaceTree,
 };
 use tauri::ipc::{Channel, Invoke};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 
 use crate::error::ToAppError;
-use crate::error::{AppResult, internal, invalid};
+use crate::error::{AppResult, internal};
 use crate::state::Desktop;
-use crate::{keys, projects, runs, sessions, watch, windows};
+use crate::{grants, keys, projects, runs, sessions, watch, windows};
 
 type Result<T> = std::result::Result<T, AppError>;
 
@@ -36,6 +36,9 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         tool_grants,
         set_tool_grant,
         set_preset,
+        set_tool_rules,
+        explain_call,
+        always_allow,
         mcp_status,
         key_status,
         set_api_key,
@@ -166,17 +169,11 @@ pub async fn decline_trust(state: State<'_, Desktop>, project: String) -> Result
     Ok(projects::info(state.trust(), &root))
 }
 
-// Grants
+// Grants and rules
 
 #[tauri::command]
 pub async fn tool_grants(state: State<'_, Desktop>, project: String) -> Result<Vec<ToolGrantInfo>> {
-    let root = projects::canonical(&project)?;
-    let settings = projects::effective_settings(&state.service, &root)?;
-    state
-        .project(&root)
-        .grants(&settings)
-        .await
-        .map_err(ToAppError::app_error)
+    grants::list(&state, &projects::canonical(&project)?).await
 }
 
 #[tauri::command]
@@ -186,25 +183,7 @@ pub async fn set_tool_grant(
     tool: String,
     grant: Option<Grant>,
 ) -> Result<Vec<ToolGrantInfo>> {
-    let root = projects::canonical(&project)?;
-    let tool = tool.trim().to_owned();
-    if tool.is_empty() {
-        return Err(invalid("no tool name given"));
-    }
-    projects::update_settings(state.trust(), &root, |s| match grant {
-        Some(g) => {
-            s.tools.insert(tool, g);
-        }
-        None => {
-            s.tools.remove(&tool);
-        }
-    })?;
-    let settings = projects::effective_settings(&state.service, &root)?;
-    state
-        .project(&root)
-        .grants(&settings)
-        .await
-        .map_err(ToAppError::app_error)
+    grants::set_grant(&state, &projects::canonical(&project)?, &tool, grant).await
 }
 
 #[tauri::command]
@@ -213,14 +192,40 @@ pub async fn set_preset(
     project: String,
     preset: Option<ToolPreset>,
 ) -> Result<Vec<ToolGrantInfo>> {
+    grants::set_preset(&state, &projects::canonical(&project)?, preset).await
+}
+
+#[tauri::command]
+pub async fn set_tool_rules(
+    state: State<'_, Desktop>,
+    project: String,
+    tool: String,
+    rules: Vec<RuleEntry>,
+) -> Result<Vec<ToolGrantInfo>> {
+    grants::set_rules(&state, &projects::canonical(&project)?, &tool, rules).await
+}
+
+#[tauri::command]
+pub async fn explain_call(
+    state: State<'_, Desktop>,
+    project: String,
+    tool: String,
+    call: String,
+) -> Result<CallExplanation> {
+    grants::explain_call(&state, &projects::canonical(&project)?, &tool, &call)
+}
+
+#[tauri::command]
+pub async fn always_allow(
+    state: State<'_, Desktop>,
+    project: String,
+    session_id: String,
+    request_id: String,
+    tool: String,
+    patterns: Vec<String>,
+) -> Result<()> {
     let root = projects::canonical(&project)?;
-    projects::update_settings(state.trust(), &root, |s| s.preset = preset)?;
-    let settings = projects::effective_settings(&state.service, &root)?;
-    state
-        .project(&root)
-        .grants(&settings)
-        .await
-        .map_err(ToAppError::app_error)
+    grants::always_allow(&state, &root, &session_id, &request_id, &tool, &patterns)
 }
 
 #[tauri::command]

@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod error;
+pub mod grants;
 pub mod keys;
 pub mod logging;
 pub mod projects;

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use paddock_host::settings::FieldError;
 use paddock_host::trust::{TrustPolicy, TrustStore};
 use paddock_host::{Project, RunOptions, RunService, settings};
 use paddock_protocol::{AppErrorCode, ProjectInfo, ProjectSettings};
@@ -114,6 +115,21 @@ pub fn update_settings(
     let before = load_settings(root)?;
     let mut s = before.clone();
     change(&mut s);
+    settings::save(root, &s).map_err(ToAppError::app_error)?;
+    trust
+        .trust_changes(root, &before, &s)
+        .map_err(ToAppError::app_error)
+}
+
+/// As [`update_settings`], for a change that can be refused (the file is left as it was).
+pub fn try_update_settings(
+    trust: &TrustStore,
+    root: &Path,
+    change: impl FnOnce(&mut ProjectSettings) -> Result<(), FieldError>,
+) -> AppResult<()> {
+    let before = load_settings(root)?;
+    let mut s = before.clone();
+    change(&mut s).map_err(|e| invalid(e.to_string()))?;
     settings::save(root, &s).map_err(ToAppError::app_error)?;
     trust
         .trust_changes(root, &before, &s)

@@ -110,6 +110,28 @@ fn project_commands_take_the_documented_arguments() {
         "null removes the override: {saved}"
     );
 
+    ipc.call(
+        "set_tool_rules",
+        json!({"project": path, "tool": "bash", "rules": [{"allow": "git status"}]}),
+    )
+    .unwrap();
+    let explained = ipc
+        .call(
+            "explain_call",
+            json!({"project": path, "tool": "bash", "call": "git status"}),
+        )
+        .unwrap();
+    assert_eq!(explained["byRule"], true, "{explained}");
+    assert!(explained["why"].as_str().unwrap().contains("rules.bash[0]"));
+    let err = ipc
+        .call(
+            "always_allow",
+            json!({"project": path, "sessionId": "s", "requestId": "r", "tool": "bash",
+                   "patterns": ["ls"]}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "not_found", "no run waits: {err}");
+
     assert_eq!(
         ipc.call("list_sessions", json!({"project": path})).unwrap(),
         json!([])

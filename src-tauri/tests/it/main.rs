@@ -5,4 +5,5 @@
 mod common;
 mod ipc;
 mod keys;
+mod rules;
 mod runs;

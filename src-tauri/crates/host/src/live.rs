@@ -182,6 +182,16 @@ impl LiveProject {
         Ok(runtime)
     }
 
+    /// Applies the argument rules of these (effective) settings to every run of the project
+    /// at its next call, running ones included ("Always allow" saved a rule).
+    pub fn reload_rules(&self, settings: &ProjectSettings) -> Result<(), HostError> {
+        let project = Project {
+            root: self.root.clone(),
+            settings: settings.clone(),
+        };
+        crate::rules::load_into(&self.rules, &project)
+    }
+
     /// Every tool with its effective grant and why, with the MCP tools that are up now
     /// (read again from any server that said they changed). Needs no model or key.
     pub async fn grants(
