@@ -101,3 +101,81 @@ describe('GrantsPanel', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('settings.json line 3: bad');
   });
 });
+
+describe('GrantsPanel rules', () => {
+  const withRules = () =>
+    project({
+      settings: {
+        ...settings,
+        rules: { bash: [{ allow: 'git status' }, { deny: 'rm -rf *' }, { ask: 'npm run *' }] },
+      },
+    });
+
+  beforeEach(() => {
+    vi.resetAllMocks();
+    api.toolGrants.mockResolvedValue(grants);
+    api.mcpStatus.mockResolvedValue([]);
+    api.projectInfo.mockResolvedValue(withRules());
+    api.setToolRules.mockResolvedValue(grants);
+  });
+
+  it('lists each tool\'s rules in order, with what they do', async () => {
+    render(GrantsPanel, { props: { info: withRules(), onchange: () => {} } });
+    const rows = await screen.findAllByTestId('rule-row');
+    expect(rows.map((r) => r.textContent?.replace(/\s+/g, ' ').trim().slice(0, 20))).toEqual([
+      'allow git status ↑ ↓',
+      'deny rm -rf * ↑ ↓ ✕',
+      'ask npm run * ↑ ↓ ✕',
+    ]);
+    expect(within(rows[1]!).getByTestId('rule-up')).toHaveAccessibleName('Move up: deny rm -rf *');
+    expect(within(rows[0]!).getByTestId('rule-up')).toBeDisabled();
+    expect(within(rows[2]!).getByTestId('rule-down')).toBeDisabled();
+  });
+
+  it('reorders, deletes and adds by saving the whole list', async () => {
+    const onchange = vi.fn();
+    render(GrantsPanel, { props: { info: withRules(), onchange } });
+    const rows = await screen.findAllByTestId('rule-row');
+    await fireEvent.click(within(rows[2]!).getByTestId('rule-up'));
+    await fireEvent.click(within(rows[0]!).getByTestId('rule-delete'));
+    await fireEvent.input(screen.getByTestId('rule-pattern'), { target: { value: 'cargo test *' } });
+    await fireEvent.click(screen.getByTestId('rule-add'));
+    expect(api.setToolRules.mock.calls).toEqual([
+      ['/home/u/proj', 'bash', [{ allow: 'git status' }, { ask: 'npm run *' }, { deny: 'rm -rf *' }]],
+      ['/home/u/proj', 'bash', [{ deny: 'rm -rf *' }, { ask: 'npm run *' }]],
+      [
+        '/home/u/proj',
+        'bash',
+        [{ allow: 'git status' }, { deny: 'rm -rf *' }, { ask: 'npm run *' }, { allow: 'cargo test *' }],
+      ],
+    ]);
+    await vi.waitFor(() => expect(onchange).toHaveBeenCalled());
+  });
+
+  it('shows a refused rule\'s error', async () => {
+    api.setToolRules.mockRejectedValue({ code: 'invalid', message: 'rules.bash[3]: the pattern is empty' });
+    render(GrantsPanel, { props: { info: withRules(), onchange: () => {} } });
+    await screen.findAllByTestId('rule-row');
+    await fireEvent.input(screen.getByTestId('rule-pattern'), { target: { value: 'x' } });
+    await fireEvent.click(screen.getByTestId('rule-add'));
+    expect(await screen.findByRole('alert')).toHaveTextContent('rules.bash[3]: the pattern is empty');
+  });
+
+  it('tests a call without running it', async () => {
+    api.explainCall.mockResolvedValue({
+      tool: 'bash',
+      decision: 'deny',
+      why: 'denied by rules.bash[1] "rm -rf *" for "rm -rf x"',
+      byRule: true,
+      proposedRules: [],
+    });
+    render(GrantsPanel, { props: { info: withRules(), onchange: () => {} } });
+    await screen.findAllByTestId('rule-row');
+    await fireEvent.input(screen.getByTestId('test-call'), { target: { value: 'git status && rm -rf x' } });
+    await fireEvent.click(screen.getByTestId('test-run'));
+    const result = await screen.findByTestId('test-result');
+    expect(result).toHaveAttribute('data-decision', 'deny');
+    expect(result).toHaveTextContent('Refused: denied by rules.bash[1] "rm -rf *" for "rm -rf x"');
+    expect(api.explainCall).toHaveBeenCalledWith('/home/u/proj', 'bash', 'git status && rm -rf x');
+  });
+});

@@ -5,6 +5,7 @@ import type {
   AgentEvent,
   AppError,
   ApprovalDecision,
+  CallExplanation,
   ConnectionReport,
   ExportFormat,
   FileChange,
@@ -19,6 +20,7 @@ import type {
   ProviderKind,
   RecentProject,
   RewindMode,
+  RuleEntry,
   RewindPreview,
   SandboxStatus,
   SearchHit,
@@ -78,6 +80,12 @@ export const setToolGrant = (project: string, tool: string, grant: Grant | null)
 export const setPreset = (project: string, preset: ToolPreset | null) =>
   call<ToolGrantInfo[]>('set_preset', { project, preset });
 export const mcpStatus = (project: string) => call<McpServerStatus[]>('mcp_status', { project });
+/** Replaces one tool's argument rules, in order (`[]` removes them). */
+export const setToolRules = (project: string, tool: string, rules: RuleEntry[]) =>
+  call<ToolGrantInfo[]>('set_tool_rules', { project, tool, rules });
+/** What the grants and rules would do with a call (a command, a path, or JSON); runs nothing. */
+export const explainCall = (project: string, tool: string, callText: string) =>
+  call<CallExplanation>('explain_call', { project, tool, call: callText });
 
 // Providers and keys
 export const keyStatus = (provider: ProviderKind) => call<KeyStatus>('key_status', { provider });
@@ -117,6 +125,14 @@ export const approve = (
   requestId: string,
   decision: ApprovalDecision,
 ) => call<null>('approve', { project, sessionId, requestId, decision });
+/** "Always allow": saves these allow rules for `tool` and lets the waiting call run once. */
+export const alwaysAllow = (
+  project: string,
+  sessionId: string,
+  requestId: string,
+  tool: string,
+  patterns: string[],
+) => call<null>('always_allow', { project, sessionId, requestId, tool, patterns });
 export const listSessions = (project: string) =>
   call<SessionSummary[]>('list_sessions', { project });
 export const searchSessions = (project: string, query: string) =>

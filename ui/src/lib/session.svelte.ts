@@ -4,7 +4,7 @@
 import * as api from './api';
 import type { AgentEvent, AppError, ApprovalDecision, RewindMode, SessionTranscript } from './bindings';
 import { fromStored } from './stored';
-import { emptyTranscript, reduce, reduceAll, type Transcript } from './transcript';
+import { emptyTranscript, reduce, reduceAll, type AlwaysAllow, type Transcript } from './transcript';
 
 interface LiveRun {
   sessionId: string | null;
@@ -90,10 +90,15 @@ export class SessionController {
   }
 
   /** True when the answer reached the shell. */
-  async approve(requestId: string, decision: ApprovalDecision): Promise<boolean> {
+  /** Answers an approval; "Always allow" saves its rules first, then runs the call once. */
+  async approve(requestId: string, answer: ApprovalDecision | AlwaysAllow): Promise<boolean> {
     const run = this.#shown;
     if (!run) return false;
-    return this.#try(async () => api.approve(this.project, await run.id, requestId, decision));
+    return this.#try(async () => {
+      const id = await run.id;
+      if (typeof answer === 'string') return api.approve(this.project, id, requestId, answer);
+      return api.alwaysAllow(this.project, id, requestId, answer.tool, answer.patterns);
+    });
   }
 
   /** Opens a stored session, or its live run when one is going. */

@@ -13,6 +13,7 @@ vi.mock('./api', async (original) => {
     sendPrompt: vi.fn(),
     stopRun: vi.fn(),
     approve: vi.fn(),
+    alwaysAllow: vi.fn(),
     loadSession: vi.fn(),
     deleteSession: vi.fn(),
     rewindSession: vi.fn(),
@@ -81,6 +82,9 @@ describe('SessionController', () => {
     await s.send();
     expect(await s.approve('approval-1', 'once')).toBe(true);
     expect(api.approve).toHaveBeenCalledWith('/p', 'session-1', 'approval-1', 'once');
+    expect(await s.approve('approval-2', { tool: 'bash', patterns: ['git status', 'ls *'] })).toBe(true);
+    expect(api.alwaysAllow).toHaveBeenCalledWith('/p', 'session-1', 'approval-2', 'bash', ['git status', 'ls *']);
+    expect(api.approve).toHaveBeenCalledTimes(1);
     await s.stop();
     expect(api.stopRun).toHaveBeenCalledWith('/p', 'session-1');
   });

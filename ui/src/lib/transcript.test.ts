@@ -146,6 +146,30 @@ describe('tool cards', () => {
     expect(card().state).toBe('ok');
   });
 
+  it('keeps why a call asks, the rules Always allow would save, and why it ran', () => {
+    const bash = call('c2', 'bash', { command: 'git status && ls' });
+    let t = play([
+      ...start,
+      {
+        type: 'approval_requested', summary: '', request_id: 'approval-1', call: bash,
+        why: 'no rule matches "ls"', proposed_rules: ['git status', 'ls'],
+      },
+    ]);
+    const card = () => t.runs[0]!.turns[0]!.cards[0]!;
+    expect(card().approval).toEqual({
+      requestId: 'approval-1',
+      why: 'no rule matches "ls"',
+      proposedRules: ['git status', 'ls'],
+    });
+    t = reduce(t, { type: 'approval_resolved', request_id: 'approval-1', decision: 'once' });
+    expect(card().approval).toMatchObject({ decision: 'once', why: 'no rule matches "ls"' });
+    t = reduce(t, {
+      type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: 'c2', name: 'bash',
+      output: '', is_error: false, duration_ms: 3, why: 'allowed by rules.bash[0] "git status"',
+    });
+    expect(card().why).toBe('allowed by rules.bash[0] "git status"');
+  });
+
   it('ends in error when denied', () => {
     const bash = call('c2', 'bash', { command: 'rm -rf /' });
     const t = play([

@@ -23,10 +23,20 @@ import type {
 
 export type CardState = 'running' | 'waiting' | 'ok' | 'error' | 'denied';
 
+/** "Always allow": save these allow rules for the tool, then run this call once. */
+export interface AlwaysAllow {
+  tool: string;
+  patterns: string[];
+}
+
 export interface Approval {
   requestId: string;
   /** Set once the request was answered. */
   decision?: ApprovalDecision;
+  /** Why it asks: the rule that matched, or the tool's grant. */
+  why?: string;
+  /** The allow rules "Always allow" would save; none when no rule could allow the call. */
+  proposedRules?: string[];
 }
 
 export interface DelegatedRun {
@@ -54,6 +64,8 @@ export interface ToolCard {
   changes?: FileChange[];
   /** What the call would do, shown while it waits for approval. */
   preview?: CallPreview;
+  /** Which rule or grant let it run (or refused it). */
+  why?: string;
 }
 
 export type Notice =
@@ -329,14 +341,18 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       card.input ??= event.call.input;
       card.summary ||= event.summary;
       card.state = 'waiting';
-      card.approval = { requestId: event.request_id };
+      card.approval = {
+        requestId: event.request_id,
+        why: event.why || undefined,
+        proposedRules: event.proposed_rules ?? [],
+      };
       if (event.preview) card.preview = event.preview;
       return;
     }
     case 'approval_resolved': {
       const card = cardWhere(d, run, (c) => c.approval?.requestId === event.request_id);
       if (!card) return;
-      card.approval = { requestId: event.request_id, decision: event.decision };
+      card.approval = { ...card.approval, requestId: event.request_id, decision: event.decision };
       if (card.state === 'waiting') card.state = 'running';
       return;
     }
@@ -353,6 +369,7 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       card.summary ||= event.summary;
       card.output = event.output;
       card.durationMs = event.duration_ms;
+      if (event.why) card.why = event.why;
       if (event.changes) card.changes = event.changes;
       return;
     }

@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/svelte';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import type { CallPreview } from '../lib/bindings';
 import { edit, hunk, line, textChange } from '../test/changes';
@@ -62,5 +62,53 @@ describe('ApprovalCard previews', () => {
     render(ApprovalCard, { props: { requestId: 'r1', tool: 'file_edit', preview: { kind: 'change', change: edit }, approver: null } });
     expect(screen.getByTestId('approval-preview')).toBeInTheDocument();
     expect(screen.queryByTestId('approve-once')).toBeNull();
+  });
+});
+
+describe('ApprovalCard rules', () => {
+  const withRules = (proposedRules: string[], approver = vi.fn<Approver>().mockResolvedValue(true)) => {
+    render(ApprovalCard, {
+      props: {
+        requestId: 'r7',
+        tool: 'bash',
+        approver,
+        why: 'no rule matches "git status && touch x" (falls back to the tool\'s grant); ask — set for this project',
+        proposedRules,
+      },
+    });
+    return approver;
+  };
+
+  it('says why it asks', () => {
+    withRules([]);
+    expect(screen.getByTestId('approval-why')).toHaveTextContent(
+      'Asks because no rule matches "git status && touch x"',
+    );
+  });
+
+  it('offers no Always allow when no rule could allow the call', () => {
+    withRules([]);
+    expect(screen.queryByTestId('approve-always')).toBeNull();
+    expect(screen.getByTestId('approve-once')).toBeEnabled();
+  });
+
+  it('saves the proposed rules as edited, and only those', async () => {
+    const approver = withRules(['git status', 'touch x']);
+    await fireEvent.click(screen.getByTestId('approve-always'));
+    const inputs = screen.getAllByTestId('always-rule');
+    expect(inputs.map((i) => (i as HTMLInputElement).value)).toEqual(['git status', 'touch x']);
+    await fireEvent.input(inputs[1]!, { target: { value: 'touch *' } });
+    await fireEvent.click(screen.getByTestId('always-save'));
+    expect(approver).toHaveBeenCalledWith('r7', { tool: 'bash', patterns: ['git status', 'touch *'] });
+  });
+
+  it('drops emptied rules and cannot save none', async () => {
+    const approver = withRules(['ls']);
+    await fireEvent.click(screen.getByTestId('approve-always'));
+    await fireEvent.input(screen.getByTestId('always-rule'), { target: { value: '  ' } });
+    expect(screen.getByTestId('always-save')).toBeDisabled();
+    await fireEvent.click(screen.getByTestId('always-cancel'));
+    expect(screen.queryByTestId('always-form')).toBeNull();
+    expect(approver).not.toHaveBeenCalled();
   });
 });

@@ -2,9 +2,14 @@
 // stored or finished transcript has none, so its cards show no buttons.
 import { getContext, setContext } from 'svelte';
 import type { ApprovalDecision } from '../lib/bindings';
+import type { AlwaysAllow } from '../lib/transcript';
+
+export type { AlwaysAllow };
+
+export type Answer = ApprovalDecision | AlwaysAllow;
 
 /** Resolves true when the answer was delivered. */
-export type Approver = (requestId: string, decision: ApprovalDecision) => Promise<boolean>;
+export type Approver = (requestId: string, answer: Answer) => Promise<boolean>;
 
 const KEY = Symbol('approver');
 
