@@ -97,9 +97,14 @@ export class SessionController {
     return this.#try(async () => {
       const id = await run.id;
       if (typeof answer === 'string') return api.approve(this.project, id, requestId, answer);
-      return api.alwaysAllow(this.project, id, requestId, answer.tool, answer.patterns);
+      await api.alwaysAllow(this.project, id, requestId, answer.tool, answer.patterns);
+      // The settings file changed: screens showing it must not save an older copy over it.
+      this.onSettingsChanged?.();
     });
   }
+
+  /** Called when an answer changed the project's settings (a rule saved by "Always allow"). */
+  onSettingsChanged: (() => void) | null = null;
 
   /** Opens a stored session, or its live run when one is going. */
   async open(sessionId: string): Promise<void> {

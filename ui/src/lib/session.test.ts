@@ -80,11 +80,15 @@ describe('SessionController', () => {
     const s = new SessionController('/p');
     s.draft = 'go';
     await s.send();
+    const changed = vi.fn();
+    s.onSettingsChanged = changed;
     expect(await s.approve('approval-1', 'once')).toBe(true);
     expect(api.approve).toHaveBeenCalledWith('/p', 'session-1', 'approval-1', 'once');
+    expect(changed).not.toHaveBeenCalled();
     expect(await s.approve('approval-2', { tool: 'bash', patterns: ['git status', 'ls *'] })).toBe(true);
     expect(api.alwaysAllow).toHaveBeenCalledWith('/p', 'session-1', 'approval-2', 'bash', ['git status', 'ls *']);
     expect(api.approve).toHaveBeenCalledTimes(1);
+    expect(changed).toHaveBeenCalledTimes(1);
     await s.stop();
     expect(api.stopRun).toHaveBeenCalledWith('/p', 'session-1');
   });
