@@ -18,7 +18,7 @@ use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use crate::error::ToAppError;
 use crate::error::{AppResult, internal};
 use crate::state::Desktop;
-use crate::{grants, keys, projects, runs, sessions, watch, windows};
+use crate::{grants, keys, mcp_servers, projects, runs, sessions, watch, windows};
 
 type Result<T> = std::result::Result<T, AppError>;
 
@@ -39,6 +39,8 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         set_tool_rules,
         explain_call,
         always_allow,
+        mcp_servers::add_mcp_server,
+        mcp_servers::import_mcp_servers,
         mcp_status,
         key_status,
         set_api_key,

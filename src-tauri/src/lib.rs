@@ -6,6 +6,7 @@ pub mod error;
 pub mod grants;
 pub mod keys;
 pub mod logging;
+pub mod mcp_servers;
 pub mod projects;
 pub mod recent;
 pub mod runs;

@@ -5,5 +5,6 @@
 mod common;
 mod ipc;
 mod keys;
+mod mcp;
 mod rules;
 mod runs;

@@ -12,6 +12,7 @@ import type {
   FilePreview,
   Grant,
   KeyStatus,
+  McpServerConfig,
   McpServerStatus,
   ModelInfo,
   ProjectInfo,
@@ -83,6 +84,12 @@ export const mcpStatus = (project: string) => call<McpServerStatus[]>('mcp_statu
 /** Replaces one tool's argument rules, in order (`[]` removes them). */
 export const setToolRules = (project: string, tool: string, rules: RuleEntry[]) =>
   call<ToolGrantInfo[]>('set_tool_rules', { project, tool, rules });
+/** Adds an MCP server the user described (theirs: trusted). */
+export const addMcpServer = (project: string, name: string, config: McpServerConfig) =>
+  call<null>('add_mcp_server', { project, name, config });
+/** Imports pasted MCP entries, or the project's own .mcp.json when `text` is null; they wait for trust. */
+export const importMcpServers = (project: string, text: string | null) =>
+  call<string[]>('import_mcp_servers', { project, text });
 /** What the grants and rules would do with a call (a command, a path, or JSON); runs nothing. */
 export const explainCall = (project: string, tool: string, callText: string) =>
   call<CallExplanation>('explain_call', { project, tool, call: callText });

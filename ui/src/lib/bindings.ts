@@ -274,7 +274,29 @@ disabled?: boolean,
 /**
  * Per-call time limit for this server's tools, in seconds.
  */
-timeoutSecs?: bigint, };
+timeoutSecs?: bigint, 
+/**
+ * The transport as other tools write it (`stdio`, `http`, `streamableHttp`, `sse`);
+ * optional here: `command` means stdio, `url` means streamable HTTP.
+ */
+type?: McpServerKind, 
+/**
+ * Tools of this server that run without asking (Cline's `autoApprove`): each is
+ * granted as `mcp__<server>__<tool>` unless `tools` says otherwise.
+ */
+autoApprove?: Array<string>, 
+/**
+ * Per-call time limit as Cline (seconds) and Claude Code (milliseconds) write it:
+ * below 10,000 it is read as seconds, from 10,000 as milliseconds. `timeoutSecs` wins.
+ */
+timeout?: bigint, 
+/**
+ * A file of `NAME=value` lines added to the environment (VS Code's `envFile`), relative
+ * to the project folder; `env` wins over it.
+ */
+envFile?: string, };
+
+export type McpServerKind = "stdio" | "http" | "sse";
 
 export type McpServerState = { "state": "disabled" } | { "state": "starting" } | { "state": "running", tools: Array<string>, } | { "state": "failed", error: string, } | { "state": "exited", reason: string, };
 
@@ -341,6 +363,10 @@ text: string,
 notices: Array<string>, };
 
 export type ProjectSettings = { 
+/**
+ * The JSON schema editors validate against (kept, not read).
+ */
+$schema?: string, 
 /**
  * Format version; this Paddock understands 1.
  */

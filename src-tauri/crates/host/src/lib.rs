@@ -9,6 +9,7 @@ pub mod instructions;
 mod keys;
 mod live;
 mod mcp;
+pub mod mcp_import;
 mod models;
 mod options;
 mod project;

@@ -193,10 +193,27 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
         }
     }
     for (name, server) in &s.mcp_servers {
-        if server.timeout_secs.is_some_and(|t| t > MAX_TIMEOUT_SECS) {
+        if server
+            .call_timeout_secs()
+            .is_some_and(|t| t > MAX_TIMEOUT_SECS)
+        {
+            let field = if server.timeout_secs.is_some() {
+                "timeoutSecs"
+            } else {
+                "timeout"
+            };
             return Err(FieldError::new(
-                format!("mcpServers.{name}.timeoutSecs"),
-                format!("at most {MAX_TIMEOUT_SECS} (a day)"),
+                format!("mcpServers.{name}.{field}"),
+                format!("at most {MAX_TIMEOUT_SECS} seconds (a day)"),
+            ));
+        }
+        if let Err((field, e)) = paddock_mcp::vars::server_vars(server) {
+            return Err(FieldError::new(format!("mcpServers.{name}.{field}"), e));
+        }
+        if server.auto_approve.iter().any(|t| t.trim().is_empty()) {
+            return Err(FieldError::new(
+                format!("mcpServers.{name}.autoApprove"),
+                "tool names must not be empty",
             ));
         }
     }
@@ -247,8 +264,26 @@ pub fn save(project: &Path, settings: &ProjectSettings) -> Result<(), SettingsEr
 }
 
 /// The kernel grant policy the settings describe (preset plus per-tool overrides).
+/// A server's `autoApprove` tools are allowed unless `tools` names them.
 pub fn grant_policy(s: &ProjectSettings) -> GrantPolicy {
-    GrantPolicy::from_overrides(s.preset, s.tools.iter().map(|(n, g)| (n.as_str(), *g)))
+    let auto = s
+        .mcp_servers
+        .iter()
+        .filter(|(_, c)| !c.disabled)
+        .flat_map(|(server, c)| {
+            c.auto_approve
+                .iter()
+                .map(move |tool| paddock_mcp::tool_name(server, tool))
+        })
+        .filter(|name| !s.tools.contains_key(name))
+        .collect::<Vec<_>>();
+    GrantPolicy::from_overrides(
+        s.preset,
+        s.tools.iter().map(|(n, g)| (n.as_str(), *g)).chain(
+            auto.iter()
+                .map(|n| (n.as_str(), paddock_protocol::Grant::Allow)),
+        ),
+    )
 }
 
 /// The JSON schema of the settings file, as committed at `docs/settings.schema.json`.

@@ -26,6 +26,7 @@ mod status;
 mod stderr;
 mod stdio;
 mod tool;
+pub mod vars;
 
 pub use content::{result_text, to_output};
 pub use naming::{MAX_NAME_LEN, PREFIX, tool_name};

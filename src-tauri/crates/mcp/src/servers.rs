@@ -2,7 +2,7 @@
 //! status published, and stopped together.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -18,6 +18,7 @@ use crate::shell_path;
 use crate::status::{Callback, STATUS_STDERR_CHARS, StatusBoard};
 use crate::stderr::StderrLog;
 use crate::tool::{DEFAULT_CALL_TIMEOUT, McpTool};
+use crate::vars::{self, VarSource};
 
 /// Longest per-call limit a server's `timeoutSecs` can set (a day).
 pub const MAX_CALL_TIMEOUT_SECS: u64 = 24 * 60 * 60;
@@ -26,6 +27,8 @@ pub const MAX_CALL_TIMEOUT_SECS: u64 = 24 * 60 * 60;
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Time a running server gets to list its tools again after saying they changed.
 const REFRESH_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest `envFile` read.
+const MAX_ENV_FILE_BYTES: u64 = 256 * 1024;
 
 /// Which PATH stdio servers get.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -155,10 +158,24 @@ impl McpServers {
                 self.board
                     .warn(name, "already running; not started again".to_owned());
             } else {
-                self.board.set(name, McpServerState::Starting, None);
-                wanted.push((name, config));
+                match prepare(
+                    config,
+                    self.options.base_dir.as_deref(),
+                    &self.options.hide_env,
+                ) {
+                    Ok(config) => {
+                        self.board.set(name, McpServerState::Starting, None);
+                        wanted.push((name, config));
+                    }
+                    Err(error) => {
+                        tracing::warn!("MCP server '{name}' not started: {error}");
+                        self.board.set(name, McpServerState::Failed { error }, None);
+                    }
+                }
             }
         }
+        let wanted: Vec<(&String, &McpServerConfig)> =
+            wanted.iter().map(|(n, c)| (*n, c)).collect();
         let path = self.server_path(&wanted).await;
         let limit = self.options.start_timeout;
         let starts = wanted.iter().map(|&(name, config)| {
@@ -190,13 +207,19 @@ impl McpServers {
             }
         });
         let results = futures_util::future::join_all(starts).await;
+        let results: Vec<_> = results
+            .into_iter()
+            .map(|(name, _, stderr, result)| (name, configs.get(name), stderr, result))
+            .collect();
 
         // Names are given in server-name order, so who wins a collision never varies.
         for (name, config, stderr, result) in results {
-            let Some(server) = result else { continue };
+            let (Some(server), Some(config)) = (result, config) else {
+                continue;
+            };
             // Bounded whatever the settings say: a timer far in the future overflows.
             let timeout = config
-                .timeout_secs
+                .call_timeout_secs()
                 .filter(|s| *s > 0)
                 .map_or(self.options.call_timeout, |s| {
                     Duration::from_secs(s.min(MAX_CALL_TIMEOUT_SECS))
@@ -365,6 +388,76 @@ impl McpServers {
             ServerPath::LoginShell => None,
         }
     }
+}
+
+/// The entry as it starts: `${VAR}`s replaced from Paddock's environment, `envFile` read
+/// (relative to `base_dir`) under `env`. The error says which field or file is wrong.
+/// Variables in `hide` (the provider keys) are never handed to a server.
+fn prepare(
+    config: &McpServerConfig,
+    base_dir: Option<&Path>,
+    hide: &[String],
+) -> Result<McpServerConfig, String> {
+    if let Some(name) = vars::server_vars(config)
+        .map_err(|(field, e)| format!("{field}: {e}"))?
+        .into_iter()
+        .find(|v| hide.contains(v))
+    {
+        return Err(format!(
+            "`${{{name}}}` is a provider API key, which Paddock never gives to MCP servers"
+        ));
+    }
+    let workspace = base_dir.map(|d| d.to_string_lossy().into_owned());
+    let source = VarSource {
+        lookup: &|name| std::env::var(name).ok(),
+        workspace: workspace.as_deref(),
+    };
+    let mut resolved = vars::resolve_server(config, &source)?;
+    if let Some(file) = &resolved.env_file {
+        let path = match base_dir {
+            Some(dir) => dir.join(file),
+            None => PathBuf::from(file),
+        };
+        let mut env = read_env_file(&path)?;
+        env.extend(resolved.env);
+        resolved.env = env;
+    }
+    Ok(resolved)
+}
+
+/// `NAME=value` lines (blank lines, `#` comments and `export ` allowed; quotes around a
+/// value removed), from a small regular file.
+fn read_env_file(path: &Path) -> Result<BTreeMap<String, String>, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("envFile {shown}: {e}"))?;
+    if !meta.is_file() || meta.len() > MAX_ENV_FILE_BYTES {
+        return Err(format!(
+            "envFile {shown}: not a regular file of at most {MAX_ENV_FILE_BYTES} bytes"
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("envFile {shown}: {e}"))?;
+    let mut out = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((name, value)) = line.split_once('=') else {
+            return Err(format!(
+                "envFile {shown} line {}: expected NAME=value",
+                n + 1
+            ));
+        };
+        let value = value.trim();
+        let unquoted = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(value);
+        out.insert(name.trim().to_owned(), unquoted.to_owned());
+    }
+    Ok(out)
 }
 
 impl Drop for McpServers {

@@ -37,8 +37,8 @@ pub use sandbox::{
 };
 pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, SessionSummary};
 pub use settings::{
-    CompactionSettings, McpServerConfig, McpTransport, ProjectSettings, ProviderKind, RuleEntry,
-    SETTINGS_VERSION, TeammateSettings,
+    CompactionSettings, McpServerConfig, McpServerKind, McpTransport, ProjectSettings,
+    ProviderKind, RuleEntry, SETTINGS_VERSION, TIMEOUT_MS_FROM, TeammateSettings,
 };
 pub use trust::{TrustItem, TrustReport, TrustState};
 pub use usage::TokenUsage;

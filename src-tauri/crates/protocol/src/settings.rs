@@ -98,6 +98,10 @@ impl std::str::FromStr for ProviderKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectSettings {
+    /// The JSON schema editors validate against (kept, not read).
+    #[serde(default, rename = "$schema", skip_serializing_if = "Option::is_none")]
+    #[ts(optional, rename = "$schema")]
+    pub schema: Option<String>,
     /// Format version; this Paddock understands 1.
     pub version: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,6 +176,7 @@ pub struct ProjectSettings {
 impl Default for ProjectSettings {
     fn default() -> Self {
         Self {
+            schema: None,
             version: SETTINGS_VERSION,
             provider: None,
             model: None,
@@ -304,7 +309,46 @@ pub struct McpServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub timeout_secs: Option<u64>,
+    /// The transport as other tools write it (`stdio`, `http`, `streamableHttp`, `sse`);
+    /// optional here: `command` means stdio, `url` means streamable HTTP.
+    #[serde(
+        default,
+        rename = "type",
+        alias = "transportType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[ts(optional, rename = "type")]
+    pub kind: Option<McpServerKind>,
+    /// Tools of this server that run without asking (Cline's `autoApprove`): each is
+    /// granted as `mcp__<server>__<tool>` unless `tools` says otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_approve: Vec<String>,
+    /// Per-call time limit as Cline (seconds) and Claude Code (milliseconds) write it:
+    /// below 10,000 it is read as seconds, from 10,000 as milliseconds. `timeoutSecs` wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub timeout: Option<u64>,
+    /// A file of `NAME=value` lines added to the environment (VS Code's `envFile`), relative
+    /// to the project folder; `env` wins over it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub env_file: Option<String>,
 }
+
+/// An MCP transport as Claude Code, Cursor, VS Code and Cline name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub enum McpServerKind {
+    #[serde(rename = "stdio")]
+    Stdio,
+    #[serde(rename = "http", alias = "streamableHttp", alias = "streamable-http")]
+    Http,
+    /// The older HTTP+SSE transport: Paddock speaks streamable HTTP to the same URL.
+    #[serde(rename = "sse")]
+    Sse,
+}
+
+/// Where a `timeout` in milliseconds (Claude Code) starts; below it, seconds (Cline).
+pub const TIMEOUT_MS_FROM: u64 = 10_000;
 
 /// How to reach an MCP server, once validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -322,8 +366,30 @@ pub enum McpTransport<'a> {
 }
 
 impl McpServerConfig {
+    /// The per-call time limit in seconds, from `timeoutSecs` or `timeout`.
+    pub fn call_timeout_secs(&self) -> Option<u64> {
+        self.timeout_secs.or(self.timeout.map(|t| {
+            if t >= TIMEOUT_MS_FROM {
+                t.div_ceil(1000)
+            } else {
+                t
+            }
+        }))
+    }
+
     /// The transport, or why the entry is unusable.
     pub fn transport(&self) -> Result<McpTransport<'_>, String> {
+        match (self.kind, &self.command, &self.url) {
+            (Some(McpServerKind::Stdio), None, Some(_)) => {
+                return Err("`type` is stdio but the entry has a `url`, not a `command`".into());
+            }
+            (Some(McpServerKind::Http | McpServerKind::Sse), Some(_), None) => {
+                return Err(
+                    "`type` is an HTTP transport but the entry has a `command`, not a `url`".into(),
+                );
+            }
+            _ => {}
+        }
         match (&self.command, &self.url) {
             (Some(command), None) if !command.trim().is_empty() => Ok(McpTransport::Stdio {
                 command,

@@ -30,7 +30,7 @@ fn generate() -> String {
         CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
         FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
         CompactionInfo, CompactionReason, CompactionSettings, ContextInfo, InstructionFile,
-        ProjectInstructions, ToolCallMode, ToolProbeReport, RuleEntry, CallExplanation,
+        ProjectInstructions, ToolCallMode, ToolProbeReport, RuleEntry, CallExplanation, McpServerKind,
     );
     decls.sort();
     let mut out = String::from(

@@ -228,14 +228,22 @@ fn hashed(map: &BTreeMap<String, String>) -> Value {
 }
 
 fn server_value(c: &McpServerConfig) -> Value {
-    json!({
+    let mut value = json!({
         "command": c.command,
         "args": c.args,
         "cwd": c.cwd,
         "env": hashed(&c.env),
         "url": c.url,
         "headers": hashed(&c.headers),
-    })
+    });
+    // Only when set, so entries trusted before these fields existed stay trusted.
+    if !c.auto_approve.is_empty() {
+        value["autoApprove"] = json!(c.auto_approve);
+    }
+    if let Some(file) = &c.env_file {
+        value["envFile"] = json!(file);
+    }
+    value
 }
 
 fn server_words(name: &str, c: &McpServerConfig) -> String {
@@ -253,6 +261,10 @@ fn server_words(name: &str, c: &McpServerConfig) -> String {
         if !c.env.is_empty() {
             what.push_str(&format!(", with environment {}", names(&c.env)));
         }
+        if let Some(file) = &c.env_file {
+            what.push_str(&format!(", with the environment in {file}"));
+        }
+        server_extras(c, &mut what);
         what
     } else {
         let url = c.url.as_deref().unwrap_or_default();
@@ -260,7 +272,24 @@ fn server_words(name: &str, c: &McpServerConfig) -> String {
         if !c.headers.is_empty() {
             what.push_str(&format!(", sending the headers {}", names(&c.headers)));
         }
+        server_extras(c, &mut what);
         what
+    }
+}
+
+/// What a server entry reads from your environment and runs without asking.
+fn server_extras(c: &McpServerConfig, what: &mut String) {
+    if let Ok(vars) = paddock_mcp::vars::server_vars(c) {
+        if !vars.is_empty() {
+            let vars: Vec<String> = vars.iter().map(|v| format!("${v}")).collect();
+            what.push_str(&format!(", giving it your {}", vars.join(", ")));
+        }
+    }
+    if !c.auto_approve.is_empty() {
+        what.push_str(&format!(
+            ", and letting its tools {} run without asking",
+            c.auto_approve.join(", ")
+        ));
     }
 }
 
@@ -355,5 +384,31 @@ mod tests {
             "deny rules always apply; allow and ask rules wait for trust"
         );
         assert_eq!(restrict(&s, |_| true), s);
+    }
+
+    #[test]
+    fn the_trust_screen_names_the_variables_a_server_reads_and_what_it_auto_approves() {
+        let s = settings(json!({
+            "version": 1,
+            "mcpServers": {
+                "gh": {"type": "http", "url": "https://h/mcp",
+                       "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
+                       "autoApprove": ["list_issues"]}
+            }
+        }));
+        let g = gated(&s);
+        assert!(
+            g[0].what.contains("giving it your $GITHUB_TOKEN"),
+            "{}",
+            g[0].what
+        );
+        assert!(
+            g[0].what.contains("list_issues run without asking"),
+            "{}",
+            g[0].what
+        );
+        assert_eq!(g[0].value["autoApprove"], json!(["list_issues"]));
+        // The digest covers the template, never a resolved secret.
+        assert!(!g[0].value.to_string().contains("GITHUB_TOKEN}"));
     }
 }

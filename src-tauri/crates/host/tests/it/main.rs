@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod keychain;
+mod mcp_import;
 mod rules;
 mod runtime;
 mod settings;

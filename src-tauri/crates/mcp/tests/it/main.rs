@@ -7,3 +7,4 @@ mod everything;
 mod failures;
 mod lifecycle;
 mod list_changed;
+mod vars;

@@ -1,0 +1,79 @@
+//! MCP servers from the app: an import (pasted, or the project's own `.mcp.json`) waits on
+//! the trust screen; a server added in the form is the user's own and trusted.
+
+use paddock_desktop::mcp_servers;
+use paddock_fake_model::FakeServer;
+use paddock_protocol::{AppErrorCode, McpServerConfig};
+use serde_json::json;
+
+use crate::common::setup;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imports_wait_for_trust_and_added_servers_do_not() {
+    let fake = FakeServer::start().await.unwrap();
+    let s = setup(&fake, json!({}));
+    let none = mcp_servers::import(&s.root, None).unwrap_err();
+    assert_eq!(none.code, AppErrorCode::Invalid);
+    assert!(none.message.contains(".mcp.json"), "{}", none.message);
+
+    std::fs::write(
+        s.root.join(".mcp.json"),
+        r#"{"mcpServers": {"gh": {"type": "http", "url": "https://h/mcp",
+            "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(mcp_servers::import(&s.root, None).unwrap(), ["gh"]);
+    let saved = paddock_host::settings::load(&s.root).unwrap();
+    assert_eq!(
+        saved.mcp_servers["gh"].headers["Authorization"],
+        "Bearer ${GITHUB_TOKEN}"
+    );
+    let report = s.desktop.trust().assess(&s.root, &saved).report;
+    let pending: Vec<&str> = report.pending.iter().map(|i| i.key.as_str()).collect();
+    assert_eq!(
+        pending,
+        ["mcpServers.gh"],
+        "an import is not the user's own edit"
+    );
+    assert!(
+        report.pending[0].what.contains("$GITHUB_TOKEN"),
+        "{}",
+        report.pending[0].what
+    );
+
+    let pasted = r#"{"servers": {"gh": {"type": "http", "url": "https://other/mcp"}}}"#;
+    let clash = mcp_servers::import(&s.root, Some(pasted.into())).unwrap_err();
+    assert!(clash.message.contains("mcpServers.gh"), "{}", clash.message);
+    let bad = mcp_servers::import(
+        &s.root,
+        Some(r#"{"mcpServers": {"x": {"command": "a", "bogus": 1}}}"#.into()),
+    )
+    .unwrap_err();
+    assert!(
+        bad.message.contains("mcpServers.x.bogus"),
+        "{}",
+        bad.message
+    );
+
+    let config = McpServerConfig {
+        command: Some("node".into()),
+        args: vec!["server.js".into()],
+        ..McpServerConfig::default()
+    };
+    mcp_servers::add(&s.root, s.desktop.trust(), "local", config.clone()).unwrap();
+    let saved = paddock_host::settings::load(&s.root).unwrap();
+    let report = s.desktop.trust().assess(&s.root, &saved).report;
+    assert!(
+        report.pending.iter().all(|i| i.key != "mcpServers.local"),
+        "{report:?}"
+    );
+    let twice = mcp_servers::add(&s.root, s.desktop.trust(), "local", config).unwrap_err();
+    assert!(twice.message.contains("already"), "{}", twice.message);
+    let broken = McpServerConfig::default();
+    assert_eq!(
+        mcp_servers::add(&s.root, s.desktop.trust(), "empty", broken)
+            .unwrap_err()
+            .code,
+        AppErrorCode::Invalid
+    );
+}
