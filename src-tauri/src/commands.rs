@@ -18,7 +18,7 @@ use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use crate::error::ToAppError;
 use crate::error::{AppResult, internal};
 use crate::state::Desktop;
-use crate::{grants, keys, mcp_servers, projects, runs, sessions, watch, windows};
+use crate::{grants, keys, links, mcp_servers, projects, runs, sessions, watch, windows};
 
 type Result<T> = std::result::Result<T, AppError>;
 
@@ -40,6 +40,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         explain_call,
         always_allow,
         mcp_servers::add_mcp_server,
+        links::open_link,
         mcp_servers::import_mcp_servers,
         mcp_status,
         key_status,

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod error;
 pub mod grants;
 pub mod keys;
+pub mod links;
 pub mod logging;
 pub mod mcp_servers;
 pub mod projects;
@@ -31,6 +32,7 @@ pub fn run() {
     let started = Instant::now();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::init(&dir) {

@@ -111,6 +111,9 @@ export const testConnection = (
 export const testToolCalling = (provider: ProviderKind, baseUrl: string | null, model: string) =>
   call<ToolProbeReport>('test_tool_calling', { provider, baseUrl, model });
 
+/** Opens an http(s) or mailto address in the system browser (the shell checks the scheme). */
+export const openLink = (url: string) => call<null>('open_link', { url });
+
 // Runs and sessions
 /** Starts a run; events arrive on `onEvent` (possibly before this resolves with the id). */
 export function sendPrompt(

@@ -45,6 +45,9 @@ function purify(html: string): string {
   return DOMPurify.sanitize(html, { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false });
 }
 
+/** One block of Markdown (see lib/blocks.ts) to sanitized HTML, safe for `{@html}`. */
+export const renderBlock = (raw: string): string => renderMarkdown(raw);
+
 /** Markdown to sanitized HTML, safe for `{@html}`. */
 export function renderMarkdown(source: string): string {
   return purify(marked.parse(source, { async: false }));

@@ -35,6 +35,7 @@ export const testToolCalling = fn<'testToolCalling'>();
 export const sendPrompt = fn<'sendPrompt'>();
 export const stopRun = fn<'stopRun'>();
 export const approve = fn<'approve'>();
+export const openLink = fn<'openLink'>();
 export const alwaysAllow = fn<'alwaysAllow'>();
 export const listSessions = fn<'listSessions'>();
 export const searchSessions = fn<'searchSessions'>();

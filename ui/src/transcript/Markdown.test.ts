@@ -1,0 +1,47 @@
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import Markdown from './Markdown.svelte';
+
+vi.mock('../lib/api', () => import('../test/api-mock'));
+const api = vi.mocked(await import('../lib/api'));
+
+describe('Markdown', () => {
+  beforeEach(() => vi.resetAllMocks());
+
+  it('does not re-render finished blocks while an answer streams', async () => {
+    const { rerender, container } = render(Markdown, { props: { text: 'Done part.\n\nStill' } });
+    const first = container.querySelector('p');
+    expect(first?.textContent).toBe('Done part.');
+    await rerender({ text: 'Done part.\n\nStill going, with **more**.' });
+    const paragraphs = container.querySelectorAll('p');
+    expect(paragraphs[0]).toBe(first);
+    expect(paragraphs[1]?.textContent).toBe('Still going, with more.');
+  });
+
+  it('copies a code block', async () => {
+    const writeText = vi.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    render(Markdown, { props: { text: 'Run:\n\n```sh\ncargo test --workspace\n```\n' } });
+    await fireEvent.click(screen.getByTestId('copy-code'));
+    expect(writeText).toHaveBeenCalledWith('cargo test --workspace');
+    expect(await screen.findByText('Copied', { selector: 'button' })).toBeInTheDocument();
+  });
+
+  it('shows a link before it opens it in the browser', async () => {
+    api.openLink.mockResolvedValue(null);
+    render(Markdown, { props: { text: 'See [the docs](https://example.com/docs?a=1).' } });
+    await fireEvent.click(screen.getByText('the docs'));
+    expect(screen.getByTestId('link-url')).toHaveTextContent('https://example.com/docs?a=1');
+    expect(api.openLink).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByTestId('link-open'));
+    expect(api.openLink).toHaveBeenCalledWith('https://example.com/docs?a=1');
+    await vi.waitFor(() => expect(screen.queryByTestId('link-prompt')).toBeNull());
+  });
+
+  it('offers nothing for links that are not web or mail addresses', async () => {
+    render(Markdown, { props: { text: '[local](./notes.md) and [x](javascript:alert(1))' } });
+    await fireEvent.click(screen.getByText('local'));
+    await fireEvent.click(screen.getByText('x'));
+    expect(screen.queryByTestId('link-prompt')).toBeNull();
+  });
+});
