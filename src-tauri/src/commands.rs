@@ -41,6 +41,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         always_allow,
         mcp_servers::add_mcp_server,
         links::open_link,
+        projects::set_model,
         mcp_servers::import_mcp_servers,
         mcp_status,
         key_status,

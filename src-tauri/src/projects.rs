@@ -136,6 +136,26 @@ pub fn try_update_settings(
         .map_err(ToAppError::app_error)
 }
 
+/// The model for the project's next prompts (the composer's picker); the user's change.
+pub fn choose_model(trust: &TrustStore, root: &Path, model: &str) -> AppResult<ProjectInfo> {
+    let model = model.trim();
+    if model.is_empty() {
+        return Err(invalid("no model given"));
+    }
+    update_settings(trust, root, |s| s.model = Some(model.to_owned()))?;
+    tracing::info!(project = %root.display(), model, "model chosen");
+    Ok(info(trust, root))
+}
+
+#[tauri::command]
+pub async fn set_model(
+    state: tauri::State<'_, crate::state::Desktop>,
+    project: String,
+    model: String,
+) -> Result<ProjectInfo, paddock_protocol::AppError> {
+    choose_model(state.trust(), &canonical(&project)?, &model)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

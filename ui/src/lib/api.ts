@@ -94,6 +94,9 @@ export const importMcpServers = (project: string, text: string | null) =>
 export const explainCall = (project: string, tool: string, callText: string) =>
   call<CallExplanation>('explain_call', { project, tool, call: callText });
 
+/** The model for the project's next prompts (saved to its settings). */
+export const setModel = (project: string, model: string) => call<ProjectInfo>('set_model', { project, model });
+
 // Providers and keys
 export const keyStatus = (provider: ProviderKind) => call<KeyStatus>('key_status', { provider });
 export const setApiKey = (provider: ProviderKind, key: string) =>

@@ -35,6 +35,8 @@ export class SessionController {
   /** Bumped when a run of this window ended (the project's instructions may have changed). */
   runsEnded = $state(0);
   draft = $state('');
+  /** A prompt written while a run went on: sent when that run ends. */
+  queued = $state<string | null>(null);
   error = $state<AppError | null>(null);
   /** Bumped when the session list may have changed. */
   listVersion = $state(0);
@@ -48,10 +50,16 @@ export class SessionController {
     this.project = project;
   }
 
-  /** Sends the composer's draft, or `text` (the draft then stays as it is). */
+  /** Sends the composer's draft, or `text` (the draft then stays as it is). While a run goes
+   * on, the draft is queued instead and sent when the run ends. */
   async send(text?: string): Promise<void> {
     const fromDraft = text === undefined;
     const prompt = (text ?? this.draft).trim();
+    if (fromDraft && prompt && this.running && this.queued === null) {
+      this.queued = prompt;
+      this.draft = '';
+      return;
+    }
     if (!prompt || this.running || this.compacting) return;
     this.error = null;
     const before = this.transcript;
@@ -83,6 +91,18 @@ export class SessionController {
     }
   }
 
+  /** Takes the queued prompt back into the composer. */
+  unqueue(): void {
+    if (this.queued === null) return;
+    this.draft = this.draft ? `${this.queued}\n${this.draft}` : this.queued;
+    this.queued = null;
+  }
+
+  /** The last prompt of the open session, for ↑ in an empty composer. */
+  lastPrompt(): string | undefined {
+    return this.transcript.runs.findLast((r) => r.prompt)?.prompt;
+  }
+
   async stop(): Promise<void> {
     const run = this.#shown;
     if (!run || run.finished) return;
@@ -109,6 +129,7 @@ export class SessionController {
   /** Opens a stored session, or its live run when one is going. */
   async open(sessionId: string): Promise<void> {
     this.error = null;
+    if (sessionId !== this.sessionId) this.unqueue();
     const live = [...this.#live].find((r) => r.sessionId === sessionId && !r.finished);
     if (live) {
       this.sessionId = sessionId;
@@ -210,6 +231,7 @@ export class SessionController {
   }
 
   newSession(): void {
+    this.unqueue();
     this.#shown = null;
     this.sessionId = null;
     this.transcript = emptyTranscript();
@@ -259,6 +281,12 @@ export class SessionController {
     if (this.#shown === run) {
       this.transcript = t;
       this.running = !run.finished;
+      // The queued prompt goes to the session it was written for, once its run is over.
+      if (run.finished && this.queued !== null) {
+        const next = this.queued;
+        this.queued = null;
+        void this.send(next);
+      }
     }
   }
 

@@ -76,6 +76,28 @@ describe('SessionController', () => {
     expect(s.running).toBe(false);
   });
 
+  it('queues a prompt written during a run and sends it when the run ends', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'go';
+    await s.send();
+    s.draft = 'and then this';
+    await s.send();
+    expect(s.queued).toBe('and then this');
+    expect(s.draft).toBe('');
+    expect(api.sendPrompt).toHaveBeenCalledTimes(1);
+    s.draft = 'half typed';
+    s.unqueue();
+    expect(s.draft).toBe('and then this\nhalf typed');
+    s.draft = 'queued again';
+    await s.send();
+    for (const e of events) emit(e);
+    await vi.waitFor(() => expect(api.sendPrompt).toHaveBeenCalledTimes(2));
+    expect(api.sendPrompt.mock.calls[1]?.[2]).toBe('queued again');
+    expect(api.sendPrompt.mock.calls[1]?.[1]).toBe('session-1');
+    expect(s.queued).toBeNull();
+    expect(s.lastPrompt()).toBe('queued again');
+  });
+
   it('approves and stops with the run session id', async () => {
     const s = new SessionController('/p');
     s.draft = 'go';

@@ -26,6 +26,7 @@ export const setToolRules = fn<'setToolRules'>();
 export const addMcpServer = fn<'addMcpServer'>();
 export const importMcpServers = fn<'importMcpServers'>();
 export const explainCall = fn<'explainCall'>();
+export const setModel = fn<'setModel'>();
 export const keyStatus = fn<'keyStatus'>();
 export const setApiKey = fn<'setApiKey'>();
 export const deleteApiKey = fn<'deleteApiKey'>();

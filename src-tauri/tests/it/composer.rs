@@ -1,0 +1,47 @@
+//! The composer's model picker: the chosen model is saved to the project and the next
+//! prompt, in the same session, goes to it.
+
+use std::sync::Arc;
+
+use paddock_desktop::{projects, runs};
+use paddock_fake_model::{FakeServer, Reply};
+use paddock_protocol::AppErrorCode;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::common::{events_until, finished, setup};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_picked_model_answers_the_next_prompt() {
+    let fake = FakeServer::start().await.unwrap();
+    fake.push(Reply::text("one"));
+    fake.push(Reply::text("two"));
+    let s = setup(&fake, json!({}));
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let id = runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        None,
+        "first".into(),
+        Arc::new(tx.clone()),
+    )
+    .await
+    .unwrap();
+    events_until(&mut rx, finished).await;
+
+    let info = projects::choose_model(s.desktop.trust(), &s.root, " other-model ").unwrap();
+    assert_eq!(info.settings.unwrap().model.as_deref(), Some("other-model"));
+    let empty = projects::choose_model(s.desktop.trust(), &s.root, "  ").unwrap_err();
+    assert_eq!(empty.code, AppErrorCode::Invalid);
+
+    runs::send_prompt(&s.desktop, &s.root, Some(id), "second".into(), Arc::new(tx))
+        .await
+        .unwrap();
+    events_until(&mut rx, finished).await;
+    let models: Vec<String> = fake
+        .model_requests()
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(models, ["fake-model", "other-model"]);
+}
