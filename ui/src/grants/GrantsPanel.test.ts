@@ -25,15 +25,15 @@ describe('GrantRow', () => {
     expect(within(row).getByTestId('grant-reason')).toHaveTextContent(
       'file_write: denied — not in preset readonly',
     );
-    expect(within(row).getByTestId('grant-inherit')).toHaveAttribute('aria-pressed', 'true');
-    expect(within(row).getByTestId('grant-deny')).toHaveAttribute('aria-pressed', 'false');
+    expect(within(row).getByTestId('grant-inherit')).toHaveAttribute('aria-checked', 'true');
+    expect(within(row).getByTestId('grant-deny')).toHaveAttribute('aria-checked', 'false');
   });
 
   it('marks an override and reports clicks, null for inherit', async () => {
     const onset = vi.fn();
     render(GrantRow, { props: { tool: grants[1]!, override: 'ask', onset } });
-    expect(screen.getByTestId('grant-ask')).toHaveAttribute('aria-pressed', 'true');
-    expect(screen.getByTestId('grant-inherit')).toHaveAttribute('aria-pressed', 'false');
+    expect(screen.getByTestId('grant-ask')).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByTestId('grant-inherit')).toHaveAttribute('aria-checked', 'false');
     await fireEvent.click(screen.getByTestId('grant-allow'));
     await fireEvent.click(screen.getByTestId('grant-inherit'));
     expect(onset.mock.calls).toEqual([['allow'], [null]]);
@@ -177,5 +177,19 @@ describe('GrantsPanel rules', () => {
     expect(result).toHaveAttribute('data-decision', 'deny');
     expect(result).toHaveTextContent('Refused: denied by rules.bash[1] "rm -rf *" for "rm -rf x"');
     expect(api.explainCall).toHaveBeenCalledWith('/home/u/proj', 'bash', 'git status && rm -rf x');
+  });
+});
+
+describe('GrantRow keyboard', () => {
+  it('is a radio group with one tab stop whose arrows change the grant', async () => {
+    const onset = vi.fn();
+    render(GrantRow, { props: { tool: grants[1]!, override: 'ask', onset } });
+    const group = screen.getByRole('radiogroup', { name: 'Grant for bash' });
+    const radios = within(group).getAllByRole('radio');
+    expect(radios.map((r) => r.tabIndex)).toEqual([-1, 0, -1, -1]);
+    expect(radios[0]).toHaveAccessibleName('Allow bash: runs without asking');
+    await fireEvent.keyDown(group, { key: 'ArrowRight' });
+    await fireEvent.keyDown(group, { key: 'ArrowLeft' });
+    expect(onset.mock.calls).toEqual([['deny'], ['allow']]);
   });
 });

@@ -12,6 +12,8 @@ beforeEach(() => {
   api.listSessions.mockResolvedValue([]);
   api.toolGrants.mockResolvedValue([]);
   api.mcpStatus.mockResolvedValue([]);
+  api.keyStatus.mockImplementation(async (provider) => ({ provider, stored: false }));
+  api.listModels.mockResolvedValue([]);
 });
 
 describe('ProjectWindow', () => {
@@ -35,6 +37,27 @@ describe('ProjectWindow', () => {
     render(ProjectWindow, { props: { path: '/home/u/proj' } });
     await vi.waitFor(() => expect(screen.getByTestId('instructions-indicator')).toHaveTextContent('CLAUDE.md · 200 tokens'));
     expect(api.projectInstructions).toHaveBeenCalledWith('/home/u/proj');
+  });
+
+  it('keeps unsaved settings edits while another tab is looked at', async () => {
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    await vi.waitFor(() => expect(api.projectInfo).toHaveBeenCalled());
+    await fireEvent.click(screen.getByTestId('tab-settings'));
+    const prompt = await screen.findByTestId('system-prompt-input');
+    await fireEvent.input(prompt, { target: { value: 'unsaved words' } });
+    await fireEvent.click(screen.getByTestId('tab-grants'));
+    expect(screen.getByTestId('settings-keep')).not.toBeVisible();
+    await fireEvent.click(screen.getByTestId('tab-settings'));
+    expect(screen.getByTestId('system-prompt-input')).toHaveValue('unsaved words');
+  });
+
+  it('moves between tabs with Home and End', async () => {
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    const tablist = screen.getByRole('tablist');
+    await fireEvent.keyDown(tablist, { key: 'End' });
+    expect(screen.getByTestId('tab-sandbox')).toHaveAttribute('aria-selected', 'true');
+    await fireEvent.keyDown(tablist, { key: 'Home' });
+    expect(screen.getByTestId('tab-transcript')).toHaveAttribute('aria-selected', 'true');
   });
 
   it('switches areas', async () => {

@@ -45,6 +45,12 @@ describe('SessionsSidebar', () => {
     await vi.waitFor(() => expect(items()).toHaveLength(2));
     api.listSessions.mockResolvedValue([summary('s2', 'Fix the bug')]);
     await fireEvent.click(within(item('s1')).getByTestId('session-delete'));
+    expect(api.deleteSession).not.toHaveBeenCalled();
+    await fireEvent.click(within(item('s1')).getByTestId('session-delete-cancel'));
+    expect(api.deleteSession).not.toHaveBeenCalled();
+    await fireEvent.click(within(item('s1')).getByTestId('session-delete'));
+    expect(within(item('s1')).getByTestId('session-delete-confirm')).toHaveAccessibleName(/Yes, delete session/);
+    await fireEvent.click(within(item('s1')).getByTestId('session-delete-confirm'));
     expect(api.deleteSession).toHaveBeenCalledWith('/p', 's1');
     await vi.waitFor(() => expect(items()).toHaveLength(1));
   });

@@ -58,6 +58,17 @@ describe('SettingsPanel', () => {
     });
   });
 
+  it('saves only what was edited here over newer settings (a model picked meanwhile stays)', async () => {
+    api.saveSettings.mockResolvedValue(project());
+    const { rerender } = render(SettingsPanel, { props: { info: project(), onchange: vi.fn() } });
+    await fireEvent.input(screen.getByTestId('system-prompt-input'), { target: { value: 'Be brief.' } });
+    const newer = { ...settings, model: 'claude-z', rules: { bash: [{ allow: 'ls' }] } };
+    await rerender({ info: project({ settings: newer }), onchange: vi.fn() });
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    await vi.waitFor(() => expect(api.saveSettings).toHaveBeenCalled());
+    expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...newer, systemPrompt: 'Be brief.' });
+  });
+
   it('tests the connection and says what it found', async () => {
     api.testConnection.mockResolvedValue({ models: [{ id: 'claude-x' }], latency_ms: 87, model_available: true });
     show();

@@ -112,3 +112,35 @@ describe('ApprovalCard rules', () => {
     expect(approver).not.toHaveBeenCalled();
   });
 });
+
+describe('ApprovalCard keyboard', () => {
+  const mount = (proposedRules: string[] = []) => {
+    const approver = vi.fn<Approver>().mockResolvedValue(true);
+    render(ApprovalCard, { props: { requestId: 'r9', tool: 'bash', approver, proposedRules } });
+    return approver;
+  };
+
+  it('takes the focus and answers y / n from the keyboard', async () => {
+    const approver = mount();
+    const card = screen.getByTestId('approval-card');
+    expect(document.activeElement).toBe(card);
+    expect(card).toHaveAccessibleDescription(/y allow once · a allow for this session · n deny/);
+    await fireEvent.keyDown(card, { key: 'y' });
+    expect(approver).toHaveBeenCalledWith('r9', 'once');
+  });
+
+  it('n denies; a allows for the session, or opens Always allow when a rule is proposed', async () => {
+    const approver = mount();
+    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'n' });
+    expect(approver).toHaveBeenCalledWith('r9', 'deny');
+  });
+
+  it('a opens the rule editor when there is a rule to save', async () => {
+    const approver = mount(['git status']);
+    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'a' });
+    expect(screen.getByTestId('always-form')).toBeInTheDocument();
+    // Typing in the rule field is not an answer.
+    await fireEvent.keyDown(screen.getByTestId('always-rule'), { key: 'n' });
+    expect(approver).not.toHaveBeenCalled();
+  });
+});

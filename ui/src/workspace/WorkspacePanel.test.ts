@@ -59,6 +59,35 @@ describe('WorkspacePanel', () => {
     expect(api.readWorkspaceFile).toHaveBeenCalledTimes(2);
   });
 
+  it('is an ARIA tree the keyboard walks: levels, one tab stop, arrows, Enter', async () => {
+    api.readWorkspaceFile.mockResolvedValue({ path: 'notes/a.md', size: 5, binary: false, truncated: false, text: '# a' });
+    render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
+    await vi.waitFor(() => expect(paths()).toHaveLength(3));
+    const tree = screen.getByRole('tree', { name: 'Workspace files' });
+    const items = () => screen.getAllByRole('treeitem');
+    expect(items().map((i) => [i.getAttribute('aria-level'), i.tabIndex])).toEqual([
+      ['1', 0],
+      ['2', -1],
+      ['1', -1],
+    ]);
+    expect(items()[0]).toHaveAttribute('aria-expanded', 'true');
+    items()[0]!.focus();
+    await fireEvent.keyDown(tree, { key: 'ArrowLeft' });
+    expect(paths()).toEqual(['dir:notes', 'file:hello.txt']);
+    expect(items()[0]).toHaveAttribute('aria-expanded', 'false');
+    await fireEvent.keyDown(tree, { key: 'ArrowRight' });
+    await fireEvent.keyDown(tree, { key: 'ArrowRight' });
+    expect(document.activeElement).toBe(items()[1]);
+    await fireEvent.keyDown(tree, { key: 'ArrowLeft' });
+    expect(document.activeElement).toBe(items()[0]);
+    await fireEvent.keyDown(tree, { key: 'End' });
+    expect(document.activeElement).toBe(items()[2]);
+    await fireEvent.keyDown(tree, { key: 'ArrowUp' });
+    await fireEvent.keyDown(tree, { key: 'Enter' });
+    expect(api.readWorkspaceFile).toHaveBeenCalledWith('/home/u/proj', 'notes/a.md');
+    await vi.waitFor(() => expect(items()[1]).toHaveAttribute('aria-selected', 'true'));
+  });
+
   it('collapses a folder', async () => {
     render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
     await vi.waitFor(() => expect(paths()).toHaveLength(3));
