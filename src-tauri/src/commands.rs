@@ -18,7 +18,7 @@ use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use crate::error::ToAppError;
 use crate::error::{AppResult, internal};
 use crate::state::Desktop;
-use crate::{grants, keys, links, mcp_servers, projects, runs, sessions, watch, windows};
+use crate::{grants, keys, links, mcp_servers, notify, projects, runs, sessions, watch, windows};
 
 type Result<T> = std::result::Result<T, AppError>;
 
@@ -302,8 +302,10 @@ pub async fn test_tool_calling(
 // Runs and sessions
 
 #[tauri::command]
-pub async fn send_prompt(
+pub async fn send_prompt<R: Runtime>(
+    window: WebviewWindow<R>,
     state: State<'_, Desktop>,
+    notifier: State<'_, Arc<notify::Notifier>>,
     project: String,
     session_id: Option<String>,
     prompt: String,
@@ -314,6 +316,12 @@ pub async fn send_prompt(
     let sink = Arc::new(FnSink(move |event| {
         let _ = on_event.send(event);
     }));
+    let sink = notify::sink(
+        window,
+        projects::name_of(&root),
+        notifier.inner().clone(),
+        sink,
+    );
     runs::send_prompt(&state, &root, session_id, prompt, sink).await
 }
 

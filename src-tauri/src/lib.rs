@@ -8,6 +8,7 @@ pub mod keys;
 pub mod links;
 pub mod logging;
 pub mod mcp_servers;
+pub mod notify;
 pub mod projects;
 pub mod recent;
 pub mod runs;
@@ -33,6 +34,7 @@ pub fn run() {
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::init(&dir) {
@@ -50,6 +52,8 @@ pub fn run() {
             tracing::info!(data_dir = %data_dir.display(), ms, "Paddock started");
             let trust = TrustStore::open_default()?;
             app.manage(Desktop::new(&data_dir, trust, Arc::new(Keychain)));
+            app.manage(Arc::new(notify::Notifier::default()));
+            notify::Notifier::listen(app.handle());
             #[cfg(unix)]
             exit_on_signals(app.handle().clone());
             Ok(())

@@ -32,6 +32,7 @@ fn app() -> Ipc {
         crate::common::trust_store(data.path()),
         Arc::new(MemoryKeys::default()),
     ));
+    app.manage(Arc::new(paddock_desktop::notify::Notifier::default()));
     let window = WebviewWindowBuilder::new(&app, "main", Default::default())
         .build()
         .unwrap();

@@ -215,5 +215,12 @@ export function watchWorkspace(
   channel.onmessage = onChange;
   return call<null>('watch_workspace', { project, onChange: channel });
 }
+/** Calls `onCall` with the call id when this window's notification is clicked ('' for a
+ * finished run); resolves to a function that stops listening. */
+export async function onNotificationClick(onCall: (callId: string) => void): Promise<() => void> {
+  if (!isTauri()) return () => {};
+  const { getCurrentWebviewWindow } = await import('@tauri-apps/api/webviewWindow');
+  return getCurrentWebviewWindow().listen<string>('paddock://focus-call', (e) => onCall(e.payload));
+}
 export const sandboxStatus = (project: string) =>
   call<SandboxStatus>('sandbox_status', { project });

@@ -40,6 +40,8 @@ export class SessionController {
   error = $state<AppError | null>(null);
   /** Bumped when the session list may have changed. */
   listVersion = $state(0);
+  /** Sessions with a run going on in this window (the sidebar's badge). */
+  liveSessions = $state<string[]>([]);
 
   // Bookkeeping only; what renders is `transcript` and `running`.
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
@@ -77,6 +79,7 @@ export class SessionController {
     try {
       const id = await run.id;
       run.sessionId = id;
+      if (!run.finished) this.liveSessions = [...this.liveSessions, id];
       if (this.#shown === run) this.sessionId = id;
       this.listVersion++;
     } catch (err) {
@@ -275,6 +278,7 @@ export class SessionController {
     run.transcript = t;
     if (run.finished) {
       this.#live.delete(run);
+      this.liveSessions = this.liveSessions.filter((id) => id !== run.sessionId);
       this.listVersion++;
       this.runsEnded++;
     }

@@ -45,10 +45,12 @@ describe('SessionController', () => {
     expect(s.sessionId).toBe('session-1');
     expect(s.draft).toBe('');
     expect(s.running).toBe(true);
+    expect(s.liveSessions).toEqual(['session-1']);
     expect(s.transcript.runs[0]!.prompt).toBe('Write hello.txt');
 
     events.forEach((e) => emit(e));
     await vi.waitFor(() => expect(s.running).toBe(false));
+    expect(s.liveSessions).toEqual([]);
     expect(s.transcript.runs[0]!.turns.map((t) => t.text)).toEqual(["I'll write it.", 'Done.']);
   });
 

@@ -51,6 +51,31 @@ describe('ProjectWindow', () => {
     expect(screen.getByTestId('system-prompt-input')).toHaveValue('unsaved words');
   });
 
+  it('says in the title when a call waits for approval, and badges the running session', async () => {
+    let emit: (e: import('../lib/bindings').AgentEvent) => void = () => {};
+    api.sendPrompt.mockImplementation(async (_p, _s, _prompt, onEvent) => {
+      emit = onEvent;
+      return 's1';
+    });
+    api.listSessions.mockResolvedValue([
+      { id: 's1', title: 'go', created: '', updated: '', messages: 1, model: 'm' } as never,
+    ]);
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    await vi.waitFor(() => expect(document.title).toBe('proj — Paddock'));
+    await fireEvent.input(screen.getByTestId('prompt-input'), { target: { value: 'go' } });
+    await fireEvent.click(screen.getByTestId('send-button'));
+    emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 10 });
+    emit({ type: 'turn_started', turn: 1 });
+    emit({
+      type: 'approval_requested',
+      request_id: 'r1',
+      summary: 'ls',
+      call: { id: 'c1', name: 'bash', input: { command: 'ls' } },
+    } as never);
+    await vi.waitFor(() => expect(document.title).toBe('Approval needed · proj — Paddock'));
+    expect(await screen.findByTestId('session-running')).toHaveTextContent('running');
+  });
+
   it('moves between tabs with Home and End', async () => {
     render(ProjectWindow, { props: { path: '/home/u/proj' } });
     const tablist = screen.getByRole('tablist');

@@ -55,3 +55,4 @@ export const workspaceTree = fn<'workspaceTree'>();
 export const readWorkspaceFile = fn<'readWorkspaceFile'>();
 export const watchWorkspace = fn<'watchWorkspace'>();
 export const sandboxStatus = fn<'sandboxStatus'>();
+export const onNotificationClick = fn<'onNotificationClick'>();
