@@ -12,6 +12,8 @@ pub struct TestHome {
     dir: TempDir,
     /// Keep WebKit's GPU compositing on (needed for WebDriver screenshots).
     compositing: bool,
+    /// Folders put before PATH for the app (stub programs such as `xdg-open`).
+    path_prefix: Vec<PathBuf>,
 }
 
 impl TestHome {
@@ -30,6 +32,7 @@ impl TestHome {
         Ok(Self {
             dir,
             compositing: true,
+            path_prefix: Vec::new(),
         })
     }
 
@@ -38,6 +41,28 @@ impl TestHome {
     pub fn with_default_rendering(mut self) -> Self {
         self.compositing = false;
         self
+    }
+
+    /// Puts a stub `name` before PATH that appends its arguments, one line per call, to the
+    /// returned file (how a test sees what the app asked the system to open).
+    pub fn stub_program(&mut self, name: &str) -> Result<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = self.dir.path().join("stub-bin");
+        std::fs::create_dir_all(&bin)?;
+        let record = self.dir.path().join(format!("{name}.calls"));
+        let script = bin.join(name);
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\n",
+                record.display()
+            ),
+        )?;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+        if !self.path_prefix.contains(&bin) {
+            self.path_prefix.push(bin);
+        }
+        Ok(record)
     }
 
     pub fn path(&self) -> &Path {
@@ -94,6 +119,15 @@ impl TestHome {
             cmd.env("PADDOCK_GPU_COMPOSITING", "1");
         } else {
             cmd.env_remove("PADDOCK_GPU_COMPOSITING");
+        }
+        if !self.path_prefix.is_empty() {
+            let mut paths = self.path_prefix.clone();
+            paths.extend(std::env::split_paths(
+                &std::env::var_os("PATH").unwrap_or_default(),
+            ));
+            if let Ok(joined) = std::env::join_paths(paths) {
+                cmd.env("PATH", joined);
+            }
         }
         cmd.env("HOME", home)
             .env("XDG_CONFIG_HOME", home.join(".config"))

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use thirtyfour::prelude::*;
 use tokio::process::{Child, Command};
 
+pub mod axe;
 pub mod home;
 pub mod transcript;
 

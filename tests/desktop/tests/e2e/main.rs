@@ -6,6 +6,7 @@ use std::path::Path;
 
 mod changes;
 mod context;
+mod polish;
 mod rules;
 
 use paddock_desktop_e2e::{App, Driver, Result, TestHome, WAIT, repo_root, testid};
