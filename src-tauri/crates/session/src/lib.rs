@@ -4,6 +4,7 @@
 
 mod compactions;
 mod export;
+pub mod index;
 mod store;
 mod timeline;
 mod writer;

@@ -7,6 +7,7 @@ use paddock_protocol::{
     SessionSummary, ToolStatus,
 };
 
+use crate::index::{Indexed, SessionIndex};
 use crate::project_key;
 use crate::timeline::Timeline;
 use crate::{
@@ -140,8 +141,92 @@ impl SessionStore {
         Ok((session, writer))
     }
 
-    /// This project's sessions, newest first.
+    /// This project's sessions, newest first (from the index, brought up to date first).
     pub fn list(&self, project: &Path) -> Result<Vec<SessionSummary>, SessionError> {
+        match self.index(project) {
+            Some(index) => match index.list() {
+                Ok(list) => Ok(list),
+                Err(e) => {
+                    tracing::warn!("session list without the index: {e}");
+                    self.scan_list(project)
+                }
+            },
+            None => self.scan_list(project),
+        }
+    }
+
+    /// Case-insensitive text search across this project's sessions: one hit per message,
+    /// newest sessions first, with the message's index and a snippet.
+    pub fn search(&self, project: &Path, query: &str) -> Result<Vec<SearchHit>, SessionError> {
+        let needle = query.trim().to_lowercase();
+        if needle.is_empty() {
+            return Ok(Vec::new());
+        }
+        match self.index(project) {
+            Some(index) => match index.search(&needle, MAX_SEARCH_HITS, snippet) {
+                Ok(hits) => Ok(hits),
+                Err(e) => {
+                    tracing::warn!("session search without the index: {e}");
+                    self.scan_search(project, query)
+                }
+            },
+            None => self.scan_search(project, query),
+        }
+    }
+
+    /// The project's index, up to date with its files; `None` (logged) when it cannot be
+    /// used, and the callers read the files instead.
+    fn index(&self, project: &Path) -> Option<SessionIndex> {
+        let dir = self.project_dir(project);
+        if !dir.is_dir() {
+            return None;
+        }
+        let synced = SessionIndex::open(&dir).and_then(|mut index| {
+            index.sync(&dir, |id| self.indexable(project, id))?;
+            Ok(index)
+        });
+        match synced {
+            Ok(index) => Some(index),
+            Err(e) => {
+                tracing::warn!("session index unusable, reading the files: {e}");
+                None
+            }
+        }
+    }
+
+    /// What the index keeps of one session file.
+    fn indexable(&self, project: &Path, id: &str) -> Option<Indexed> {
+        let path = self.file(project, id).ok()?;
+        let meta = std::fs::metadata(&path).ok()?;
+        let session = self.load(project, id).ok()?;
+        let texts = session
+            .messages
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| {
+                let i = u32::try_from(i).unwrap_or(u32::MAX);
+                searchable_texts(m).into_iter().map(move |t| (i, t))
+            })
+            .collect();
+        Some(Indexed {
+            summary: SessionSummary {
+                id: session.header.id,
+                title: session.header.title,
+                model: session.header.model,
+                created: session.header.created,
+                updated: meta
+                    .modified()
+                    .ok()
+                    .map(|t| humantime::format_rfc3339_seconds(t).to_string())
+                    .unwrap_or_default(),
+                size_bytes: meta.len(),
+            },
+            texts,
+        })
+    }
+
+    /// This project's sessions by reading every file's header (without the index).
+    fn scan_list(&self, project: &Path) -> Result<Vec<SessionSummary>, SessionError> {
         let dir = self.project_dir(project);
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
@@ -175,14 +260,14 @@ impl SessionStore {
         Ok(out)
     }
 
-    /// Case-insensitive text search across this project's sessions.
-    pub fn search(&self, project: &Path, query: &str) -> Result<Vec<SearchHit>, SessionError> {
+    /// Search by reading every session (without the index).
+    fn scan_search(&self, project: &Path, query: &str) -> Result<Vec<SearchHit>, SessionError> {
         let needle = query.trim().to_lowercase();
         if needle.is_empty() {
             return Ok(Vec::new());
         }
         let mut hits = Vec::new();
-        for summary in self.list(project)? {
+        for summary in self.scan_list(project)? {
             let Ok(session) = self.load(project, &summary.id) else {
                 continue;
             };
