@@ -101,7 +101,7 @@ async fn a_day_with_the_app_by_keyboard_in_both_themes() -> Result<()> {
     app.type_into(&testid("prompt-input"), "third, queued")
         .await?;
     app.click(&testid("send-button")).await?;
-    wait_for_text(&app, &testid("queued-prompt"), "third, queued").await?;
+    app.wait_for(&testid("queued-prompt")).await?;
     app.screenshot("2-queued-prompt").await?;
     app.wait_for(&testid("approval-card"))
         .await?
