@@ -140,7 +140,7 @@ async fn a_day_with_the_app_by_keyboard_in_both_themes() -> Result<()> {
     let background = app
         .wd
         .execute(
-            "return getComputedStyle(document.body).backgroundColor",
+            "return getComputedStyle(document.documentElement).backgroundColor",
             Vec::new(),
         )
         .await?;
