@@ -75,3 +75,16 @@ export function highlightLine(text: string, language: string | undefined): strin
     return escapeHtml(text);
   }
 }
+
+/** Largest file text highlighted; longer previews are shown plain (highlighting is per
+ * keystroke-free, but a huge file would still stall the window). */
+const MAX_HIGHLIGHT_CHARS = 200_000;
+
+/**
+ * A workspace file's text as HTML safe for {@html}: highlighted by its extension when known
+ * and the result holds only highlight.js's own spans, else escaped plain text.
+ */
+export function highlightFile(text: string, path: string): string {
+  if (text.length > MAX_HIGHLIGHT_CHARS) return escapeHtml(text);
+  return highlightLine(text, languageForPath(path));
+}

@@ -88,6 +88,24 @@ describe('WorkspacePanel', () => {
     await vi.waitFor(() => expect(items()[1]).toHaveAttribute('aria-selected', 'true'));
   });
 
+  it('highlights a previewed file by its extension, and never runs what it holds', async () => {
+    api.readWorkspaceFile.mockResolvedValue({
+      path: 'notes/a.rs',
+      size: 40,
+      binary: false,
+      truncated: false,
+      text: 'fn main() { let s = "<img src=x onerror=alert(1)>"; }',
+    });
+    api.workspaceTree.mockResolvedValue(tree('notes/', 'notes/a.rs'));
+    render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
+    await vi.waitFor(() => expect(paths()).toHaveLength(2));
+    await fireEvent.click(screen.getAllByTestId('workspace-entry')[1]!);
+    const preview = await screen.findByTestId('file-preview');
+    expect(preview.querySelector('.hljs-keyword')?.textContent).toBe('fn');
+    expect(preview.querySelector('img')).toBeNull();
+    expect(preview).toHaveTextContent('<img src=x onerror=alert(1)>');
+  });
+
   it('collapses a folder', async () => {
     render(WorkspacePanel, { props: { info: project(), onchange: () => {} } });
     await vi.waitFor(() => expect(paths()).toHaveLength(3));
