@@ -43,6 +43,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         links::open_link,
         projects::set_model,
         mcp_servers::import_mcp_servers,
+        mcp_servers::set_mcp_value,
         mcp_status,
         key_status,
         set_api_key,

@@ -57,6 +57,42 @@ pub fn import(root: &Path, text: Option<String>) -> AppResult<Vec<String>> {
     Ok(added)
 }
 
+/// Stores (or with `None` removes) the keychain value of an MCP server's `${NAME}`.
+pub fn set_value(
+    keys: &dyn paddock_host::KeyStore,
+    name: &str,
+    value: Option<&str>,
+) -> AppResult<()> {
+    let name = name.trim();
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(invalid(
+            "a variable name has letters, digits and _ (e.g. GITHUB_TOKEN)",
+        ));
+    }
+    match value {
+        Some(v) if !v.is_empty() => keys.set_var(name, v),
+        _ => keys.delete_var(name),
+    }
+    .map_err(ToAppError::app_error)
+}
+
+#[tauri::command]
+pub async fn set_mcp_value(
+    state: State<'_, Desktop>,
+    name: String,
+    value: Option<String>,
+) -> Result<()> {
+    let keys = state.keys();
+    tauri::async_runtime::spawn_blocking(move || set_value(&*keys, &name, value.as_deref()))
+        .await
+        .map_err(crate::error::internal)?
+}
+
 #[tauri::command]
 pub async fn add_mcp_server(
     state: State<'_, Desktop>,

@@ -58,7 +58,10 @@ impl Desktop {
         lock(&self.projects)
             .entry(root.to_path_buf())
             .or_insert_with(|| {
-                Arc::new(LiveProject::new(root.to_path_buf(), ServerPath::LoginShell))
+                Arc::new(
+                    LiveProject::new(root.to_path_buf(), ServerPath::LoginShell)
+                        .with_keys(self.keys()),
+                )
             })
             .clone()
     }

@@ -3,6 +3,7 @@
 
 use paddock_desktop::mcp_servers;
 use paddock_fake_model::FakeServer;
+use paddock_host::KeyStore;
 use paddock_protocol::{AppErrorCode, McpServerConfig};
 use serde_json::json;
 
@@ -76,4 +77,53 @@ async fn imports_wait_for_trust_and_added_servers_do_not() {
             .code,
         AppErrorCode::Invalid
     );
+}
+
+#[derive(Default)]
+struct Vars(std::sync::Mutex<std::collections::BTreeMap<String, String>>);
+
+impl paddock_host::KeyStore for Vars {
+    fn get(
+        &self,
+        _: paddock_protocol::ProviderKind,
+    ) -> Result<Option<String>, paddock_host::KeyError> {
+        Ok(None)
+    }
+    fn set(
+        &self,
+        _: paddock_protocol::ProviderKind,
+        _: &str,
+    ) -> Result<(), paddock_host::KeyError> {
+        Ok(())
+    }
+    fn delete(&self, _: paddock_protocol::ProviderKind) -> Result<(), paddock_host::KeyError> {
+        Ok(())
+    }
+    fn get_var(&self, name: &str) -> Result<Option<String>, paddock_host::KeyError> {
+        Ok(self.0.lock().unwrap().get(name).cloned())
+    }
+    fn set_var(&self, name: &str, value: &str) -> Result<(), paddock_host::KeyError> {
+        self.0.lock().unwrap().insert(name.into(), value.into());
+        Ok(())
+    }
+    fn delete_var(&self, name: &str) -> Result<(), paddock_host::KeyError> {
+        self.0.lock().unwrap().remove(name);
+        Ok(())
+    }
+}
+
+#[test]
+fn server_values_go_to_the_keychain_by_variable_name() {
+    let keys = Vars::default();
+    mcp_servers::set_value(&keys, " GITHUB_TOKEN ", Some("ghp_x")).unwrap();
+    assert_eq!(
+        keys.get_var("GITHUB_TOKEN").unwrap().as_deref(),
+        Some("ghp_x")
+    );
+    mcp_servers::set_value(&keys, "GITHUB_TOKEN", None).unwrap();
+    assert_eq!(keys.get_var("GITHUB_TOKEN").unwrap(), None);
+    for bad in ["", "1X", "A-B", "${X}"] {
+        let err = mcp_servers::set_value(&keys, bad, Some("v")).unwrap_err();
+        assert_eq!(err.code, AppErrorCode::Invalid, "{bad}");
+    }
 }

@@ -50,3 +50,19 @@ describe('McpServersForm', () => {
     expect(api.importMcpServers).toHaveBeenCalledWith('/p', null);
   });
 });
+
+describe('McpServersForm keychain values', () => {
+  beforeEach(() => vi.resetAllMocks());
+
+  it('stores a variable value in the keychain, never in the settings', async () => {
+    api.setMcpValue.mockResolvedValue(null);
+    render(McpServersForm, { props: { project: '/p', ondone: () => {} } });
+    await fireEvent.click(screen.getByTestId('mcp-value-open'));
+    await fireEvent.input(screen.getByTestId('mcp-var-name'), { target: { value: 'GITHUB_TOKEN' } });
+    await fireEvent.input(screen.getByTestId('mcp-var-value'), { target: { value: 'ghp_secret' } });
+    await fireEvent.click(screen.getByTestId('mcp-var-save'));
+    await vi.waitFor(() => expect(api.setMcpValue).toHaveBeenCalledWith('GITHUB_TOKEN', 'ghp_secret'));
+    expect(await screen.findByTestId('mcp-form-note')).toHaveTextContent('Stored ${GITHUB_TOKEN} in the keychain');
+    expect(api.addMcpServer).not.toHaveBeenCalled();
+  });
+});

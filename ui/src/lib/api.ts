@@ -90,6 +90,9 @@ export const addMcpServer = (project: string, name: string, config: McpServerCon
 /** Imports pasted MCP entries, or the project's own .mcp.json when `text` is null; they wait for trust. */
 export const importMcpServers = (project: string, text: string | null) =>
   call<string[]>('import_mcp_servers', { project, text });
+/** Stores (or with null removes) the keychain value an MCP server's `${name}` reads. */
+export const setMcpValue = (name: string, value: string | null) =>
+  call<null>('set_mcp_value', { name, value });
 /** What the grants and rules would do with a call (a command, a path, or JSON); runs nothing. */
 export const explainCall = (project: string, tool: string, callText: string) =>
   call<CallExplanation>('explain_call', { project, tool, call: callText });

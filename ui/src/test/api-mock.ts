@@ -25,6 +25,7 @@ export const mcpStatus = fn<'mcpStatus'>();
 export const setToolRules = fn<'setToolRules'>();
 export const addMcpServer = fn<'addMcpServer'>();
 export const importMcpServers = fn<'importMcpServers'>();
+export const setMcpValue = fn<'setMcpValue'>();
 export const explainCall = fn<'explainCall'>();
 export const setModel = fn<'setModel'>();
 export const keyStatus = fn<'keyStatus'>();

@@ -28,4 +28,12 @@ impl KeyStore for CliKeys {
     fn delete(&self, provider: ProviderKind) -> Result<(), KeyError> {
         Keychain.delete(provider)
     }
+
+    /// A missing keychain leaves the variable unset: its server fails to start, naming it.
+    fn get_var(&self, name: &str) -> Result<Option<String>, KeyError> {
+        match Keychain.get_var(name) {
+            Err(KeyError::Unavailable(_)) => Ok(None),
+            other => other,
+        }
+    }
 }

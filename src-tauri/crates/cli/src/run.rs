@@ -44,7 +44,7 @@ pub async fn run(
     // Decided before anything is started or sent: untrusted settings end the run here.
     let settings = service.settings_for_run(&root, &args.options(), trust_policy(args))?;
     // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
-    let live = LiveProject::new(root, ServerPath::Inherit);
+    let live = LiveProject::new(root, ServerPath::Inherit).with_keys(Arc::new(CliKeys));
     report_mcp(&live, &settings).await;
     let result = run_prompt(args, &service, &live, target, prompt, cancel).await;
     live.shutdown().await;

@@ -26,6 +26,52 @@ pub trait KeyStore: Send + Sync {
     fn set(&self, provider: ProviderKind, key: &str) -> Result<(), KeyError>;
     /// Removes a key; removing a key that is not there is fine.
     fn delete(&self, provider: ProviderKind) -> Result<(), KeyError>;
+
+    /// A value for `${NAME}` in an MCP server's settings, kept instead of a literal token.
+    fn get_var(&self, _name: &str) -> Result<Option<String>, KeyError> {
+        Ok(None)
+    }
+
+    fn set_var(&self, _name: &str, _value: &str) -> Result<(), KeyError> {
+        Err(KeyError::Failed(
+            "values cannot be saved here: no keychain is in use".into(),
+        ))
+    }
+
+    fn delete_var(&self, _name: &str) -> Result<(), KeyError> {
+        Ok(())
+    }
+}
+
+/// The keychain entry of a `${NAME}` value (apart from the provider keys).
+fn var_user(name: &str) -> String {
+    format!("var:{name}")
+}
+
+/// The values of the `${NAME}`s the enabled servers read that Paddock's environment does not
+/// set, from `store` (the environment wins; unknown names are left to fail at start).
+pub fn mcp_vars(
+    servers: &std::collections::BTreeMap<String, paddock_protocol::McpServerConfig>,
+    store: &dyn KeyStore,
+) -> std::collections::BTreeMap<String, String> {
+    let names: std::collections::BTreeSet<String> = servers
+        .values()
+        .filter(|c| !c.disabled)
+        .filter_map(|c| paddock_mcp::vars::server_vars(c).ok())
+        .flatten()
+        .filter(|n| std::env::var_os(n).is_none())
+        .collect();
+    names
+        .into_iter()
+        .filter_map(|n| match store.get_var(&n) {
+            Ok(Some(v)) => Some((n, v)),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!("keychain value for ${{{n}}} unavailable: {e}");
+                None
+            }
+        })
+        .collect()
 }
 
 /// The OS keychain via the keyring crate.
@@ -66,6 +112,30 @@ impl KeyStore for Keychain {
 
     fn delete(&self, provider: ProviderKind) -> Result<(), KeyError> {
         match Self::entry(provider)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(classify(e)),
+        }
+    }
+
+    fn get_var(&self, name: &str) -> Result<Option<String>, KeyError> {
+        let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &var_user(name)).map_err(classify)?;
+        match entry.get_password() {
+            Ok(v) => Ok(Some(v)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(classify(e)),
+        }
+    }
+
+    fn set_var(&self, name: &str, value: &str) -> Result<(), KeyError> {
+        keyring::Entry::new(KEYCHAIN_SERVICE, &var_user(name))
+            .map_err(classify)?
+            .set_password(value)
+            .map_err(classify)
+    }
+
+    fn delete_var(&self, name: &str) -> Result<(), KeyError> {
+        let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &var_user(name)).map_err(classify)?;
+        match entry.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(classify(e)),
         }

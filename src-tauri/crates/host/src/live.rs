@@ -66,6 +66,8 @@ pub struct LiveProject {
     pub(crate) writes: Arc<paddock_core::WriteLocks>,
     /// The argument rules every runtime of the project uses, replaced when they change.
     rules: RuleBook,
+    /// Where `${NAME}`s of MCP servers come from when the environment has none.
+    keys: Option<Arc<dyn KeyStore>>,
 }
 
 impl LiveProject {
@@ -79,7 +81,14 @@ impl LiveProject {
             start_lock: tokio::sync::Mutex::new(()),
             writes: Arc::default(),
             rules: RuleBook::default(),
+            keys: None,
         }
+    }
+
+    /// Reads MCP servers' `${NAME}`s from `keys` too (the app's keychain).
+    pub fn with_keys(mut self, keys: Arc<dyn KeyStore>) -> Self {
+        self.keys = Some(keys);
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -104,8 +113,19 @@ impl LiveProject {
         let (tx, ready) = watch::channel(settings.mcp_servers.is_empty());
         if !settings.mcp_servers.is_empty() {
             let (servers, config) = (servers.clone(), settings.mcp_servers.clone());
+            let keys = self.keys.clone();
             tokio::spawn(async move {
-                servers.start(&config).await;
+                // The keychain answers over D-Bus, which blocks.
+                let vars = match keys {
+                    Some(keys) => {
+                        let servers = config.clone();
+                        tokio::task::spawn_blocking(move || crate::keys::mcp_vars(&servers, &*keys))
+                            .await
+                            .unwrap_or_default()
+                    }
+                    None => BTreeMap::new(),
+                };
+                servers.start_with_vars(&config, &vars).await;
                 let _ = tx.send(true);
             });
         }

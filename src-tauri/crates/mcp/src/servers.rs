@@ -150,6 +150,16 @@ impl McpServers {
     /// Starts every enabled server at once and waits until each is running, has failed or
     /// ran out of time. One server's trouble never affects another's start.
     pub async fn start(&self, configs: &BTreeMap<String, McpServerConfig>) {
+        self.start_with_vars(configs, &BTreeMap::new()).await;
+    }
+
+    /// [`Self::start`], with values for `${NAME}`s that Paddock's environment does not set
+    /// (from the keychain).
+    pub async fn start_with_vars(
+        &self,
+        configs: &BTreeMap<String, McpServerConfig>,
+        vars: &BTreeMap<String, String>,
+    ) {
         let mut wanted = Vec::new();
         for (name, config) in configs {
             if config.disabled {
@@ -162,6 +172,7 @@ impl McpServers {
                     config,
                     self.options.base_dir.as_deref(),
                     &self.options.hide_env,
+                    vars,
                 ) {
                     Ok(config) => {
                         self.board.set(name, McpServerState::Starting, None);
@@ -397,6 +408,7 @@ fn prepare(
     config: &McpServerConfig,
     base_dir: Option<&Path>,
     hide: &[String],
+    vars: &BTreeMap<String, String>,
 ) -> Result<McpServerConfig, String> {
     if let Some(name) = vars::server_vars(config)
         .map_err(|(field, e)| format!("{field}: {e}"))?
@@ -409,7 +421,7 @@ fn prepare(
     }
     let workspace = base_dir.map(|d| d.to_string_lossy().into_owned());
     let source = VarSource {
-        lookup: &|name| std::env::var(name).ok(),
+        lookup: &|name| std::env::var(name).ok().or_else(|| vars.get(name).cloned()),
         workspace: workspace.as_deref(),
     };
     let mut resolved = vars::resolve_server(config, &source)?;

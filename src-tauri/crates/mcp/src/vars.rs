@@ -102,7 +102,9 @@ pub fn expand(text: &str, source: &VarSource<'_>) -> Result<String, String> {
             Err(Var::Env { name, default }) => {
                 let value = (source.lookup)(name)
                     .or_else(|| default.map(str::to_owned))
-                    .ok_or_else(|| format!("`${{{name}}}` is not set in Paddock's environment"))?;
+                    .ok_or_else(|| {
+                        format!("`${{{name}}}` is not set in Paddock's environment or the keychain")
+                    })?;
                 if value.len() > MAX_VALUE_BYTES {
                     return Err(format!(
                         "`${{{name}}}` is longer than {MAX_VALUE_BYTES} bytes"

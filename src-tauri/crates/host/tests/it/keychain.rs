@@ -27,3 +27,31 @@ fn a_key_round_trips_through_the_os_keychain() {
     assert_eq!(keychain.get(provider).unwrap(), None);
     keychain.delete(provider).unwrap();
 }
+
+#[test]
+fn an_mcp_variable_round_trips_through_the_os_keychain_and_feeds_its_server() {
+    let keychain = Keychain;
+    if let Err(e) = keychain.probe() {
+        assert!(
+            std::env::var_os("PADDOCK_REQUIRE_KEYCHAIN").is_none(),
+            "the keychain is required here but unreachable: {e}"
+        );
+        return;
+    }
+    let name = format!("PADDOCK_TEST_TOKEN_{}", std::process::id());
+    keychain.set_var(&name, "from-the-keychain").unwrap();
+    let servers: std::collections::BTreeMap<String, paddock_protocol::McpServerConfig> =
+        serde_json::from_value(serde_json::json!({
+            "gh": {"url": "https://h/mcp", "headers": {"Authorization": format!("Bearer ${{{name}}}")}},
+            "off": {"command": "x", "disabled": true, "env": {"T": "${NEVER_READ_VAR}"}}
+        }))
+        .unwrap();
+    let vars = paddock_host::mcp_vars(&servers, &keychain);
+    assert_eq!(
+        vars.get(&name).map(String::as_str),
+        Some("from-the-keychain")
+    );
+    assert_eq!(vars.len(), 1, "only what enabled servers read: {vars:?}");
+    keychain.delete_var(&name).unwrap();
+    assert_eq!(keychain.get_var(&name).unwrap(), None);
+}

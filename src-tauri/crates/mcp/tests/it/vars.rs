@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use paddock_core::GrantPolicy;
 use paddock_core::protocol::McpServerState;
 use paddock_core::scripted::ScriptedTurn;
-use paddock_mcp::McpOptions;
+use paddock_mcp::{McpOptions, McpServers};
 use serde_json::json;
 
 use crate::common::{everything, one, registry_of, results, run_agent, started, stdio_config};
@@ -31,6 +31,10 @@ async fn variables_and_env_files_reach_the_server_and_stay_out_of_the_settings()
         ),
         ("WHERE".to_owned(), "${workspaceFolder}/db".to_owned()),
         ("OVERRIDDEN".to_owned(), "env".to_owned()),
+        (
+            "FROM_KEYCHAIN".to_owned(),
+            "${PADDOCK_TEST_STORED}".to_owned(),
+        ),
     ]);
     config.env_file = Some("mcp.env".into());
     let configs = one("everything", config.clone());
@@ -38,7 +42,12 @@ async fn variables_and_env_files_reach_the_server_and_stay_out_of_the_settings()
         base_dir: Some(project.path().to_path_buf()),
         ..McpOptions::default()
     };
-    let servers = started(&configs, options).await;
+    let servers = McpServers::new(options);
+    let stored = BTreeMap::from([(
+        "PADDOCK_TEST_STORED".to_owned(),
+        "kept in the keychain".to_owned(),
+    )]);
+    servers.start_with_vars(&configs, &stored).await;
     let run = run_agent(
         registry_of(&servers),
         GrantPolicy::default(),
@@ -56,6 +65,7 @@ async fn variables_and_env_files_reach_the_server_and_stay_out_of_the_settings()
     assert_eq!(env["WHERE"], format!("{}/db", project.path().display()));
     assert_eq!(env["FROM_FILE"], "file value");
     assert_eq!(env["OVERRIDDEN"], "env", "env wins over envFile");
+    assert_eq!(env["FROM_KEYCHAIN"], "kept in the keychain");
     assert_eq!(
         configs["everything"], config,
         "the entry keeps its variables"
