@@ -20,6 +20,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 const TURNS: u64 = 1_000;
+/// The second workload: fewer turns, each tool returning 10 KB.
+const BIG_TURNS: u64 = 200;
+const BIG_OUTPUT: usize = 10 * 1024;
 
 /// Counts live and peak heap bytes.
 struct Counting;
@@ -50,22 +53,24 @@ static GLOBAL: Counting = Counting;
 /// the fly so the benchmark measures the kernel, not a prebuilt script.
 struct TurnModel {
     calls: AtomicU64,
+    turns: u64,
+    tool: &'static str,
 }
 
 impl Model for TurnModel {
     fn stream(&self, _request: &ModelRequest<'_>) -> ModelStream {
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
-        let events = if n < TURNS {
+        let events = if n < self.turns {
             vec![
                 ModelEvent::ToolCall(ToolCall {
                     id: format!("a{n}"),
-                    name: "noop".into(),
+                    name: self.tool.into(),
                     input: json!({"n": n}),
                     parsed_from_text: false,
                 }),
                 ModelEvent::ToolCall(ToolCall {
                     id: format!("b{n}"),
-                    name: "noop".into(),
+                    name: self.tool.into(),
                     input: json!({"n": n + 1_000_000}),
                     parsed_from_text: false,
                 }),
@@ -100,23 +105,42 @@ impl TypedTool for Noop {
     }
 }
 
+/// Returns 10 KB of text.
+struct Big;
+
+#[async_trait]
+impl TypedTool for Big {
+    type Input = NoopInput;
+    const NAME: &'static str = "big";
+    async fn run(&self, _input: NoopInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::ok("x".repeat(BIG_OUTPUT)))
+    }
+}
+
 fn registry() -> Arc<ToolRegistry> {
     let mut r = ToolRegistry::new();
     r.register(typed(Noop)).unwrap();
+    r.register(typed(Big)).unwrap();
     Arc::new(r)
 }
 
 async fn one_run(registry: Arc<ToolRegistry>) {
+    run_of(registry, TURNS, "noop").await;
+}
+
+async fn run_of(registry: Arc<ToolRegistry>, turns: u64, tool: &'static str) {
     let mut config = AgentConfig::new("bench", "bench-model");
-    config.grants = GrantPolicy::allowing(&["noop"]);
-    config.max_turns = u32::try_from(TURNS).unwrap() + 1;
+    config.grants = GrantPolicy::allowing(&["noop", "big"]);
+    config.max_turns = u32::try_from(turns).unwrap() + 1;
     let model = Arc::new(TurnModel {
         calls: AtomicU64::new(0),
+        turns,
+        tool,
     });
     let mut agent = Agent::new(config, model, registry);
     let r = agent.run("go").await;
     assert_eq!(r.exit, ExitReason::EndTurn);
-    assert_eq!(r.turns, u32::try_from(TURNS).unwrap() + 1);
+    assert_eq!(r.turns, u32::try_from(turns).unwrap() + 1);
 }
 
 fn bench(c: &mut Criterion) {
@@ -140,6 +164,9 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("1000_turns_two_tool_calls_each", |b| {
         b.iter(|| rt.block_on(one_run(registry.clone())));
+    });
+    group.bench_function("200_turns_two_10kb_outputs_each", |b| {
+        b.iter(|| rt.block_on(run_of(registry.clone(), BIG_TURNS, "big")));
     });
     group.finish();
 }

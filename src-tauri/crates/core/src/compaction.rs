@@ -69,11 +69,53 @@ pub fn message_tokens(message: &Message) -> u32 {
             ContentBlock::Text { text } => text.len(),
             ContentBlock::Thinking { thinking, .. } => thinking.len(),
             ContentBlock::RedactedThinking { data } => data.len(),
-            ContentBlock::ToolCall(c) => c.name.len() + c.input.to_string().len() + c.id.len(),
+            ContentBlock::ToolCall(c) => c.name.len() + json_len(&c.input) + c.id.len(),
             ContentBlock::ToolResult(r) => r.content.len() + r.tool_call_id.len(),
         })
         .sum();
     tokens_of_chars(chars + MESSAGE_OVERHEAD * CHARS_PER_TOKEN)
+}
+
+/// The length of a value's JSON text, without building the text.
+fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// The history's estimate, kept as the history grows: earlier messages are counted once,
+/// the last one again each time (tool results may be merged into it). A shorter history
+/// (compacted, rewound) is counted afresh.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryTally {
+    /// Messages counted before the last one seen, and their tokens.
+    settled: usize,
+    settled_tokens: u32,
+}
+
+impl HistoryTally {
+    pub fn tokens(&mut self, messages: &[Message]) -> u32 {
+        if messages.len() <= self.settled {
+            *self = Self::default();
+        }
+        let last = messages.len().saturating_sub(1);
+        for m in &messages[self.settled..last] {
+            self.settled_tokens = self.settled_tokens.saturating_add(message_tokens(m));
+        }
+        self.settled = self.settled.max(last);
+        let tail = messages.last().map_or(0, message_tokens);
+        self.settled_tokens.saturating_add(tail)
+    }
 }
 
 pub fn history_tokens(messages: &[Message]) -> u32 {
@@ -90,14 +132,23 @@ pub fn context_of(
     messages: &[Message],
     window: Option<u32>,
 ) -> ContextInfo {
+    context_with(system, tools, history_tokens(messages), window)
+}
+
+/// [`context_of`] with the history's estimate already known (the runner's [`HistoryTally`]).
+pub fn context_with(
+    system: Option<&str>,
+    tools: &[ToolSpec],
+    history: u32,
+    window: Option<u32>,
+) -> ContextInfo {
     let instructions = tokens_of_chars(system.map_or(0, str::len));
     let tools = tokens_of_chars(
         tools
             .iter()
-            .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
+            .map(|t| t.name.len() + t.description.len() + json_len(&t.input_schema))
             .sum(),
     );
-    let history = history_tokens(messages);
     ContextInfo {
         used: instructions.saturating_add(tools).saturating_add(history),
         window,
@@ -394,6 +445,38 @@ fn compaction_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tally_equals_a_full_count_as_the_history_grows_merges_and_shrinks() {
+        let call = |n: u64| {
+            ContentBlock::ToolCall(paddock_protocol::ToolCall {
+                id: format!("c{n}"),
+                name: "bash".into(),
+                input: serde_json::json!({"command": "x".repeat(n as usize)}),
+                parsed_from_text: false,
+            })
+        };
+        let mut tally = HistoryTally::default();
+        let mut history = vec![Message::user_text("go")];
+        assert_eq!(tally.tokens(&history), history_tokens(&history));
+        for n in 0..40u64 {
+            history.push(Message {
+                role: Role::Assistant,
+                content: vec![call(n), call(n * 7)],
+            });
+            assert_eq!(tally.tokens(&history), history_tokens(&history), "append {n}");
+            // Results merged into the last message after it was counted.
+            if let Some(last) = history.last_mut() {
+                last.content.push(ContentBlock::Text {
+                    text: "y".repeat(n as usize * 13),
+                });
+            }
+            assert_eq!(tally.tokens(&history), history_tokens(&history), "merge {n}");
+        }
+        history.truncate(5);
+        assert_eq!(tally.tokens(&history), history_tokens(&history), "shrunk");
+        assert_eq!(json_len(&serde_json::json!({"a": [1, "b"]})), r#"{"a":[1,"b"]}"#.len());
+    }
 
     #[test]
     fn the_users_words_survive_nested_compactions() {

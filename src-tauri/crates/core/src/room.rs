@@ -26,11 +26,12 @@ impl Runner<'_> {
         }
     }
 
-    fn context_now(&self, state: &LoopState) -> paddock_protocol::ContextInfo {
-        compaction::context_of(
+    fn context_now(&self, state: &mut LoopState) -> paddock_protocol::ContextInfo {
+        let history = state.tally.tokens(&state.messages);
+        compaction::context_with(
             self.config.system_prompt.as_deref(),
             self.tools.specs(),
-            &state.messages,
+            history,
             self.config.context_window,
         )
     }
@@ -62,6 +63,7 @@ impl Runner<'_> {
                     .filter(|&p| p >= replaced)
                     .map(|p| p - replaced + added);
                 state.messages = done.history;
+                state.tally = compaction::HistoryTally::default();
                 state.compactions += 1;
                 events.emit(AgentEvent::Compacted(done.info));
                 if let Some(log) = self.history_log {

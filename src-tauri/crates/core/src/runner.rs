@@ -113,6 +113,8 @@ pub(crate) struct LoopState {
     pub(crate) compactions: u32,
     /// The workspace as the run found it, once a turn needed recording.
     first_record: Option<String>,
+    /// The history's token estimate, kept up as it grows.
+    pub(crate) tally: crate::compaction::HistoryTally,
 }
 
 impl Runner<'_> {
@@ -145,6 +147,7 @@ impl Runner<'_> {
             prompt_at,
             compactions: 0,
             first_record: None,
+            tally: crate::compaction::HistoryTally::default(),
         };
         self.save(&mut state);
 
