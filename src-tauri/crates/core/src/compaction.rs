@@ -464,18 +464,29 @@ mod tests {
                 role: Role::Assistant,
                 content: vec![call(n), call(n * 7)],
             });
-            assert_eq!(tally.tokens(&history), history_tokens(&history), "append {n}");
+            assert_eq!(
+                tally.tokens(&history),
+                history_tokens(&history),
+                "append {n}"
+            );
             // Results merged into the last message after it was counted.
             if let Some(last) = history.last_mut() {
                 last.content.push(ContentBlock::Text {
                     text: "y".repeat(n as usize * 13),
                 });
             }
-            assert_eq!(tally.tokens(&history), history_tokens(&history), "merge {n}");
+            assert_eq!(
+                tally.tokens(&history),
+                history_tokens(&history),
+                "merge {n}"
+            );
         }
         history.truncate(5);
         assert_eq!(tally.tokens(&history), history_tokens(&history), "shrunk");
-        assert_eq!(json_len(&serde_json::json!({"a": [1, "b"]})), r#"{"a":[1,"b"]}"#.len());
+        assert_eq!(
+            json_len(&serde_json::json!({"a": [1, "b"]})),
+            r#"{"a":[1,"b"]}"#.len()
+        );
     }
 
     #[test]

@@ -14,24 +14,20 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// The index's file in a project's session folder.
 pub const INDEX_FILE: &str = "index.sqlite";
 /// Bumped when the schema changes: an older index is rebuilt.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 /// The trigram tokenizer matches substrings of at least this many characters.
 const TRIGRAM: usize = 3;
 /// How long a writer waits for another process's transaction.
 const BUSY_MS: u64 = 5_000;
+/// Up to this many matching texts, one query sorts them all; past it (a common word), the
+/// sessions are searched one by one, newest first, until the hits are enough.
+const SORT_ALL_BELOW: i64 = 2_000;
 
 #[derive(Debug, thiserror::Error)]
 #[error("session index {path}: {source}")]
 pub struct IndexError {
     path: PathBuf,
     source: rusqlite::Error,
-}
-
-/// One session's indexable content, as the store reads it.
-pub struct Indexed {
-    pub summary: SessionSummary,
-    /// (message index, text) in order.
-    pub texts: Vec<(u32, String)>,
 }
 
 /// The open index of one project folder.
@@ -84,9 +80,11 @@ impl SessionIndex {
                 "BEGIN;
                  CREATE TABLE files (id TEXT PRIMARY KEY, size INTEGER NOT NULL,
                    mtime_ns INTEGER NOT NULL, title TEXT NOT NULL, model TEXT NOT NULL,
-                   created TEXT NOT NULL, updated TEXT NOT NULL);
-                 CREATE VIRTUAL TABLE texts USING fts5(text, session UNINDEXED,
-                   message UNINDEXED, tokenize = 'trigram');
+                   created TEXT NOT NULL, updated TEXT NOT NULL,
+                   texts_size INTEGER NOT NULL DEFAULT -1,
+                   texts_mtime_ns INTEGER NOT NULL DEFAULT -1);
+                 CREATE VIRTUAL TABLE texts USING fts5(text, session, message UNINDEXED,
+                   tokenize = 'trigram');
                  PRAGMA user_version = {SCHEMA_VERSION};
                  COMMIT;"
             ))
@@ -110,12 +108,13 @@ impl SessionIndex {
         }
     }
 
-    /// Brings the index up to date with the `*.jsonl` files of `dir`; `read` gives a changed
-    /// file's content (`None`: not a readable session, left out).
-    pub fn sync(
+    /// Brings the session list up to date with the `*.jsonl` files of `dir` (a `stat` per
+    /// file; `summary` reads a new or changed file's header). Texts are left for
+    /// [`Self::sync_texts`], so a list never waits for them.
+    pub fn sync_files(
         &mut self,
         dir: &Path,
-        read: impl Fn(&str) -> Option<Indexed>,
+        summary: impl Fn(&str) -> Option<SessionSummary>,
     ) -> Result<(), IndexError> {
         let known: HashMap<String, Stamp> = {
             let mut stmt = self
@@ -158,29 +157,92 @@ impl SessionIndex {
             if known.get(id) == Some(&stamp) {
                 continue;
             }
-            let content = read(id);
-            self.replace(id, stamp, content.as_ref())?;
+            match summary(id) {
+                Some(s) => {
+                    self.conn
+                        .execute(
+                            "INSERT INTO files (id, size, mtime_ns, title, model, created, updated)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                             ON CONFLICT(id) DO UPDATE SET size = ?2, mtime_ns = ?3, title = ?4,
+                               model = ?5, created = ?6, updated = ?7",
+                            params![
+                                id,
+                                stamp.size,
+                                stamp.mtime_ns,
+                                s.title,
+                                s.model,
+                                s.created,
+                                s.updated
+                            ],
+                        )
+                        .map_err(self.err())?;
+                }
+                None => self.forget(id)?,
+            }
         }
         for gone in known.keys().filter(|k| !present.contains(k)) {
-            self.replace(
-                gone,
-                Stamp {
-                    size: 0,
-                    mtime_ns: 0,
-                },
-                None,
-            )?;
+            self.forget(gone)?;
         }
         Ok(())
     }
 
-    /// One file's rows, in one transaction: all of it or none of it.
-    fn replace(
+    /// Indexes the texts of every session whose file changed since its texts were indexed;
+    /// `texts` reads one. One transaction per session: its texts and their stamp together.
+    pub fn sync_texts(
         &mut self,
-        id: &str,
-        stamp: Stamp,
-        content: Option<&Indexed>,
+        texts: impl Fn(&str) -> Option<Vec<(u32, String)>>,
     ) -> Result<(), IndexError> {
+        let stale: Vec<(String, Stamp)> = {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT id, size, mtime_ns FROM files
+                     WHERE texts_size != size OR texts_mtime_ns != mtime_ns",
+                )
+                .map_err(self.err())?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        Stamp {
+                            size: r.get(1)?,
+                            mtime_ns: r.get(2)?,
+                        },
+                    ))
+                })
+                .map_err(self.err())?;
+            rows.collect::<Result<_, _>>().map_err(self.err())?
+        };
+        for (id, stamp) in stale {
+            let content = texts(&id).unwrap_or_default();
+            let path = self.path.clone();
+            let err = |source| IndexError {
+                path: path.clone(),
+                source,
+            };
+            let tx = self.conn.transaction().map_err(err)?;
+            tx.execute("DELETE FROM texts WHERE session = ?1", [&id])
+                .map_err(err)?;
+            {
+                let mut insert = tx
+                    .prepare("INSERT INTO texts (text, session, message) VALUES (?1, ?2, ?3)")
+                    .map_err(err)?;
+                for (message, text) in &content {
+                    insert.execute(params![text, id, message]).map_err(err)?;
+                }
+            }
+            tx.execute(
+                "UPDATE files SET texts_size = ?2, texts_mtime_ns = ?3 WHERE id = ?1",
+                params![id, stamp.size, stamp.mtime_ns],
+            )
+            .map_err(err)?;
+            tx.commit().map_err(err)?;
+        }
+        Ok(())
+    }
+
+    /// Drops a session (its file is gone or not a session).
+    fn forget(&mut self, id: &str) -> Result<(), IndexError> {
         let path = self.path.clone();
         let err = |source| IndexError {
             path: path.clone(),
@@ -191,29 +253,6 @@ impl SessionIndex {
             .map_err(err)?;
         tx.execute("DELETE FROM files WHERE id = ?1", [id])
             .map_err(err)?;
-        if let Some(c) = content {
-            let s = &c.summary;
-            tx.execute(
-                "INSERT INTO files (id, size, mtime_ns, title, model, created, updated)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    id,
-                    stamp.size,
-                    stamp.mtime_ns,
-                    s.title,
-                    s.model,
-                    s.created,
-                    s.updated
-                ],
-            )
-            .map_err(err)?;
-            let mut insert = tx
-                .prepare("INSERT INTO texts (text, session, message) VALUES (?1, ?2, ?3)")
-                .map_err(err)?;
-            for (message, text) in &c.texts {
-                insert.execute(params![text, id, message]).map_err(err)?;
-            }
-        }
         tx.commit().map_err(err)
     }
 
@@ -250,34 +289,85 @@ impl SessionIndex {
         limit: usize,
         snippet: impl Fn(&str, &str) -> Option<String>,
     ) -> Result<Vec<SearchHit>, IndexError> {
-        let order = "ORDER BY f.updated DESC, f.id DESC, t.message ASC, t.rowid ASC";
-        let (sql, arg) = if needle.chars().count() >= TRIGRAM {
-            (
-                format!(
-                    "SELECT t.session, f.title, t.message, t.text FROM texts t
-                     JOIN files f ON f.id = t.session WHERE texts MATCH ?1 {order}"
-                ),
-                format!("\"{}\"", needle.replace('"', "\"\"")),
+        let mut hits = Vec::new();
+        if needle.chars().count() < TRIGRAM {
+            // Too short for trigrams: every indexed text, checked (still no JSONL read).
+            let sql = "SELECT t.session, f.title, t.message, t.text FROM texts t
+                       JOIN files f ON f.id = t.session
+                       ORDER BY f.updated DESC, f.id DESC, t.message ASC, t.rowid ASC";
+            self.collect(sql, &[], needle, limit, &snippet, &mut hits)?;
+            return Ok(hits);
+        }
+        let phrase = quoted(needle);
+        let matches: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM (SELECT 1 FROM texts WHERE texts MATCH ?1 LIMIT ?2)",
+                params![format!("text: {phrase}"), SORT_ALL_BELOW],
+                |r| r.get(0),
             )
-        } else {
-            // Too short for trigrams: every indexed text, checked below (still no JSONL read).
-            (
-                format!(
-                    "SELECT t.session, f.title, t.message, t.text FROM texts t
-                     JOIN files f ON f.id = t.session WHERE ?1 = ?1 {order}"
-                ),
-                String::new(),
-            )
+            .map_err(self.err())?;
+        if matches < SORT_ALL_BELOW {
+            let sql = "SELECT t.session, f.title, t.message, t.text FROM texts t
+                       JOIN files f ON f.id = t.session WHERE texts MATCH ?1
+                       ORDER BY f.updated DESC, f.id DESC, t.message ASC, t.rowid ASC";
+            self.collect(
+                sql,
+                &[format!("text: {phrase}")],
+                needle,
+                limit,
+                &snippet,
+                &mut hits,
+            )?;
+            return Ok(hits);
+        }
+        // A common word: newest sessions first, each its own small query, until enough.
+        let sessions: Vec<(String, String)> = {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id, title FROM files ORDER BY updated DESC, id DESC")
+                .map_err(self.err())?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(self.err())?;
+            rows.collect::<Result<_, _>>().map_err(self.err())?
         };
-        let mut stmt = self.conn.prepare(&sql).map_err(self.err())?;
-        let mut rows = stmt.query([arg]).map_err(self.err())?;
-        let mut hits: Vec<SearchHit> = Vec::new();
-        while let Some(row) = rows.next().map_err(self.err())? {
+        for (id, _) in sessions {
+            let sql = "SELECT t.session, f.title, t.message, t.text FROM texts t
+                       JOIN files f ON f.id = t.session WHERE texts MATCH ?1
+                       ORDER BY t.message ASC, t.rowid ASC";
+            let query = format!("text: {phrase} AND session: {}", quoted(&id));
+            self.collect(sql, &[query], needle, limit, &snippet, &mut hits)?;
+            if hits.len() >= limit {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
+    /// Adds the hits of one query (rows ordered by session, then message) to `hits`.
+    fn collect(
+        &self,
+        sql: &str,
+        args: &[String],
+        needle: &str,
+        limit: usize,
+        snippet: &impl Fn(&str, &str) -> Option<String>,
+        hits: &mut Vec<SearchHit>,
+    ) -> Result<(), IndexError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(self.err())?;
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(args))
+            .map_err(self.err())?;
+        while hits.len() < limit {
+            let Some(row) = rows.next().map_err(self.err())? else {
+                break;
+            };
             let session: String = row.get(0).map_err(self.err())?;
             let message: u32 = row.get(2).map_err(self.err())?;
             if hits
                 .last()
-                .is_some_and(|h| h.session_id == session && h.message_index == message)
+                .is_some_and(|h: &SearchHit| h.session_id == session && h.message_index == message)
             {
                 continue;
             }
@@ -291,11 +381,8 @@ impl SessionIndex {
                 message_index: message,
                 snippet,
             });
-            if hits.len() >= limit {
-                break;
-            }
         }
-        Ok(hits)
+        Ok(())
     }
 
     /// Whether a session is in the index (tests).
@@ -306,6 +393,11 @@ impl SessionIndex {
             .map(|r| r.is_some())
             .map_err(self.err())
     }
+}
+
+/// A string as an FTS5 phrase.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 /// The index holds what the sessions say: private like them.

@@ -7,7 +7,7 @@ use paddock_protocol::{
     SessionSummary, ToolStatus,
 };
 
-use crate::index::{Indexed, SessionIndex};
+use crate::index::SessionIndex;
 use crate::project_key;
 use crate::timeline::Timeline;
 use crate::{
@@ -143,7 +143,7 @@ impl SessionStore {
 
     /// This project's sessions, newest first (from the index, brought up to date first).
     pub fn list(&self, project: &Path) -> Result<Vec<SessionSummary>, SessionError> {
-        match self.index(project) {
+        match self.index(project, false) {
             Some(index) => match index.list() {
                 Ok(list) => Ok(list),
                 Err(e) => {
@@ -162,7 +162,7 @@ impl SessionStore {
         if needle.is_empty() {
             return Ok(Vec::new());
         }
-        match self.index(project) {
+        match self.index(project, true) {
             Some(index) => match index.search(&needle, MAX_SEARCH_HITS, snippet) {
                 Ok(hits) => Ok(hits),
                 Err(e) => {
@@ -174,15 +174,18 @@ impl SessionStore {
         }
     }
 
-    /// The project's index, up to date with its files; `None` (logged) when it cannot be
-    /// used, and the callers read the files instead.
-    fn index(&self, project: &Path) -> Option<SessionIndex> {
+    /// The project's index, up to date with its files (and their texts, for a search);
+    /// `None` (logged) when it cannot be used, and the callers read the files instead.
+    fn index(&self, project: &Path, texts: bool) -> Option<SessionIndex> {
         let dir = self.project_dir(project);
         if !dir.is_dir() {
             return None;
         }
         let synced = SessionIndex::open(&dir).and_then(|mut index| {
-            index.sync(&dir, |id| self.indexable(project, id))?;
+            index.sync_files(&dir, |id| self.summary_of(project, id))?;
+            if texts {
+                index.sync_texts(|id| self.texts_of(project, id))?;
+            }
             Ok(index)
         });
         match synced {
@@ -194,35 +197,39 @@ impl SessionStore {
         }
     }
 
-    /// What the index keeps of one session file.
-    fn indexable(&self, project: &Path, id: &str) -> Option<Indexed> {
+    /// A session's line in the list, from its header and file.
+    fn summary_of(&self, project: &Path, id: &str) -> Option<SessionSummary> {
         let path = self.file(project, id).ok()?;
         let meta = std::fs::metadata(&path).ok()?;
-        let session = self.load(project, id).ok()?;
-        let texts = session
-            .messages
-            .iter()
-            .enumerate()
-            .flat_map(|(i, m)| {
-                let i = u32::try_from(i).unwrap_or(u32::MAX);
-                searchable_texts(m).into_iter().map(move |t| (i, t))
-            })
-            .collect();
-        Some(Indexed {
-            summary: SessionSummary {
-                id: session.header.id,
-                title: session.header.title,
-                model: session.header.model,
-                created: session.header.created,
-                updated: meta
-                    .modified()
-                    .ok()
-                    .map(|t| humantime::format_rfc3339_seconds(t).to_string())
-                    .unwrap_or_default(),
-                size_bytes: meta.len(),
-            },
-            texts,
+        let header = read_header(&path).ok()?;
+        Some(SessionSummary {
+            id: header.id,
+            title: header.title,
+            model: header.model,
+            created: header.created,
+            updated: meta
+                .modified()
+                .ok()
+                .map(|t| humantime::format_rfc3339_seconds(t).to_string())
+                .unwrap_or_default(),
+            size_bytes: meta.len(),
         })
+    }
+
+    /// The searchable texts of a session, by message index.
+    fn texts_of(&self, project: &Path, id: &str) -> Option<Vec<(u32, String)>> {
+        let session = self.load(project, id).ok()?;
+        Some(
+            session
+                .messages
+                .iter()
+                .enumerate()
+                .flat_map(|(i, m)| {
+                    let i = u32::try_from(i).unwrap_or(u32::MAX);
+                    searchable_texts(m).into_iter().map(move |t| (i, t))
+                })
+                .collect(),
+        )
     }
 
     /// This project's sessions by reading every file's header (without the index).

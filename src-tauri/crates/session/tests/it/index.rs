@@ -184,3 +184,47 @@ fn child_updates_the_index() {
     let store = SessionStore::new(root.into());
     let _ = store.search(Path::new(PROJECT), "marble");
 }
+
+/// A word in thousands of messages: the newest sessions' hits, in order, capped, found
+/// session by session (the path a common word takes).
+#[test]
+fn a_common_word_gives_the_newest_sessions_hits_in_order() {
+    let d = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(d.path().to_path_buf());
+    let answers: Vec<String> = (0..90).map(|i| format!("common word, line {i}")).collect();
+    let answers: Vec<&str> = answers.iter().map(String::as_str).collect();
+    for i in 0..30 {
+        write(&store, &format!("Session {i}"), &answers);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let project = Path::new(PROJECT);
+    let found = store.search(project, "COMMON WORD").unwrap();
+    assert_eq!(found.len(), 200, "capped");
+    let order: Vec<String> = store
+        .list(project)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    let mut seen: Vec<&str> = Vec::new();
+    for h in &found {
+        if seen.last() != Some(&h.session_id.as_str()) {
+            seen.push(&h.session_id);
+        }
+        assert!(h.snippet.contains("common word"), "{h:?}");
+    }
+    assert_eq!(
+        seen,
+        order[..seen.len()],
+        "newest sessions first, each once"
+    );
+    for pair in found.windows(2) {
+        if pair[0].session_id == pair[1].session_id {
+            assert!(pair[0].message_index < pair[1].message_index);
+        }
+    }
+    assert_eq!(
+        found[0].message_index, 1,
+        "the first answer of the newest session"
+    );
+}
