@@ -11,7 +11,7 @@ use tokio::sync::Semaphore;
 
 use crate::approval::Verdict;
 use crate::grants::{Gate, ResolvedTools};
-use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_middle};
+use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_middle_owned};
 
 /// Calls of one turn running at once, unless configured otherwise.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 4;
@@ -267,10 +267,9 @@ impl ToolExecutor {
         let max_chars = tool
             .max_output_chars()
             .unwrap_or(self.limits.max_output_chars);
-        ToolOutput {
-            content: truncate_middle(&output.content, max_chars),
-            ..output
-        }
+        let mut output = output;
+        output.content = truncate_middle_owned(std::mem::take(&mut output.content), max_chars);
+        output
     }
 }
 

@@ -279,11 +279,13 @@ impl Runner<'_> {
                 .execute_batch(&calls, self.tools, &self.ctx)
                 .await;
             let mut delegated = TokenUsage::default();
-            let mut results = results_message(calls.iter().zip(&outcomes).map(|(c, o)| {
+            // The outputs move into the history: no copy of what may be 10 KB each.
+            let mut results = results_message(calls.iter().zip(outcomes).map(|(c, o)| {
                 if let Some(u) = o.output.usage {
                     delegated += u;
                 }
-                (c, o.output.content.clone(), o.output.is_error())
+                let is_error = o.output.is_error();
+                (c, o.output.content, is_error)
             }));
             if inject_warning {
                 results.content.push(ContentBlock::Text {

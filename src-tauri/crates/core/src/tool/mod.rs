@@ -22,7 +22,7 @@ use crate::write_locks::{WriteLocks, WriteScope};
 pub use coerce::coerce_to_schema;
 pub use registry::{RegistryError, ToolRegistry};
 pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
-pub use truncate::truncate_middle;
+pub use truncate::{truncate_middle, truncate_middle_owned};
 pub use typed::{TypedTool, schema_for, typed};
 
 /// What a tool hands back to the model, and how the call ended.

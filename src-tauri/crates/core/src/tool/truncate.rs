@@ -4,6 +4,9 @@ const HEAD_SHARE_PERCENT: usize = 70;
 /// Cuts `text` to about `max_chars` characters, keeping ~70% head and ~30% tail around a
 /// marker that says how many characters were cut. Counts characters, never splits one.
 pub fn truncate_middle(text: &str, max_chars: usize) -> String {
+    if text.len() <= max_chars {
+        return text.to_owned();
+    }
     let total = text.chars().count();
     if total <= max_chars {
         return text.to_owned();
@@ -20,6 +23,16 @@ pub fn truncate_middle(text: &str, max_chars: usize) -> String {
     )
 }
 
+/// [`truncate_middle`] for an owned text: returned as it is (no copy, no count past the
+/// limit) when it fits, as most outputs do.
+pub fn truncate_middle_owned(text: String, max_chars: usize) -> String {
+    // Bytes bound characters: short texts need no counting at all.
+    if text.len() <= max_chars || text.chars().nth(max_chars).is_none() {
+        return text;
+    }
+    truncate_middle(&text, max_chars)
+}
+
 fn byte_offset(text: &str, chars: usize) -> usize {
     text.char_indices()
         .nth(chars)
@@ -29,6 +42,20 @@ fn byte_offset(text: &str, chars: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_texts_that_fit_are_kept_and_long_ones_cut_like_borrowed() {
+        let short = "héllo".to_owned();
+        let ptr = short.as_ptr();
+        let kept = truncate_middle_owned(short, 5);
+        assert_eq!((kept.as_str(), kept.as_ptr()), ("héllo", ptr), "no copy");
+        let long = "é".repeat(50);
+        assert_eq!(
+            truncate_middle_owned(long.clone(), 10),
+            truncate_middle(&long, 10)
+        );
+        assert_ne!(truncate_middle(&long, 10), long);
+    }
 
     #[test]
     fn short_text_is_untouched() {
