@@ -37,11 +37,9 @@ impl Default for ExecutorLimits {
     }
 }
 
-/// The result of one call, with how long it took.
+/// The result of one call (in the order of the calls), with how long it took.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallOutcome {
-    pub call_id: String,
-    pub name: String,
     pub output: ToolOutput,
     pub duration: Duration,
 }
@@ -80,8 +78,9 @@ impl ToolExecutor {
                 summary: summary.clone(),
             });
             let started = Instant::now();
-            let output = self.execute_one(call, gate, &ctx, &summary).await;
+            let mut output = self.execute_one(call, gate, &ctx, &summary).await;
             let duration = started.elapsed();
+            // The why and the changes are the event's; the history keeps the content.
             base.events.emit(AgentEvent::ToolCallFinished {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -90,15 +89,10 @@ impl ToolExecutor {
                 is_error: output.is_error(),
                 status: output.status,
                 duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
-                why: output.why.clone(),
-                changes: output.changes.clone(),
+                why: std::mem::take(&mut output.why),
+                changes: std::mem::take(&mut output.changes),
             });
-            CallOutcome {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                output,
-                duration,
-            }
+            CallOutcome { output, duration }
         });
         futures_util::future::join_all(runs).await
     }
