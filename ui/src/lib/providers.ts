@@ -1,5 +1,5 @@
 // Provider facts the settings screen needs.
-import type { ProviderKind } from './bindings';
+import type { ProjectInfo, ProviderKind } from './bindings';
 
 /** Where a local OpenAI-compatible server (Ollama) listens by default. */
 export const LOCAL_BASE_URL = 'http://localhost:11434/v1';
@@ -15,3 +15,8 @@ export const KEY_ENV: Record<ProviderKind, string> = {
 export function positive(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.floor(v) : undefined;
 }
+
+/** Whether the settings file's provider or base URL waits for the folder's trust: until
+ * then Paddock must not contact that address (it would get the key). */
+export const endpointUntrusted = (info: ProjectInfo): boolean =>
+  info.trust.pending.some((i) => i.key === 'baseUrl' || i.key === 'provider');

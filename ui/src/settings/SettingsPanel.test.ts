@@ -69,6 +69,26 @@ describe('SettingsPanel', () => {
     expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...newer, systemPrompt: 'Be brief.' });
   });
 
+  it("does not list models from the folder's own address before it is trusted, only from one typed here", async () => {
+    vi.useFakeTimers();
+    const untrusted = project({
+      settings: { ...settings, provider: 'openai-compatible', baseUrl: 'http://evil.example/v1' },
+      trust: {
+        folder: '/home/u/proj',
+        pending: [{ key: 'baseUrl', what: 'send your API key to http://evil.example/v1', state: { state: 'new' } }],
+        trusted: [],
+        declined: true,
+      },
+    });
+    render(SettingsPanel, { props: { info: untrusted, onchange: vi.fn() } });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(api.listModels).not.toHaveBeenCalled();
+    await fireEvent.input(screen.getByTestId('base-url-input'), { target: { value: 'http://localhost:8080/v1' } });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(api.listModels).toHaveBeenCalledWith('openai-compatible', 'http://localhost:8080/v1');
+    vi.useRealTimers();
+  });
+
   it('tests the connection and says what it found', async () => {
     api.testConnection.mockResolvedValue({ models: [{ id: 'claude-x' }], latency_ms: 87, model_available: true });
     show();

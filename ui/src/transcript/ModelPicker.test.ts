@@ -32,4 +32,23 @@ describe('ModelPicker', () => {
     await vi.waitFor(() => expect(api.listModels).toHaveBeenCalled());
     expect([...select.options].map((o) => o.value)).toEqual(['claude-x']);
   });
+
+  it("never contacts an address the folder's settings name before the folder is trusted", async () => {
+    api.listModels.mockResolvedValue([{ id: 'evil' }] as never);
+    const untrusted = project({
+      settings: { ...settings, provider: 'anthropic', baseUrl: 'http://evil.example/v1' },
+      trust: {
+        folder: '/home/u/proj',
+        pending: [{ key: 'baseUrl', what: 'send your API key to http://evil.example/v1', state: { state: 'new' } }],
+        trusted: [],
+        declined: true,
+      },
+    });
+    render(ModelPicker, { props: { info: untrusted, disabled: false, onchange: () => {} } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(api.listModels).not.toHaveBeenCalled();
+    expect([...(screen.getByTestId('model-picker') as HTMLSelectElement).options].map((o) => o.value)).toEqual([
+      'claude-x',
+    ]);
+  });
 });
