@@ -515,6 +515,14 @@ async fn a_cloned_folder_asks_for_trust_before_its_settings_apply() -> Result<()
     assert!(!marker.exists(), "the MCP command ran without trust");
     app.screenshot("2-opened-without").await?;
 
+    // Nothing reached the folder's server before trust: no chat, not even its model list
+    // (the composer's model picker once asked it).
+    let before_trust = fake.requests();
+    assert!(
+        before_trust.is_empty(),
+        "contacted before trust: {before_trust:?}"
+    );
+
     // Trusted: the program starts (the check above could fail), the preset applies.
     app.click(&testid("trust-review")).await?;
     app.click(&testid("trust-accept")).await?;
@@ -544,7 +552,8 @@ async fn a_cloned_folder_asks_for_trust_before_its_settings_apply() -> Result<()
     .await?;
     app.screenshot("3-changed").await?;
     assert!(!marker.exists(), "the changed command ran before trust");
-    let requests = fake.requests();
+    // Trusted, its address may list models; no prompt was sent, so no model call.
+    let requests = fake.model_requests();
     assert!(requests.is_empty(), "the model was called: {requests:?}");
 
     app.quit().await?;
