@@ -14,7 +14,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// The index's file in a project's session folder.
 pub const INDEX_FILE: &str = "index.sqlite";
 /// Bumped when the schema changes: an older index is rebuilt.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
+/// Bytes at the start of a session file whose digest tells an append from a rewrite.
+const HEAD_BYTES: usize = 4096;
 /// The trigram tokenizer matches substrings of at least this many characters.
 const TRIGRAM: usize = 3;
 /// How long a writer waits for another process's transaction.
@@ -82,7 +84,9 @@ impl SessionIndex {
                    mtime_ns INTEGER NOT NULL, title TEXT NOT NULL, model TEXT NOT NULL,
                    created TEXT NOT NULL, updated TEXT NOT NULL,
                    texts_size INTEGER NOT NULL DEFAULT -1,
-                   texts_mtime_ns INTEGER NOT NULL DEFAULT -1);
+                   texts_mtime_ns INTEGER NOT NULL DEFAULT -1,
+                   texts_head TEXT NOT NULL DEFAULT '',
+                   texts_messages INTEGER NOT NULL DEFAULT 0);
                  CREATE VIRTUAL TABLE texts USING fts5(text, session, message UNINDEXED,
                    tokenize = 'trigram');
                  PRAGMA user_version = {SCHEMA_VERSION};
@@ -187,53 +191,83 @@ impl SessionIndex {
     }
 
     /// Indexes the texts of every session whose file changed since its texts were indexed;
-    /// `texts` reads one. One transaction per session: its texts and their stamp together.
+    /// `texts` reads one (its texts by message, and how many messages it has). A file that
+    /// only grew (same start, larger) keeps the texts of the messages before its last
+    /// indexed one. One transaction per session: its texts and their stamp together.
     pub fn sync_texts(
         &mut self,
-        texts: impl Fn(&str) -> Option<Vec<(u32, String)>>,
+        dir: &Path,
+        texts: impl Fn(&str) -> Option<(Vec<(u32, String)>, u32)>,
     ) -> Result<(), IndexError> {
-        let stale: Vec<(String, Stamp)> = {
+        struct Stale {
+            id: String,
+            stamp: Stamp,
+            indexed_size: i64,
+            head: String,
+            messages: u32,
+        }
+        let stale: Vec<Stale> = {
             let mut stmt = self
                 .conn
                 .prepare(
-                    "SELECT id, size, mtime_ns FROM files
+                    "SELECT id, size, mtime_ns, texts_size, texts_head, texts_messages FROM files
                      WHERE texts_size != size OR texts_mtime_ns != mtime_ns",
                 )
                 .map_err(self.err())?;
             let rows = stmt
                 .query_map([], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        Stamp {
+                    Ok(Stale {
+                        id: r.get(0)?,
+                        stamp: Stamp {
                             size: r.get(1)?,
                             mtime_ns: r.get(2)?,
                         },
-                    ))
+                        indexed_size: r.get(3)?,
+                        head: r.get(4)?,
+                        messages: r.get(5)?,
+                    })
                 })
                 .map_err(self.err())?;
             rows.collect::<Result<_, _>>().map_err(self.err())?
         };
-        for (id, stamp) in stale {
-            let content = texts(&id).unwrap_or_default();
+        for item in stale {
+            let id = &item.id;
+            let head = head_digest(&dir.join(format!("{id}.jsonl")));
+            // Appended to: the messages before the last indexed one are as they were (the
+            // last may have had results merged into it, so it is indexed again).
+            let from = if item.indexed_size >= 0
+                && item.stamp.size > item.indexed_size
+                && !item.head.is_empty()
+                && head == item.head
+            {
+                item.messages.saturating_sub(1)
+            } else {
+                0
+            };
+            let (content, messages) = texts(id).unwrap_or_default();
             let path = self.path.clone();
             let err = |source| IndexError {
                 path: path.clone(),
                 source,
             };
             let tx = self.conn.transaction().map_err(err)?;
-            tx.execute("DELETE FROM texts WHERE session = ?1", [&id])
-                .map_err(err)?;
+            tx.execute(
+                "DELETE FROM texts WHERE session = ?1 AND message >= ?2",
+                params![id, from],
+            )
+            .map_err(err)?;
             {
                 let mut insert = tx
                     .prepare("INSERT INTO texts (text, session, message) VALUES (?1, ?2, ?3)")
                     .map_err(err)?;
-                for (message, text) in &content {
+                for (message, text) in content.iter().filter(|(m, _)| *m >= from) {
                     insert.execute(params![text, id, message]).map_err(err)?;
                 }
             }
             tx.execute(
-                "UPDATE files SET texts_size = ?2, texts_mtime_ns = ?3 WHERE id = ?1",
-                params![id, stamp.size, stamp.mtime_ns],
+                "UPDATE files SET texts_size = ?2, texts_mtime_ns = ?3, texts_head = ?4,
+                   texts_messages = ?5 WHERE id = ?1",
+                params![id, item.stamp.size, item.stamp.mtime_ns, head, messages],
             )
             .map_err(err)?;
             tx.commit().map_err(err)?;
@@ -393,6 +427,21 @@ impl SessionIndex {
             .map(|r| r.is_some())
             .map_err(self.err())
     }
+}
+
+/// A digest of a file's first bytes (empty when it cannot be read).
+fn head_digest(path: &Path) -> String {
+    use std::hash::{Hash, Hasher};
+    use std::io::Read;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    let read =
+        std::fs::File::open(path).and_then(|f| f.take(HEAD_BYTES as u64).read_to_end(&mut head));
+    if read.is_err() {
+        return String::new();
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    head.hash(&mut hasher);
+    format!("{}:{:016x}", head.len(), hasher.finish())
 }
 
 /// A string as an FTS5 phrase.

@@ -184,7 +184,7 @@ impl SessionStore {
         let synced = SessionIndex::open(&dir).and_then(|mut index| {
             index.sync_files(&dir, |id| self.summary_of(project, id))?;
             if texts {
-                index.sync_texts(|id| self.texts_of(project, id))?;
+                index.sync_texts(&dir, |id| self.texts_of(project, id))?;
             }
             Ok(index)
         });
@@ -216,20 +216,22 @@ impl SessionStore {
         })
     }
 
-    /// The searchable texts of a session, by message index.
-    fn texts_of(&self, project: &Path, id: &str) -> Option<Vec<(u32, String)>> {
+    /// The searchable texts of a session by message index, and its number of messages.
+    fn texts_of(&self, project: &Path, id: &str) -> Option<(Vec<(u32, String)>, u32)> {
         let session = self.load(project, id).ok()?;
-        Some(
-            session
-                .messages
-                .iter()
-                .enumerate()
-                .flat_map(|(i, m)| {
-                    let i = u32::try_from(i).unwrap_or(u32::MAX);
-                    searchable_texts(m).into_iter().map(move |t| (i, t))
-                })
-                .collect(),
-        )
+        let texts = session
+            .messages
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| {
+                let i = u32::try_from(i).unwrap_or(u32::MAX);
+                searchable_texts(m).into_iter().map(move |t| (i, t))
+            })
+            .collect();
+        Some((
+            texts,
+            u32::try_from(session.messages.len()).unwrap_or(u32::MAX),
+        ))
     }
 
     /// This project's sessions by reading every file's header (without the index).

@@ -102,6 +102,9 @@ fn files_changed_outside_paddock_are_searched_as_they_are_now() {
         hits(&store, "cucumber"),
         [(id.clone(), 2, "Then cucumbers.".to_owned())]
     );
+    // Only the new part was indexed again: what came before is still found, once.
+    assert_eq!(hits(&store, "tomatoes").len(), 1);
+    assert_eq!(hits(&store, "garden").len(), 1);
     // Replaced by a shorter file: the old text is gone from the results.
     let header_only: String = text.lines().take(2).map(|l| format!("{l}\n")).collect();
     std::fs::write(&file, header_only).unwrap();
