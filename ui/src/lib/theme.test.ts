@@ -1,20 +1,33 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isDark, setTheme, storedTheme } from './theme';
 
 describe('theme', () => {
-  afterEach(() => setTheme('system'));
+  afterEach(() => {
+    setTheme('system');
+    vi.unstubAllGlobals();
+  });
 
   it('follows the system until the user chooses, and remembers the choice', () => {
+    const listeners: Array<() => void> = [];
+    let dark = true;
+    vi.stubGlobal('matchMedia', () => ({
+      get matches() {
+        return dark;
+      },
+      addEventListener: (_: string, f: () => void) => listeners.push(f),
+      removeEventListener: () => {},
+    }));
+    setTheme('system');
     expect(storedTheme()).toBe('system');
-    expect(document.documentElement.dataset.theme).toBeUndefined();
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    dark = false;
+    listeners.forEach((f) => f());
+    expect(isDark()).toBe(false);
     setTheme('dark');
     expect(document.documentElement.dataset.theme).toBe('dark');
     expect(storedTheme()).toBe('dark');
-    expect(isDark()).toBe(true);
     setTheme('light');
     expect(isDark()).toBe(false);
-    setTheme('system');
-    expect(document.documentElement.hasAttribute('data-theme')).toBe(false);
-    expect(storedTheme()).toBe('system');
+    expect(storedTheme()).toBe('light');
   });
 });

@@ -1,25 +1,37 @@
-// Light, dark, or as the system says (the default), remembered for every window.
+// Light, dark, or as the system says (the default), remembered for every window. The page
+// always carries the theme in effect (`data-theme` on <html>, read by app.css).
 export type ThemeChoice = 'system' | 'light' | 'dark';
 
 const KEY = 'paddock.theme';
+const DARK_QUERY = '(prefers-color-scheme: dark)';
+
+let following: { query: MediaQueryList; listener: () => void } | null = null;
 
 export function storedTheme(): ThemeChoice {
   const v = globalThis.localStorage?.getItem(KEY);
   return v === 'light' || v === 'dark' ? v : 'system';
 }
 
-/** Applies `choice` to the document (app.css reads `data-theme`) and remembers it. */
+const systemDark = (): boolean => globalThis.matchMedia?.(DARK_QUERY).matches === true;
+
+/** Applies `choice`, follows the system while it is 'system', and remembers it. */
 export function setTheme(choice: ThemeChoice, root: HTMLElement = document.documentElement): void {
+  following?.query.removeEventListener('change', following.listener);
+  following = null;
   if (choice === 'system') {
-    root.removeAttribute('data-theme');
     globalThis.localStorage?.removeItem(KEY);
+    const apply = () => (root.dataset.theme = systemDark() ? 'dark' : 'light');
+    apply();
+    const query = globalThis.matchMedia?.(DARK_QUERY);
+    if (query) {
+      query.addEventListener('change', apply);
+      following = { query, listener: apply };
+    }
   } else {
-    root.dataset.theme = choice;
     globalThis.localStorage?.setItem(KEY, choice);
+    root.dataset.theme = choice;
   }
 }
 
-/** Whether the page is dark now, whichever way it got there. */
-export const isDark = (root: HTMLElement = document.documentElement): boolean =>
-  root.dataset.theme === 'dark' ||
-  (root.dataset.theme !== 'light' && globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches === true);
+/** Whether the page is dark now. */
+export const isDark = (root: HTMLElement = document.documentElement): boolean => root.dataset.theme === 'dark';
