@@ -218,16 +218,10 @@ impl McpServers {
             }
         });
         let results = futures_util::future::join_all(starts).await;
-        let results: Vec<_> = results
-            .into_iter()
-            .map(|(name, _, stderr, result)| (name, configs.get(name), stderr, result))
-            .collect();
 
         // Names are given in server-name order, so who wins a collision never varies.
         for (name, config, stderr, result) in results {
-            let (Some(server), Some(config)) = (result, config) else {
-                continue;
-            };
+            let Some(server) = result else { continue };
             // Bounded whatever the settings say: a timer far in the future overflows.
             let timeout = config
                 .call_timeout_secs()
@@ -438,16 +432,12 @@ fn prepare(
 }
 
 /// `NAME=value` lines (blank lines, `#` comments and `export ` allowed; quotes around a
-/// value removed), from a small regular file.
+/// value removed), from a small regular file read as a stranger's file: no symlink, no FIFO
+/// or device, bounded.
 fn read_env_file(path: &Path) -> Result<BTreeMap<String, String>, String> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("envFile {shown}: {e}"))?;
-    if !meta.is_file() || meta.len() > MAX_ENV_FILE_BYTES {
-        return Err(format!(
-            "envFile {shown}: not a regular file of at most {MAX_ENV_FILE_BYTES} bytes"
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("envFile {shown}: {e}"))?;
+    let text = paddock_sandbox::read_untrusted(path, MAX_ENV_FILE_BYTES)
+        .map_err(|e| format!("envFile {shown}: {e}"))?;
     let mut out = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();

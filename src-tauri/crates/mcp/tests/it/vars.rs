@@ -105,3 +105,51 @@ async fn unresolvable_entries_fail_to_start_saying_why() {
     }
     servers.shutdown().await;
 }
+
+/// A cloned folder's envFile is a stranger's file: a symlink to a credentials file, a FIFO or
+/// a huge file is refused (each fails its server's start, quickly). Without `read_untrusted`
+/// the symlink case reads the linked secrets into the server's environment (and a FIFO would
+/// block the start).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn env_files_are_read_as_strangers_files() {
+    let Some(js) = everything() else { return };
+    let project = tempfile::tempdir().unwrap();
+    let secret = project.path().join("outside-credentials");
+    std::fs::write(&secret, "AWS_SECRET=hunter2\n").unwrap();
+    std::os::unix::fs::symlink(&secret, project.path().join("link.env")).unwrap();
+    let fifo = project.path().join("fifo.env");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::write(project.path().join("huge.env"), "A=b\n".repeat(100_000)).unwrap();
+    let server = |file: &str| {
+        let mut c = stdio_config(&js);
+        c.env_file = Some(file.into());
+        c
+    };
+    let configs = BTreeMap::from([
+        ("link".to_owned(), server("link.env")),
+        ("fifo".to_owned(), server("fifo.env")),
+        ("huge".to_owned(), server("huge.env")),
+    ]);
+    let options = McpOptions {
+        base_dir: Some(project.path().to_path_buf()),
+        ..McpOptions::default()
+    };
+    let started_at = std::time::Instant::now();
+    let servers = started(&configs, options).await;
+    assert!(started_at.elapsed() < std::time::Duration::from_secs(5));
+    for name in ["link", "fifo", "huge"] {
+        match servers.status(name).unwrap().state {
+            McpServerState::Failed { error } => {
+                assert!(error.contains("envFile"), "{name}: {error}")
+            }
+            other => panic!("{name} should have failed: {other:?}"),
+        }
+    }
+    servers.shutdown().await;
+}
