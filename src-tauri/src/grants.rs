@@ -19,11 +19,21 @@ const MAX_TOOL_RULES: usize = 200;
 /// Every tool with its effective grant and why, under the settings in force.
 pub async fn list(desktop: &Desktop, root: &Path) -> AppResult<Vec<ToolGrantInfo>> {
     let settings = projects::effective_settings(&desktop.service, root)?;
-    let live = desktop.project(root);
-    // Runs going on see rule edits at their next call.
-    live.reload_rules(&settings)
-        .map_err(ToAppError::app_error)?;
-    live.grants(&settings).await.map_err(ToAppError::app_error)
+    desktop
+        .project(root)
+        .grants(&settings)
+        .await
+        .map_err(ToAppError::app_error)
+}
+
+/// Puts the rules now in the settings in the project's book: runs going on meet them at
+/// their next call.
+fn reload_rules(desktop: &Desktop, root: &Path) -> AppResult<()> {
+    let settings = projects::effective_settings(&desktop.service, root)?;
+    desktop
+        .project(root)
+        .reload_rules(&settings)
+        .map_err(ToAppError::app_error)
 }
 
 /// Sets (or with `None` removes) one tool's grant.
@@ -73,6 +83,7 @@ pub async fn set_rules(
         }
         compile(s).map(|_| ())
     })?;
+    reload_rules(desktop, root)?;
     list(desktop, root).await
 }
 
@@ -109,11 +120,7 @@ pub fn always_allow(
     projects::try_update_settings(desktop.trust(), root, |s| {
         add_allow_rules(s, &tool, patterns)
     })?;
-    let settings = projects::effective_settings(&desktop.service, root)?;
-    desktop
-        .project(root)
-        .reload_rules(&settings)
-        .map_err(ToAppError::app_error)?;
+    reload_rules(desktop, root)?;
     tracing::info!(tool, rules = patterns.len(), "rule saved from an approval");
     desktop
         .runs()

@@ -1,7 +1,7 @@
 //! Desktop notifications for a run in a window the user is not looking at: it finished, it
 //! failed, or it waits for an approval. A click brings the window forward and shows the call.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -15,6 +15,9 @@ use tauri_plugin_notification::NotificationExt;
 pub const FOCUS_EVENT: &str = "paddock://focus-call";
 /// Longest notification body.
 const MAX_BODY_CHARS: usize = 160;
+/// Clicks are routed for this many of the latest notifications (older ones are gone from
+/// any notification list by then).
+const MAX_TRACKED: usize = 64;
 
 /// What one event is worth telling a user who is elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +84,7 @@ pub fn note_for(event: &AgentEvent, project: &str, focused: bool) -> Option<Note
 #[derive(Default)]
 pub struct Notifier {
     next: AtomicI32,
-    targets: Mutex<HashMap<i32, (String, Option<String>)>>,
+    targets: Mutex<BTreeMap<i32, (String, Option<String>)>>,
 }
 
 impl Notifier {
@@ -106,7 +109,13 @@ impl Notifier {
 
     fn show<R: Runtime>(&self, window: &WebviewWindow<R>, note: Note) {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        lock(&self.targets).insert(id, (window.label().to_owned(), note.call));
+        {
+            let mut targets = lock(&self.targets);
+            targets.insert(id, (window.label().to_owned(), note.call));
+            while targets.len() > MAX_TRACKED {
+                targets.pop_first();
+            }
+        }
         let shown = window
             .app_handle()
             .notification()

@@ -43,11 +43,6 @@ pub trait KeyStore: Send + Sync {
     }
 }
 
-/// The keychain entry of a `${NAME}` value (apart from the provider keys).
-fn var_user(name: &str) -> String {
-    format!("var:{name}")
-}
-
 /// The values of the `${NAME}`s the enabled servers read that Paddock's environment does not
 /// set, from `store` (the environment wins; unknown names are left to fail at start).
 pub fn mcp_vars(
@@ -81,6 +76,11 @@ pub struct Keychain;
 impl Keychain {
     fn entry(provider: ProviderKind) -> Result<keyring::Entry, KeyError> {
         keyring::Entry::new(KEYCHAIN_SERVICE, provider.as_str()).map_err(classify)
+    }
+
+    /// The entry of a `${NAME}` value, apart from the provider keys.
+    fn var_entry(name: &str) -> Result<keyring::Entry, KeyError> {
+        keyring::Entry::new(KEYCHAIN_SERVICE, &format!("var:{name}")).map_err(classify)
     }
 
     /// Checks that a keychain answers at all (for `paddock doctor` and the settings screen).
@@ -118,8 +118,7 @@ impl KeyStore for Keychain {
     }
 
     fn get_var(&self, name: &str) -> Result<Option<String>, KeyError> {
-        let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &var_user(name)).map_err(classify)?;
-        match entry.get_password() {
+        match Self::var_entry(name)?.get_password() {
             Ok(v) => Ok(Some(v)),
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(classify(e)),
@@ -127,15 +126,11 @@ impl KeyStore for Keychain {
     }
 
     fn set_var(&self, name: &str, value: &str) -> Result<(), KeyError> {
-        keyring::Entry::new(KEYCHAIN_SERVICE, &var_user(name))
-            .map_err(classify)?
-            .set_password(value)
-            .map_err(classify)
+        Self::var_entry(name)?.set_password(value).map_err(classify)
     }
 
     fn delete_var(&self, name: &str) -> Result<(), KeyError> {
-        let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &var_user(name)).map_err(classify)?;
-        match entry.delete_credential() {
+        match Self::var_entry(name)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(classify(e)),
         }

@@ -138,7 +138,7 @@ impl SessionIndex {
                 .map_err(self.err())?;
             rows.collect::<Result<_, _>>().map_err(self.err())?
         };
-        let mut present = Vec::new();
+        let mut present = std::collections::HashSet::new();
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
             let Some(id) = path
@@ -157,7 +157,7 @@ impl SessionIndex {
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)),
             };
-            present.push(id.to_owned());
+            present.insert(id.to_owned());
             if known.get(id) == Some(&stamp) {
                 continue;
             }
@@ -184,7 +184,7 @@ impl SessionIndex {
                 None => self.forget(id)?,
             }
         }
-        for gone in known.keys().filter(|k| !present.contains(k)) {
+        for gone in known.keys().filter(|k| !present.contains(*k)) {
             self.forget(gone)?;
         }
         Ok(())
