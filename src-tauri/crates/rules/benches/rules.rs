@@ -173,10 +173,12 @@ fn bench(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| rules.decide("bash", black_box(&input), workspace))
         });
-        if name == "chain" {
-            group.bench_function("chain, parse_command only", |b| {
+        if name == "chain" || name == "dense" {
+            group.bench_function(format!("{name}, parse_command only"), |b| {
                 b.iter(|| parse_command(black_box(&cmd)))
             });
+        }
+        if name == "chain" {
             // The floor: brush-parser's own parse of the same text, before any judging.
             let opts = brush_parser::ParserOptions {
                 enable_extended_globbing: false,

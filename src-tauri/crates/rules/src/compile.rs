@@ -89,8 +89,11 @@ pub struct Rules {
     pub(crate) rules: Vec<Rule>,
     /// Bash rules whose pattern names a command plainly, by that name.
     pub(crate) by_name: HashMap<String, Vec<usize>>,
-    /// Bash rules whose name is a glob or a path starting with a plain character, by it.
-    pub(crate) by_initial: HashMap<char, Vec<usize>>,
+    /// Bash rules whose name is a glob or a path starting with plain characters, by that
+    /// start (`lint*` by `lint`).
+    pub(crate) by_prefix: HashMap<String, Vec<usize>>,
+    /// The lengths of those starts, in bytes, each once: the slices of a name to look up.
+    pub(crate) prefix_lens: Vec<usize>,
     /// Every other rule that can apply to bash (`*`, `?x`, prefix keys): checked always.
     pub(crate) bash_generic: Vec<usize>,
 }
@@ -123,9 +126,14 @@ impl Rules {
             })?;
             let matcher = compile_pattern(&key, &spec.pattern).map_err(rule_error)?;
             match &matcher {
-                Matcher::Command(p) => match (p.name_key(), p.name_initial()) {
+                Matcher::Command(p) => match (p.name_key(), p.name_prefix()) {
                     (Some(name), _) => out.by_name.entry(name).or_default().push(i),
-                    (None, Some(c)) => out.by_initial.entry(c).or_default().push(i),
+                    (None, Some(start)) => {
+                        if !out.prefix_lens.contains(&start.len()) {
+                            out.prefix_lens.push(start.len());
+                        }
+                        out.by_prefix.entry(start).or_default().push(i);
+                    }
                     (None, None) => out.bash_generic.push(i),
                 },
                 _ if key.covers(BASH_TOOL) => out.bash_generic.push(i),

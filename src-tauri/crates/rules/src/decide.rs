@@ -169,37 +169,42 @@ impl Rules {
         }
     }
 
-    /// The rules that could match a part, in index order: by its name, by the first
-    /// character of its name (and of its path, for rules that name a path), and the rest.
-    fn candidates(&self, part: &Part) -> Vec<usize> {
-        let mut out: Vec<usize> = self.bash_generic.clone();
-        let mut add = |list: Option<&Vec<usize>>| out.extend(list.into_iter().flatten());
+    /// The rules that could match a part, in index order, into `out`: by its name, by the
+    /// plain start of its name or path, and the rest.
+    fn candidates(&self, part: &Part, out: &mut Vec<usize>) {
+        out.clear();
+        out.extend_from_slice(&self.bash_generic);
         match part.words.first().and_then(Word::literal) {
             Some(word) => {
                 let name = command_name(word);
                 if let Some(name) = name {
-                    add(self.by_name.get(name));
+                    out.extend(self.by_name.get(name).into_iter().flatten());
                 }
-                let initials = [name.and_then(|n| n.chars().next()), word.chars().next()];
-                add(initials[0].and_then(|c| self.by_initial.get(&c)));
-                if initials[1] != initials[0] {
-                    add(initials[1].and_then(|c| self.by_initial.get(&c)));
+                for &len in &self.prefix_lens {
+                    for text in [name, (name != Some(word)).then_some(word)]
+                        .into_iter()
+                        .flatten()
+                    {
+                        if let Some(start) = text.get(..len) {
+                            out.extend(self.by_prefix.get(start).into_iter().flatten());
+                        }
+                    }
                 }
             }
             // A name only known when it runs could be any of them.
             None => {
                 out.extend(self.by_name.values().flatten());
-                out.extend(self.by_initial.values().flatten());
+                out.extend(self.by_prefix.values().flatten());
             }
         }
         out.sort_unstable();
         out.dedup();
-        out
     }
 
-    fn part_hits(&self, part: &Part) -> Hits {
+    fn part_hits(&self, part: &Part, scratch: &mut Vec<usize>) -> Hits {
         let mut hits = Hits::default();
-        for i in self.candidates(part) {
+        self.candidates(part, scratch);
+        for &i in scratch.iter() {
             hits.add(i, self.rules[i].action, self.part_match(i, &part.words));
         }
         hits
@@ -219,11 +224,12 @@ impl Rules {
     }
 
     fn judge(&self, parsed: &Parsed) -> Verdict {
+        let mut scratch = Vec::new();
         let statuses: Vec<(Status, Hits)> = parsed
             .parts
             .iter()
             .map(|part| {
-                let hits = self.part_hits(part);
+                let hits = self.part_hits(part, &mut scratch);
                 (status(part, &hits), hits)
             })
             .collect();

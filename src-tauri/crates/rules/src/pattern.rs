@@ -209,14 +209,21 @@ impl CommandPattern {
         (!first.contains('/')).then_some(first)
     }
 
-    /// The first character every name this pattern matches starts with, when the name
-    /// pattern starts with a plain character (`lint*` → `l`): rules indexed by it are
-    /// checked only against commands whose name starts so.
-    pub(crate) fn name_initial(&self) -> Option<char> {
-        match self.words.first()?.toks.first()? {
-            Tok::Char(c) => Some(*c),
-            _ => None,
-        }
+    /// The plain start every name this pattern matches begins with, when the name pattern
+    /// starts with plain characters (`lint*` → `lint`): rules indexed by it are checked
+    /// only against commands whose name (or path) begins so.
+    pub(crate) fn name_prefix(&self) -> Option<String> {
+        let prefix: String = self
+            .words
+            .first()?
+            .toks
+            .iter()
+            .map_while(|t| match t {
+                Tok::Char(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        (!prefix.is_empty()).then_some(prefix)
     }
 
     /// Whether a word after the command name is exactly this literal (`-exec`).

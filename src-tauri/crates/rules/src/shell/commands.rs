@@ -38,15 +38,15 @@ impl Walker {
     ) -> Result<(), ParseError> {
         let role = Role::Command;
         loop {
-            let Some(first) = words.first().map(|w| w.literal().map(str::to_owned)) else {
+            let Some(first) = words.first() else {
                 return Ok(());
             };
-            let Some(first) = first else {
+            let Some(first) = first.literal() else {
                 self.concern(ConcernKind::DynamicName, ctx);
                 self.push_part(words, role)?;
                 return Ok(());
             };
-            let Some(name) = command_name(&first).map(str::to_owned) else {
+            let Some(name) = command_name(first).map(str::to_owned) else {
                 self.push_part(words, role)?;
                 return Ok(());
             };

@@ -11,6 +11,7 @@
 //! anything that does not parse is an Ask.
 
 mod commands;
+mod fast;
 mod lists;
 mod prescan;
 mod source;
@@ -201,7 +202,20 @@ impl fmt::Display for Concern {
 /// Parses a bash command into the parts the rules judge. Never panics; input that does not
 /// parse, is too long, nests too deep or has too many parts is an error (the caller asks).
 pub fn parse_command(cmd: &str) -> Result<Parsed, ParseError> {
-    walk::parse_top(cmd)
+    walk::parse_top(cmd, true)
+}
+
+/// [`parse_command`] reading every text with the full grammar, never the fast reader of
+/// common commands: for the differential test that holds the two to the same result.
+#[doc(hidden)]
+pub fn parse_command_full_grammar(cmd: &str) -> Result<Parsed, ParseError> {
+    walk::parse_top(cmd, false)
+}
+
+/// Whether the fast reader reads `cmd` itself (the common commands must stay fast).
+#[doc(hidden)]
+pub fn read_fast(cmd: &str) -> bool {
+    !prescan::has_hidden_characters(cmd) && fast::split(cmd).is_some()
 }
 
 /// Quotes a word for a bash command line or a command pattern, only when it needs it.

@@ -14,6 +14,7 @@ use brush_parser::ast::{
 };
 
 use super::commands::Stdin;
+use super::fast;
 use super::lists::is_dangerous_env;
 use super::source::{Node, SimpleNode, Src};
 use super::words::{self, Analysis};
@@ -51,17 +52,24 @@ pub(super) struct Walker {
     pub(super) in_body: usize,
     pub(super) cwd_unreliable: bool,
     redirects: Vec<PendingRedirect>,
+    /// Whether texts the fast reader can split skip the full grammar (off only to test that
+    /// both read alike).
+    fast: bool,
 }
 
 /// Parses and walks a whole command. Panics inside the parser (it has a few `unwrap`s on
 /// numbers) become a syntax error: an Ask, never a crash.
-pub(super) fn parse_top(cmd: &str) -> Result<Parsed, ParseError> {
+pub(super) fn parse_top(cmd: &str, fast: bool) -> Result<Parsed, ParseError> {
     prescan::check(cmd)?;
     guarded(|| {
         let mut walker = Walker::new();
+        walker.fast = fast;
         walker.source = Rc::from(cmd);
         if prescan::has_hidden_characters(cmd) {
             walker.concern(ConcernKind::ControlCharacter, &cmd);
+        } else if let Some(commands) = walker.fast_split(cmd) {
+            walker.simple_commands(cmd, commands)?;
+            return Ok(walker.finish());
         }
         let program = parse_program(cmd, &walker.opts)?;
         walker.program(&program)?;
@@ -78,7 +86,21 @@ fn guarded<T>(work: impl FnOnce() -> Result<T, ParseError>) -> Result<T, ParseEr
     }
 }
 
+/// Parses with brush-parser, always on text that ends in a newline: brush-parser 0.4 loops
+/// forever, allocating until the process aborts, when the text ends while it still waits for
+/// the line after a here-document operator (`$(cat <<  `, `<<E$[`; its tracker's pull
+/// request #1270). A final newline ends that wait and changes nothing bash reads. Text that
+/// ends in an escaping backslash is left as it is: a newline would join it to nothing, and
+/// brush-parser refuses an escape at the end before it looks at here-documents.
 fn parse_program(text: &str, opts: &ParserOptions) -> Result<ast::Program, ParseError> {
+    let ended;
+    let backslashes = text.bytes().rev().take_while(|&b| b == b'\\').count();
+    let text = if backslashes % 2 == 1 {
+        text
+    } else {
+        ended = format!("{text}\n");
+        &ended
+    };
     let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text.as_bytes()), opts);
     parser
         .parse_program()
@@ -98,7 +120,13 @@ impl Walker {
             in_body: 0,
             cwd_unreliable: false,
             redirects: Vec::new(),
+            fast: true,
         }
+    }
+
+    /// The fast reader's split of `text`, when it is on and can read it.
+    fn fast_split<'a>(&self, text: &'a str) -> Option<Vec<fast::Simple<'a>>> {
+        if self.fast { fast::split(text) } else { None }
     }
 
     fn finish(mut self) -> Parsed {
@@ -165,6 +193,12 @@ impl Walker {
         if let Err(e) = prescan::check(text) {
             self.concern(ConcernKind::Unparsed(e.to_string()), context);
             return Ok(());
+        }
+        if let Some(commands) = self.fast_split(text) {
+            self.depth += 1;
+            let result = self.simple_commands(text, commands);
+            self.depth -= 1;
+            return result;
         }
         match parse_program(text, &self.opts) {
             Ok(program) => {
@@ -467,14 +501,12 @@ impl Walker {
                 n
             }
         };
-        if is_dangerous_env(name) {
-            self.concern(ConcernKind::Environment(name.clone()), cmd);
-        }
         match &a.value {
-            AssignmentValue::Scalar(w) => {
-                self.word(&w.value, cmd)?;
-            }
+            AssignmentValue::Scalar(w) => self.scalar_assignment(name, &w.value, cmd)?,
             AssignmentValue::Array(items) => {
+                if is_dangerous_env(name) {
+                    self.concern(ConcernKind::Environment(name.clone()), cmd);
+                }
                 for (key, value) in items {
                     if let Some(k) = key {
                         self.word(&k.value, cmd)?;
@@ -486,18 +518,44 @@ impl Walker {
         Ok(())
     }
 
+    /// `NAME=value`: a listed name changes what runs; the value is read like any word.
+    pub(super) fn scalar_assignment(
+        &mut self,
+        name: &str,
+        value: &str,
+        cmd: &dyn Display,
+    ) -> Result<(), ParseError> {
+        if is_dangerous_env(name) {
+            self.concern(ConcernKind::Environment(name.to_owned()), cmd);
+        }
+        self.word(value, cmd).map(|_| ())
+    }
+
+    /// A redirection to or from a file named by `raw`; with `dup` (`>&`, `<&`), a number
+    /// (`>&2`, `<&0`, `>&-`, `>&3-`) copies a descriptor instead.
+    pub(super) fn file_redirect(
+        &mut self,
+        raw: &str,
+        dup: bool,
+        context: &dyn Display,
+    ) -> Result<(), ParseError> {
+        if dup
+            && raw
+                .trim_end_matches('-')
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        {
+            return Ok(());
+        }
+        self.redirect_target(raw, context)
+    }
+
     fn redirect(&mut self, r: &IoRedirect, context: &dyn Display) -> Result<(), ParseError> {
         match r {
             IoRedirect::File(_, _, IoFileRedirectTarget::Filename(w))
-            | IoRedirect::OutputAndError(w, _) => self.redirect_target(&w.value, context),
+            | IoRedirect::OutputAndError(w, _) => self.file_redirect(&w.value, false, context),
             IoRedirect::File(_, _, IoFileRedirectTarget::Duplicate(w)) => {
-                // `>&2`, `<&0`, `>&-`, `>&3-` copy descriptors; any other word names a file.
-                let fd = w.value.trim_end_matches('-');
-                if fd.bytes().all(|b| b.is_ascii_digit()) {
-                    Ok(())
-                } else {
-                    self.redirect_target(&w.value, context)
-                }
+                self.file_redirect(&w.value, true, context)
             }
             IoRedirect::File(_, _, IoFileRedirectTarget::Fd(_)) => Ok(()),
             IoRedirect::File(_, _, IoFileRedirectTarget::ProcessSubstitution(_, sub)) => {

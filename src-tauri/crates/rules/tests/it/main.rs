@@ -4,6 +4,7 @@
 mod common;
 mod compile_errors;
 mod corpus;
+mod differential;
 mod parse;
 mod properties;
 mod propose;

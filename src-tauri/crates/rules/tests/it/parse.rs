@@ -293,3 +293,26 @@ fn numbers_that_overflow_the_parser_are_errors() {
         );
     }
 }
+
+/// brush-parser 0.4 allocates without end (the process aborts) when a text ends while it
+/// waits for the line after a here-document operator; these were found by the fuzz tests
+/// here. Without the final newline `parse_program` adds, this test aborts the test binary.
+#[test]
+fn unfinished_here_documents_are_errors_not_aborts() {
+    for cmd in [
+        "$(<<  ",
+        "$(cat <<  ",
+        "$(cat <<-\t ",
+        "<<E$[\t\t",
+        "<<$(  ",
+        "}<<$[\t\t)|] \\\n",
+        "&&E;  $(<<-  E $[] ",
+        "\\ = ) .. ) & !{$( $[1]status <<  cdx a[1]=2 fi ",
+        "ls \n $(é \t 'a b'<< |& |status ~/x   A=1 >&2é &> é ",
+    ] {
+        assert!(
+            matches!(parse_command(cmd), Err(ParseError::Syntax(_))),
+            "{cmd:?}"
+        );
+    }
+}

@@ -213,7 +213,23 @@ proptest! {
     fn parse_never_panics_on_strings(text in any::<String>()) {
         let _ = parse_command(&text);
     }
+
+    /// Here-documents in every state of closing, inside substitutions and expansions: the
+    /// parser once allocated without end on some of these (the process aborts, so a
+    /// failure here is a crashed test binary).
+    #[test]
+    fn here_documents_never_hang_the_parser(
+        picks in prop::collection::vec(0..HERE_TOKENS.len(), 0..16)
+    ) {
+        let text: String = picks.iter().map(|&i| HERE_TOKENS[i]).collect();
+        let _ = parse_command(&text);
+    }
 }
+
+const HERE_TOKENS: &[&str] = &[
+    "<<", "<<-", "<<<", "$(", "$[", "${", "$((", "`", "'", "\"", " ", "  ", "\t", "\n", "E", "EOF",
+    ")", "]", "}", "cat ", ";", "|", "&&", "\\", "x",
+];
 
 /// Openers and their closers that compose into valid bash at any depth.
 const NESTS: &[(&str, &str)] = &[

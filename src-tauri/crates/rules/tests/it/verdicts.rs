@@ -225,3 +225,28 @@ fn rules_and_results_cross_threads() {
     shared::<paddock_rules::Parsed>();
     shared::<paddock_rules::RuleError>();
 }
+
+/// Rules whose command name is a glob are looked up by the plain start of the name (or of
+/// the path): every command that starts so is checked, every other is skipped.
+#[test]
+fn name_globs_are_found_by_their_plain_start() {
+    let r = bash_rules(&[
+        (Action::Allow, "lint* --fix *"),
+        (Action::Allow, "lint-js *"),
+        (Action::Deny, "l?q *"),
+        (Action::Allow, "/opt/tools/fmt* *"),
+        (Action::Allow, "*-check"),
+        (Action::Allow, "lintian"),
+    ]);
+    let action = |cmd: &str| bash(&r, cmd).action;
+    assert_eq!(action("lint --fix src"), Some(Action::Allow));
+    assert_eq!(action("lint-js a"), Some(Action::Allow));
+    assert_eq!(action("linter --fix a && lintian"), Some(Action::Allow));
+    assert_eq!(action("li --fix a"), None);
+    assert_eq!(action("lxq x"), Some(Action::Deny));
+    assert_eq!(action("/opt/tools/fmt-rs x"), Some(Action::Allow));
+    assert_eq!(action("/opt/tool/fmt-rs x"), None);
+    assert_eq!(action("type-check"), Some(Action::Allow));
+    assert_eq!(action("/usr/bin/lint --fix x"), Some(Action::Allow));
+    assert_eq!(action("$L --fix x"), Some(Action::Ask));
+}
