@@ -71,8 +71,10 @@ pub struct AgentResult {
     pub structured: Option<Value>,
     /// Ended with an answer (and, with a schema, a valid one).
     pub success: bool,
-    /// Messages this prompt added (prompt included), every call paired.
-    pub new_messages: Vec<Message>,
+    /// Where the messages this prompt added (prompt included, every call paired) start in
+    /// the agent's history after `run` ([`Agent::new_messages`]). Not a copy: a long run's
+    /// history would be held twice at its end.
+    pub new_from: usize,
     pub usage: TokenUsage,
     pub turns: u32,
     pub error: Option<ModelError>,
@@ -200,6 +202,11 @@ impl Agent {
         &self.history
     }
 
+    /// The messages `result` (of this agent's last `run`) added to the history.
+    pub fn new_messages(&self, result: &AgentResult) -> &[Message] {
+        &self.history[result.new_from.min(self.history.len())..]
+    }
+
     pub fn handle(&self) -> AgentHandle {
         AgentHandle {
             cancel: self.cancel.clone(),
@@ -220,7 +227,8 @@ impl Agent {
         result
     }
 
-    /// Runs `prompt` in a fresh conversation; the kept one is untouched.
+    /// Runs `prompt` in a fresh conversation; the kept one is untouched (and the fresh one
+    /// is dropped: only the result remains).
     pub async fn run_fresh(&self, prompt: &str) -> AgentResult {
         self.execute(Vec::new(), prompt).await.0
     }
@@ -328,7 +336,7 @@ impl Agent {
             output: outcome.output,
             structured: structured_value,
             success,
-            new_messages: outcome.messages[new_from.min(outcome.messages.len())..].to_vec(),
+            new_from: new_from.min(outcome.messages.len()),
             usage: outcome.usage,
             turns: outcome.turns,
             error: outcome.error,

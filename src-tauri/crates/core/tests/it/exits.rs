@@ -71,7 +71,7 @@ async fn tool_round_trip_feeds_results_back() {
     let r = h.agent.run("go").await;
     assert_eq!(r.exit, ExitReason::EndTurn);
     assert_eq!(r.output, "got pong");
-    assert_paired(&r.new_messages);
+    assert_paired(h.agent.new_messages(&r));
     // The second model call saw the tool result.
     let second = &h.model.requests()[1];
     let last = second.messages.last().unwrap();
@@ -371,7 +371,7 @@ async fn checkpoints_are_always_paired_and_end_with_the_full_history() {
         assert_paired(s);
     }
     assert_eq!(snapshots.last().unwrap(), agent.history());
-    assert_eq!(r.new_messages.len(), 6);
+    assert_eq!(agent.new_messages(&r).len(), 6);
 }
 
 #[tokio::test(start_paused = true)]

@@ -121,7 +121,7 @@ proptest! {
                 let r = tokio::time::timeout(Duration::from_secs(10), h.agent.run("go"))
                     .await
                     .expect("a run hung");
-                assert_paired(&r.new_messages);
+                assert_paired(h.agent.new_messages(&r));
                 assert_paired(h.agent.history());
                 assert!(r.turns <= max_turns);
                 if let Some(b) = budget {

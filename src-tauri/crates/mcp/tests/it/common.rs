@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use paddock_core::protocol::{McpServerConfig, McpServerState, McpServerStatus};
+use paddock_core::protocol::{McpServerConfig, McpServerState, McpServerStatus, Message};
 use paddock_core::scripted::{ScriptedModel, ScriptedTurn};
 use paddock_core::{
     Agent, AgentConfig, AgentResult, EventSink, GrantPolicy, NullSink, ToolRegistry,
@@ -169,6 +169,8 @@ pub fn registry_of(servers: &McpServers) -> Arc<ToolRegistry> {
 pub struct Run {
     pub result: AgentResult,
     pub model: ScriptedModel,
+    /// The messages the prompt added.
+    pub messages: Vec<Message>,
 }
 
 /// One prompt through the kernel loop with a scripted model.
@@ -195,13 +197,17 @@ pub async fn run_agent_observed(
     config.grants.runtime_default = paddock_protocol::Grant::Allow;
     let mut agent = Agent::new(config, Arc::new(model.clone()), registry).with_events(events);
     let result = agent.run("go").await;
-    Run { result, model }
+    let messages = agent.new_messages(&result).to_vec();
+    Run {
+        result,
+        model,
+        messages,
+    }
 }
 
 /// `(content, is_error)` of every tool result in the run, in order.
-pub fn results(result: &AgentResult) -> Vec<(String, bool)> {
-    result
-        .new_messages
+pub fn results(run: &Run) -> Vec<(String, bool)> {
+    run.messages
         .iter()
         .flat_map(|m| m.tool_results())
         .map(|r| (r.content.clone(), r.is_error))

@@ -88,7 +88,7 @@ async fn calls_echo_through_the_kernel_loop(via: Via) {
         ],
     )
     .await;
-    assert_eq!(results(&run.result), vec![("Echo: hi".to_owned(), false)]);
+    assert_eq!(results(&run), vec![("Echo: hi".to_owned(), false)]);
     assert_eq!(run.result.output, "done");
     let told = &run.model.requests()[0].tools;
     assert!(told.iter().any(|t| t.name == "mcp__everything__echo"));
@@ -129,7 +129,7 @@ async fn maps_images_and_resources_to_text(via: Via) {
         ],
     )
     .await;
-    let r = results(&run.result);
+    let r = results(&run);
     assert_eq!(r.len(), 3);
     let (image, image_err) = &r[0];
     assert!(!image_err);
@@ -180,7 +180,7 @@ async fn a_denied_tool_never_runs(via: Via) {
         ],
     )
     .await;
-    let r = results(&run.result);
+    let r = results(&run);
     assert!(r[0].1, "the denied call must be an error result");
     assert!(r[0].0.contains("not granted"), "{}", r[0].0);
     assert_eq!(r[1], ("Echo: still here".to_owned(), false));
@@ -234,7 +234,7 @@ async fn a_server_killed_mid_call_gives_an_error_result_and_a_status_change(via:
     )
     .await;
     killer.await.unwrap();
-    let r = results(&run.result);
+    let r = results(&run);
     assert_eq!(r.len(), 1);
     assert!(r[0].1, "expected an error result, got {:?}", r[0]);
     assert!(
@@ -270,6 +270,6 @@ async fn a_server_killed_mid_call_gives_an_error_result_and_a_status_change(via:
         ],
     )
     .await;
-    let r = results(&later.result);
+    let r = results(&later);
     assert!(r[0].1 && r[0].0.contains("is not running"), "{:?}", r[0]);
 }

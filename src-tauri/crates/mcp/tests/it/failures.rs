@@ -139,7 +139,7 @@ async fn a_broken_server_fails_clearly_while_the_others_start() {
         ],
     )
     .await;
-    assert_eq!(results(&run.result), vec![("Echo: ok".to_owned(), false)]);
+    assert_eq!(results(&run), vec![("Echo: ok".to_owned(), false)]);
     servers.shutdown().await;
 }
 
@@ -236,7 +236,7 @@ async fn stdout_noise_is_ignored_and_stderr_is_kept() {
     )
     .await;
     assert_eq!(
-        results(&run.result),
+        results(&run),
         vec![("Echo: through the noise".to_owned(), false)]
     );
     let stderr = servers.stderr("noisy").unwrap();
@@ -269,7 +269,7 @@ async fn a_slow_call_times_out_and_the_server_keeps_working() {
         ],
     )
     .await;
-    let r = results(&run.result);
+    let r = results(&run);
     assert!(r[0].1, "{:?}", r[0]);
     assert_eq!(
         r[0].0,

@@ -53,7 +53,7 @@ async fn stdio_servers_get_the_chosen_path_and_env() {
         ],
     )
     .await;
-    let (env, is_error) = &results(&run.result)[0];
+    let (env, is_error) = &results(&run)[0];
     assert!(!is_error, "{env}");
     assert!(env.contains("/paddock/login-shell/bin:"), "{env}");
     assert!(env.contains("from settings"), "{env}");
@@ -117,7 +117,7 @@ async fn dropping_the_handle_kills_stdio_servers() {
         ],
     )
     .await;
-    let (text, is_error) = &results(&run.result)[0];
+    let (text, is_error) = &results(&run)[0];
     assert!(*is_error && text.contains("stopped by Paddock"), "{text}");
 }
 

@@ -33,7 +33,7 @@ async fn call(servers: &McpServers, tool: &str) -> String {
         ],
     )
     .await;
-    let (text, is_error) = results(&run.result).remove(0);
+    let (text, is_error) = results(&run).remove(0);
     assert!(!is_error, "{tool}: {text}");
     text
 }

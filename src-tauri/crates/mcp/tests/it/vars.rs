@@ -57,7 +57,7 @@ async fn variables_and_env_files_reach_the_server_and_stay_out_of_the_settings()
         ],
     )
     .await;
-    let (text, is_error) = results(&run.result).remove(0);
+    let (text, is_error) = results(&run).remove(0);
     assert!(!is_error, "{text}");
     let env: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(env["FROM_VAR"], format!("home is {home}"));

@@ -132,7 +132,7 @@ async fn runs_a_tool_conversation_and_sends_thinking_back() {
     assert_eq!(result.turns, 2);
     assert_eq!(result.usage, TokenUsage::new(250, 30));
     assert_eq!(*echo.calls.lock().unwrap(), vec![json!({"text": "ping"})]);
-    let assistant = &result.new_messages[1];
+    let assistant = &agent.new_messages(&result)[1];
     assert_eq!(assistant.role, Role::Assistant);
     assert_eq!(
         assistant.content[0],

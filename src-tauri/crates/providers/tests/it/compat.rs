@@ -186,7 +186,11 @@ async fn a_text_call_conversation_runs_through_the_loop() {
         *echo.calls.lock().unwrap(),
         vec![json!({"text": "from text"})]
     );
-    let call = result.new_messages[1].tool_calls().next().unwrap().clone();
+    let call = agent.new_messages(&result)[1]
+        .tool_calls()
+        .next()
+        .unwrap()
+        .clone();
     assert!(call.parsed_from_text);
 
     // The call goes back natively and is cut out of the text, so the model sees it once.

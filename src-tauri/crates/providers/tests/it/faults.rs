@@ -416,8 +416,8 @@ async fn cancelling_an_agent_mid_stream_stops_the_call() {
         Some(Outcome::ClientClosed)
     );
     assert!(
-        !result
-            .new_messages
+        !agent
+            .new_messages(&result)
             .iter()
             .any(|m| m.tool_calls().next().is_some())
     );

@@ -364,8 +364,8 @@ async fn edits_of_one_file_in_one_turn_all_land() {
         Arc::new(registry),
     );
     let r = agent.run("mark all done").await;
-    let failed: Vec<_> = r
-        .new_messages
+    let failed: Vec<_> = agent
+        .new_messages(&r)
         .iter()
         .flat_map(|m| m.tool_results())
         .filter(|r| r.is_error)
