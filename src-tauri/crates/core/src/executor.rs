@@ -221,7 +221,7 @@ impl ToolExecutor {
             None => ctx,
         };
         let limit = tool.timeout().unwrap_or(self.limits.timeout);
-        let run = AssertUnwindSafe(tool.call(call.input.clone(), ctx)).catch_unwind();
+        let run = AssertUnwindSafe(tool.call(&call.input, ctx)).catch_unwind();
         let result = tokio::select! {
             r = tokio::time::timeout(limit, run) => r,
             () = ctx.cancel.cancelled() => {

@@ -131,7 +131,7 @@ impl crate::Tool for Fake {
     }
     async fn call(
         &self,
-        _input: serde_json::Value,
+        _input: &serde_json::Value,
         _ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::ok(format!("{} ran", self.spec.name)))

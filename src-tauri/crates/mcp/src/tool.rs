@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_core::tool::coerce_to_schema;
+use paddock_core::tool::coerced;
 use paddock_core::{Tool, ToolContext, ToolError, ToolOutput};
 use paddock_protocol::ToolSpec;
 use rmcp::ServiceError;
@@ -119,9 +119,8 @@ impl Tool for McpTool {
         !self.read_only
     }
 
-    async fn call(&self, mut input: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        coerce_to_schema(&self.spec.input_schema, &mut input);
-        let arguments = match input {
+    async fn call(&self, input: &Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let arguments = match coerced(&self.spec.input_schema, input).into_owned() {
             Value::Object(map) => Some(map),
             Value::Null => None,
             other => {

@@ -73,12 +73,12 @@ fn bench(c: &mut Criterion) {
         let bash = registry.get("bash").unwrap().clone();
         let ctx = context();
         let out = rt
-            .block_on(bash.call(json!({"command": "true"}), &ctx))
+            .block_on(bash.call(&json!({"command": "true"}), &ctx))
             .unwrap();
         assert!(!out.is_error(), "{name}: {}", out.content);
         group.bench_function(name, |b| {
             b.iter(|| {
-                rt.block_on(bash.call(json!({"command": "true"}), &ctx))
+                rt.block_on(bash.call(&json!({"command": "true"}), &ctx))
                     .unwrap()
             });
         });

@@ -2,11 +2,69 @@
 //! strings. Where the schema wants an object, array, number or boolean and the model sent a
 //! string that parses as one, use the parsed value; everything else is left for validation.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 /// Rewrites `value` in place wherever the schema and a string disagree in a fixable way.
 pub fn coerce_to_schema(schema: &Value, value: &mut Value) {
     coerce(schema, value, 0);
+}
+
+/// `value` as [`coerce_to_schema`] would leave it, copied only when something changes (most
+/// calls need nothing, and a call's input is the history's, not the tool's, to change).
+pub fn coerced<'a>(schema: &Value, value: &'a Value) -> Cow<'a, Value> {
+    if needs_coercion(schema, value, 0) {
+        let mut owned = value.clone();
+        coerce(schema, &mut owned, 0);
+        Cow::Owned(owned)
+    } else {
+        Cow::Borrowed(value)
+    }
+}
+
+/// Whether [`coerce`] would change anything: it walks the same way, read-only.
+fn needs_coercion(schema: &Value, value: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let Value::Object(schema_map) = schema else {
+        return false;
+    };
+    let nested = match value {
+        Value::String(s) => {
+            return parse_string_as(schema, s).is_some() || branches(schema_map, value, depth);
+        }
+        Value::Object(obj) => {
+            let props = schema_map.get("properties").and_then(Value::as_object);
+            let extra = schema_map
+                .get("additionalProperties")
+                .filter(|e| e.is_object());
+            obj.iter()
+                .any(|(key, v)| match props.and_then(|p| p.get(key)) {
+                    Some(sub) => needs_coercion(sub, v, depth + 1),
+                    None => extra.is_some_and(|e| needs_coercion(e, v, depth + 1)),
+                })
+        }
+        Value::Array(items) => schema_map
+            .get("items")
+            .filter(|i| i.is_object())
+            .is_some_and(|i| items.iter().any(|v| needs_coercion(i, v, depth + 1))),
+        _ => false,
+    };
+    nested || branches(schema_map, value, depth)
+}
+
+/// Whether the first fitting branch of `anyOf`/`oneOf`/`allOf` would change `value`.
+fn branches(schema_map: &serde_json::Map<String, Value>, value: &Value, depth: usize) -> bool {
+    ["anyOf", "oneOf", "allOf"].into_iter().any(|key| {
+        let Some(Value::Array(list)) = schema_map.get(key) else {
+            return false;
+        };
+        list.iter()
+            .find(|b| kind_fits(b, value))
+            .is_some_and(|b| needs_coercion(b, value, depth + 1))
+    })
 }
 
 /// Schemas nest; models' JSON rarely goes this deep, and recursion must stay bounded.
@@ -167,6 +225,29 @@ mod tests {
         let before = v.clone();
         coerce_to_schema(&schema(), &mut v);
         assert_eq!(v, before);
+    }
+
+    /// The read-only check agrees with the rewrite: a copy is made exactly when it changes.
+    #[test]
+    fn coerced_copies_only_what_changes() {
+        for v in [
+            json!({"options": "{\"depth\": \"3\"}"}),
+            json!({"paths": "[\"a\", \"b\"]"}),
+            json!({"maybe": {"n": "7"}}),
+            json!({"maybe": null}),
+            json!("{\"name\": \"x\", \"limit\": \"5\"}"),
+            json!({"name": "{\"not\": \"parsed\"}", "limit": "many", "options": "nope"}),
+            json!({"name": "x", "limit": 5, "flag": true, "paths": ["a"]}),
+            json!({"limit": "2.5"}),
+            json!({"options": {"depth": "4"}}),
+            json!({"unknown": "1"}),
+        ] {
+            let mut rewritten = v.clone();
+            coerce_to_schema(&schema(), &mut rewritten);
+            let out = coerced(&schema(), &v);
+            assert_eq!(*out, rewritten, "{v}");
+            assert_eq!(matches!(out, Cow::Owned(_)), rewritten != v, "{v}");
+        }
     }
 
     #[test]

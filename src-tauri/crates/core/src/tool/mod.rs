@@ -19,7 +19,7 @@ use crate::approval::Approvals;
 use crate::events::EventSink;
 use crate::write_locks::{WriteLocks, WriteScope};
 
-pub use coerce::coerce_to_schema;
+pub use coerce::{coerce_to_schema, coerced};
 pub use registry::{RegistryError, ToolRegistry};
 pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
 pub use truncate::{truncate_middle, truncate_middle_owned};
@@ -189,5 +189,6 @@ pub trait Tool: Send + Sync {
         None
     }
 
-    async fn call(&self, input: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+    /// Runs the call. The input is the history's: a tool that needs it changed copies it.
+    async fn call(&self, input: &Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }

@@ -11,7 +11,7 @@ use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Tool, ToolContext, ToolError, ToolOutput, coerce_to_schema};
+use super::{Tool, ToolContext, ToolError, ToolOutput, coerced};
 use crate::write_locks::WriteScope;
 
 /// A tool with a typed input. The input struct's doc comment is the tool's description.
@@ -121,7 +121,7 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
 
     fn write_scope(&self, input: &Value) -> WriteScope {
-        match self.parse(input.clone()) {
+        match self.parse(input) {
             Ok(parsed) => self.tool.write_scope(&parsed),
             // It fails validation before writing anything.
             Err(_) => WriteScope::None,
@@ -129,20 +129,20 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
 
     async fn preview(&self, input: &Value) -> Option<CallPreview> {
-        let parsed = self.parse(input.clone()).ok()?;
+        let parsed = self.parse(input).ok()?;
         self.tool.preview(parsed).await
     }
 
-    async fn call(&self, input: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: &Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let parsed = self.parse(input)?;
         self.tool.run(parsed, ctx).await
     }
 }
 
 impl<T: TypedTool> Typed<T> {
-    fn parse(&self, mut input: Value) -> Result<T::Input, ToolError> {
-        coerce_to_schema(&self.spec.input_schema, &mut input);
-        serde_path_to_error::deserialize(&input).map_err(|e| {
+    fn parse(&self, input: &Value) -> Result<T::Input, ToolError> {
+        let input = coerced(&self.spec.input_schema, input);
+        serde_path_to_error::deserialize(&*input).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             if path == "." || path.is_empty() {

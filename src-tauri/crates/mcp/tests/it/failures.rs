@@ -157,7 +157,7 @@ impl Tool for Placeholder {
     fn spec(&self) -> &ToolSpec {
         &self.0
     }
-    async fn call(&self, _: serde_json::Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _: &serde_json::Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::ok("placeholder ran"))
     }
 }

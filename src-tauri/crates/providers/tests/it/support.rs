@@ -134,7 +134,7 @@ impl Tool for EchoTool {
         self.spec.as_ref().unwrap()
     }
 
-    async fn call(&self, input: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: &Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.calls.lock().unwrap().push(input.clone());
         let text = input
             .get("text")

@@ -199,7 +199,7 @@ async fn dropping_the_call_kills_the_group() {
     let tool = kit.registry.get("bash").unwrap().clone();
     let bg = marked_sleep(3);
     let input = json!({"command": format!("{bg} & sleep 100")});
-    let call = tool.call(input, &kit.ctx);
+    let call = tool.call(&input, &kit.ctx);
     assert!(
         tokio::time::timeout(Duration::from_millis(1000), call)
             .await

@@ -24,7 +24,7 @@ async fn changed(env: &ToolEnv, tool: &str, input: Value) -> FileChange {
         .registry
         .get(tool)
         .unwrap()
-        .call(input, &kit.ctx)
+        .call(&input, &kit.ctx)
         .await
         .unwrap();
     assert!(!out.is_error(), "{}", out.content);
@@ -129,7 +129,7 @@ async fn failed_calls_carry_no_change() {
     let edit = kit.registry.get("file_edit").unwrap();
     let missing = edit
         .call(
-            json!({"path": "nope.txt", "old_string": "a", "new_string": "b"}),
+            &json!({"path": "nope.txt", "old_string": "a", "new_string": "b"}),
             &kit.ctx,
         )
         .await;

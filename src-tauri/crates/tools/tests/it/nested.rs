@@ -16,7 +16,7 @@ async fn text(kit: &crate::tools_support::Kit, tool: &str, input: Value) -> Stri
         .registry
         .get(tool)
         .unwrap()
-        .call(input, &kit.ctx)
+        .call(&input, &kit.ctx)
         .await
         .unwrap();
     assert!(!out.is_error(), "{}", out.content);

@@ -51,7 +51,7 @@ pub struct Seen {
 
 pub async fn call_with(kit: &Kit, tool: &str, input: Value) -> Seen {
     let tool = kit.registry.get(tool).unwrap().clone();
-    match tool.call(input, &kit.ctx).await {
+    match tool.call(&input, &kit.ctx).await {
         Ok(out) => Seen {
             is_error: out.is_error(),
             text: out.content,
