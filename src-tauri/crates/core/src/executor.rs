@@ -62,11 +62,11 @@ impl ToolExecutor {
     /// their outcomes in call order. `base` is cloned per call with its `call_id` filled in.
     pub async fn execute_batch(
         &self,
-        calls: &[ToolCall],
+        calls: &[&ToolCall],
         gate: &ResolvedTools,
         base: &ToolContext,
     ) -> Vec<CallOutcome> {
-        let runs = calls.iter().map(|call| async move {
+        let runs = calls.iter().map(|&call| async move {
             let mut ctx = base.clone();
             ctx.call_id.clone_from(&call.id);
             let summary = match gate.tool(&call.name) {

@@ -2,6 +2,8 @@
 //! order, keys in any order) or the same text, turn after turn.
 
 use std::collections::VecDeque;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
 
 use paddock_protocol::{LoopKind, Message, ToolCall};
 use serde_json::Value;
@@ -49,8 +51,10 @@ pub struct Detection {
 pub struct LoopDetector {
     max_repetitions: u32,
     window: usize,
-    tools: VecDeque<String>,
-    texts: VecDeque<String>,
+    /// Hashes of the turns' signatures: a turn costs no strings (a false match needs a
+    /// 64-bit collision within the window).
+    tools: VecDeque<u64>,
+    texts: VecDeque<u64>,
 }
 
 impl LoopDetector {
@@ -71,14 +75,14 @@ impl LoopDetector {
     pub fn replay(&mut self, history: &[Message]) {
         for msg in history {
             if msg.role == paddock_protocol::Role::Assistant {
-                let calls: Vec<ToolCall> = msg.tool_calls().cloned().collect();
+                let calls: Vec<&ToolCall> = msg.tool_calls().collect();
                 let _ = self.record_turn(&msg.text(), &calls);
             }
         }
     }
 
     /// Records one turn; returns a detection when either kind repeated enough.
-    pub fn record_turn(&mut self, text: &str, calls: &[ToolCall]) -> Option<Detection> {
+    pub fn record_turn(&mut self, text: &str, calls: &[&ToolCall]) -> Option<Detection> {
         let tool_hit = if calls.is_empty() {
             None
         } else {
@@ -97,11 +101,10 @@ impl LoopDetector {
                 }
             })
         };
-        let normalized = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let text_hit = if normalized.is_empty() {
+        let text_hit = if text.split_whitespace().next().is_none() {
             None
         } else {
-            let count = push_and_count(&mut self.texts, normalized, self.window);
+            let count = push_and_count(&mut self.texts, text_signature(text), self.window);
             (count >= self.max_repetitions).then(|| Detection {
                 kind: LoopKind::TextRepetition,
                 repetitions: count,
@@ -112,7 +115,7 @@ impl LoopDetector {
     }
 }
 
-fn push_and_count(buf: &mut VecDeque<String>, sig: String, window: usize) -> u32 {
+fn push_and_count(buf: &mut VecDeque<u64>, sig: u64, window: usize) -> u32 {
     buf.push_back(sig);
     while buf.len() > window {
         buf.pop_front();
@@ -122,52 +125,65 @@ fn push_and_count(buf: &mut VecDeque<String>, sig: String, window: usize) -> u32
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Names plus canonical inputs, sorted: call order and key order do not matter, array
+/// The text with runs of white space taken as one, hashed.
+fn text_signature(text: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    for word in text.split_whitespace() {
+        word.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Names plus canonical inputs, hashed: call order and key order do not matter, array
 /// order does.
-pub fn tool_signature(calls: &[ToolCall]) -> String {
-    let mut items: Vec<String> = calls
+pub fn tool_signature(calls: &[&ToolCall]) -> u64 {
+    let mut items: Vec<u64> = calls
         .iter()
-        .map(|c| format!("{}\u{0}{}", c.name, canonical_json(&c.input)))
+        .map(|c| {
+            let mut h = DefaultHasher::new();
+            c.name.hash(&mut h);
+            hash_canonical(&c.input, &mut h);
+            h.finish()
+        })
         .collect();
     items.sort_unstable();
-    items.join("\u{1}")
+    let mut h = DefaultHasher::new();
+    items.hash(&mut h);
+    h.finish()
 }
 
-/// JSON with object keys sorted at every depth.
-pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
+/// Hashes JSON with object keys in sorted order at every depth; each kind is tagged, so
+/// `"1"` and `1`, or `[]` and `{}`, differ.
+fn hash_canonical(value: &Value, h: &mut DefaultHasher) {
     match value {
+        Value::Null => 0u8.hash(h),
+        Value::Bool(b) => (1u8, b).hash(h),
+        Value::Number(n) => {
+            2u8.hash(h);
+            // Integers by value; other numbers by their JSON text (1.0 is not 1).
+            match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => (0u8, i).hash(h),
+                (None, Some(u)) => (1u8, u).hash(h),
+                _ => (2u8, n.to_string()).hash(h),
+            }
+        }
+        Value::String(s) => (3u8, s).hash(h),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(h);
+            for v in items {
+                hash_canonical(v, h);
+            }
+        }
         Value::Object(map) => {
+            (5u8, map.len()).hash(h);
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort_unstable();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
+            for k in keys {
+                k.hash(h);
                 if let Some(v) = map.get(k) {
-                    write_canonical(v, out);
+                    hash_canonical(v, h);
                 }
             }
-            out.push('}');
         }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(v, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
     }
 }

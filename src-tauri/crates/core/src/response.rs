@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use futures_util::StreamExt;
-use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, StopReason, TokenUsage, ToolCall};
+use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, StopReason, TokenUsage};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::EventSink;
@@ -24,16 +24,6 @@ pub(crate) enum Interrupted {
 }
 
 impl Response {
-    pub fn calls(&self) -> Vec<ToolCall> {
-        self.blocks
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolCall(c) => Some(c.clone()),
-                _ => None,
-            })
-            .collect()
-    }
-
     pub fn text(&self) -> String {
         self.blocks
             .iter()

@@ -211,10 +211,14 @@ impl Runner<'_> {
                 }
             };
             self.add_usage(&mut state, response.usage);
-            let calls = response.calls();
             let text = response.text();
+            let model_stop = response.stop;
+            // The calls stay in their message, which joins the history with their results:
+            // they are run by reference, never copied.
+            let message = response.into_message();
+            let calls: Vec<&ToolCall> = message.tool_calls().collect();
             let stop = if calls.is_empty() {
-                response.stop.unwrap_or(StopReason::EndTurn)
+                model_stop.unwrap_or(StopReason::EndTurn)
             } else {
                 StopReason::ToolUse
             };
@@ -229,12 +233,12 @@ impl Runner<'_> {
                 });
             }
             let before_turn = state.messages.len();
-            state.messages.push(response.into_message());
             if !text.is_empty() {
                 state.output = text.clone();
             }
 
             if calls.is_empty() {
+                state.messages.push(message);
                 self.save(&mut state);
                 break (self.budget_or(&state, ExitReason::EndTurn), None);
             }
@@ -258,9 +262,10 @@ impl Runner<'_> {
                         if terminate {
                             let skipped =
                                 format!("Not run: the run was stopped because {}.", d.detail);
-                            state.messages.push(results_message(
-                                calls.iter().map(|c| (c, skipped.clone(), true)),
-                            ));
+                            let results =
+                                results_message(calls.iter().map(|&c| (c, skipped.clone(), true)));
+                            state.messages.push(message);
+                            state.messages.push(results);
                             self.save(&mut state);
                             break (ExitReason::LoopDetected, None);
                         }
@@ -280,7 +285,7 @@ impl Runner<'_> {
                 .await;
             let mut delegated = TokenUsage::default();
             // The outputs move into the history: no copy of what may be 10 KB each.
-            let mut results = results_message(calls.iter().zip(outcomes).map(|(c, o)| {
+            let mut results = results_message(calls.iter().zip(outcomes).map(|(&c, o)| {
                 if let Some(u) = o.output.usage {
                     delegated += u;
                 }
@@ -292,6 +297,7 @@ impl Runner<'_> {
                     text: LOOP_WARNING.to_owned(),
                 });
             }
+            state.messages.push(message);
             state.messages.push(results);
             if !delegated.is_zero() {
                 self.add_usage(&mut state, delegated);
@@ -326,7 +332,7 @@ impl Runner<'_> {
     }
 
     /// Whether any call of the batch, if it runs, may change the workspace's files.
-    fn may_change_workspace(&self, calls: &[ToolCall]) -> bool {
+    fn may_change_workspace(&self, calls: &[&ToolCall]) -> bool {
         self.recorder.is_some()
             && calls.iter().any(|c| {
                 // Told about (granted, or allowed by a rule for some calls), and writing.

@@ -39,31 +39,31 @@ fn key_order_and_call_order_do_not_matter_but_array_order_does() {
             json!({"options": {"z": 1, "upper": true}, "text": "a"}),
         ),
     ];
-    assert_eq!(tool_signature(&a), tool_signature(&b));
+    assert_eq!(tool_signature(&a.each_ref()), tool_signature(&b.each_ref()));
     let c = [call("echo", json!({"items": [1, 2]}))];
     let d = [call("echo", json!({"items": [2, 1]}))];
-    assert_ne!(tool_signature(&c), tool_signature(&d));
+    assert_ne!(tool_signature(&c.each_ref()), tool_signature(&d.each_ref()));
 }
 
 #[test]
 fn three_in_a_row_is_a_loop_and_each_kind_counts_separately() {
     let mut d = LoopDetector::new(&LoopConfig::default());
     let a = [call("echo", json!({"text": "a"}))];
-    assert!(d.record_turn("thinking", &a).is_none());
-    assert!(d.record_turn("", &a).is_none());
-    let hit = d.record_turn("other", &a).unwrap();
+    assert!(d.record_turn("thinking", &a.each_ref()).is_none());
+    assert!(d.record_turn("", &a.each_ref()).is_none());
+    let hit = d.record_turn("other", &a.each_ref()).unwrap();
     assert_eq!(hit.kind, LoopKind::ToolRepetition);
     assert_eq!(hit.repetitions, 3);
 
     let mut d = LoopDetector::new(&LoopConfig::default());
     for i in 0..2 {
         assert!(
-            d.record_turn("same  words\n", &[call("echo", json!({"text": i}))])
+            d.record_turn("same  words\n", &[&call("echo", json!({"text": i}))])
                 .is_none()
         );
     }
     let hit = d
-        .record_turn("same words", &[call("echo", json!({"text": 9}))])
+        .record_turn("same words", &[&call("echo", json!({"text": 9}))])
         .unwrap();
     assert_eq!(hit.kind, LoopKind::TextRepetition);
 
@@ -73,8 +73,8 @@ fn three_in_a_row_is_a_loop_and_each_kind_counts_separately() {
         [call("echo", json!({"items": [2, 1]}))],
     );
     for _ in 0..4 {
-        assert!(d.record_turn("", &x).is_none());
-        assert!(d.record_turn("", &y).is_none());
+        assert!(d.record_turn("", &x.each_ref()).is_none());
+        assert!(d.record_turn("", &y.each_ref()).is_none());
     }
 }
 
@@ -254,4 +254,22 @@ async fn history_already_in_the_conversation_counts() {
     let r = agent.run("continue").await;
     assert_eq!(r.exit, ExitReason::LoopDetected);
     assert_eq!(r.turns, 1);
+}
+
+#[test]
+fn signatures_tell_kinds_and_numbers_apart() {
+    let sig = |input: serde_json::Value| tool_signature(&[&call("echo", input)]);
+    assert_ne!(sig(json!({"n": 1})), sig(json!({"n": "1"})));
+    assert_ne!(sig(json!({"n": 1})), sig(json!({"n": 1.0})));
+    assert_ne!(sig(json!({"a": []})), sig(json!({"a": {}})));
+    assert_ne!(sig(json!({"a": [[1], 2]})), sig(json!({"a": [1, [2]]})));
+    assert_ne!(sig(json!({"a": null})), sig(json!({"a": false})));
+    assert_ne!(
+        tool_signature(&[&call("echo", json!({}))]),
+        tool_signature(&[&call("echo2", json!({}))])
+    );
+    assert_eq!(
+        sig(json!({"n": -3, "x": 2.5})),
+        sig(json!({"x": 2.5, "n": -3}))
+    );
 }
