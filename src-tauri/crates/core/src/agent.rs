@@ -273,7 +273,7 @@ impl Agent {
             executor: &executor,
             ctx: ToolContext {
                 call_id: String::new(),
-                agent: self.config.name.clone(),
+                agent: Arc::from(self.config.name.as_str()),
                 chain: self.chain.clone(),
                 cancel: cancel.clone(),
                 events: self.events.clone(),

@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use paddock_protocol::{AgentEvent, DenyReason, ToolCall, ToolStatus};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, TryAcquireError};
 
 use crate::approval::Verdict;
 use crate::grants::{Gate, ResolvedTools};
 use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_middle_owned};
+use crate::write_locks::{WriteGuard, WriteScope};
 
 /// Calls of one turn running at once, unless configured otherwise.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 4;
@@ -67,8 +68,7 @@ impl ToolExecutor {
         base: &ToolContext,
     ) -> Vec<CallOutcome> {
         let runs = calls.iter().map(|&call| async move {
-            let mut ctx = base.clone();
-            ctx.call_id.clone_from(&call.id);
+            let ctx = base.for_call(&call.id);
             let summary = match gate.tool(&call.name) {
                 Some(tool) => tool.summary(&call.input),
                 None => summarize_input(&call.input),
@@ -198,15 +198,24 @@ impl ToolExecutor {
             );
         };
         let scope = tool.write_scope(&call.input);
-        let _write = tokio::select! {
-            guard = ctx.writes.lock(&scope) => guard,
-            () = ctx.cancel.cancelled() => return aborted_before_start(),
+        // Waits race the run's cancellation; what is free at once is taken without a race.
+        let _write = match scope {
+            WriteScope::None => WriteGuard::None,
+            scope => tokio::select! {
+                biased;
+                guard = ctx.writes.lock(&scope) => guard,
+                () = ctx.cancel.cancelled() => return aborted_before_start(),
+            },
         };
-        let permit = tokio::select! {
-            permit = self.semaphore.clone().acquire_owned() => permit,
-            () = ctx.cancel.cancelled() => return aborted_before_start(),
+        let permit = match self.semaphore.clone().try_acquire_owned() {
+            Err(TryAcquireError::NoPermits) => tokio::select! {
+                biased;
+                permit = self.semaphore.clone().acquire_owned() => permit.ok(),
+                () = ctx.cancel.cancelled() => return aborted_before_start(),
+            },
+            permit => permit.ok(),
         };
-        let Ok(_permit) = permit else {
+        let Some(_permit) = permit else {
             return ToolOutput::error("Internal error: the tool executor was shut down.");
         };
         let approved_ctx;
@@ -220,9 +229,16 @@ impl ToolExecutor {
             }
             None => ctx,
         };
+        // A cancellation that came while waiting for the lock or a slot: nothing starts.
+        if ctx.cancel.is_cancelled() {
+            return aborted_before_start();
+        }
         let limit = tool.timeout().unwrap_or(self.limits.timeout);
         let run = AssertUnwindSafe(tool.call(&call.input, ctx)).catch_unwind();
+        // The call is polled first: one that finishes at once never registers for the
+        // cancellation or arms its timer.
         let result = tokio::select! {
+            biased;
             r = tokio::time::timeout(limit, run) => r,
             () = ctx.cancel.cancelled() => {
                 return ToolOutput::with_status(

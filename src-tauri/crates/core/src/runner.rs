@@ -122,7 +122,7 @@ impl Runner<'_> {
     pub async fn run(&self, messages: Vec<Message>) -> RunOutcome {
         let events = self.ctx.events.clone();
         events.emit(AgentEvent::RunStarted {
-            agent: self.ctx.agent.clone(),
+            agent: self.ctx.agent.to_string(),
             model: self.config.model.clone(),
             max_turns: self.config.max_turns,
         });

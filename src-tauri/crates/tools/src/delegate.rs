@@ -122,7 +122,7 @@ impl TypedTool for DelegateTool {
     async fn run(&self, input: DelegateInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let team = &self.team;
         let target = input.agent.trim();
-        if target == ctx.agent {
+        if *target == *ctx.agent {
             return Err(ToolError::Failed(format!(
                 "'{target}' cannot delegate to itself; do the task yourself or pick a teammate"
             )));

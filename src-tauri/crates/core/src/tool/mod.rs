@@ -90,7 +90,7 @@ pub enum ToolError {
 pub struct ToolContext {
     pub call_id: String,
     /// Name of the agent making the call.
-    pub agent: String,
+    pub agent: Arc<str>,
     /// Agents from the root of the delegation chain down to `agent`, inclusive.
     pub chain: Arc<[String]>,
     pub cancel: CancellationToken,
@@ -108,6 +108,25 @@ pub struct ToolContext {
     pub approved: Option<Arc<CallPreview>>,
     /// What this conversation has already been given once (nested instruction files).
     pub told: Arc<Told>,
+}
+
+impl ToolContext {
+    /// This context for one call: everything shared, the call's id its own (the per-call
+    /// copy the executor makes; cheap, all but the id is reference-counted).
+    pub fn for_call(&self, call_id: &str) -> Self {
+        Self {
+            call_id: call_id.to_owned(),
+            agent: Arc::clone(&self.agent),
+            chain: Arc::clone(&self.chain),
+            cancel: self.cancel.clone(),
+            events: Arc::clone(&self.events),
+            approvals: Arc::clone(&self.approvals),
+            grants: Arc::clone(&self.grants),
+            writes: Arc::clone(&self.writes),
+            approved: self.approved.clone(),
+            told: Arc::clone(&self.told),
+        }
+    }
 }
 
 /// Marks text a tool adds to its result once per conversation, so it is not repeated: the

@@ -28,7 +28,7 @@ pub fn context(env: ToolEnv, cancel: CancellationToken) -> Kit {
     Kit {
         ctx: ToolContext {
             call_id: "call-1".to_owned(),
-            agent: "tester".to_owned(),
+            agent: "tester".into(),
             chain: Arc::from(vec!["tester".to_owned()]),
             cancel,
             events: Arc::new(NullSink),
