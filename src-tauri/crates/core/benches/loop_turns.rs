@@ -21,6 +21,7 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 /// freed during it, so this can dip below zero).
 static LIVE: AtomicI64 = AtomicI64::new(0);
 static PEAK: AtomicI64 = AtomicI64::new(0);
+static ALLOCATIONS: AtomicI64 = AtomicI64::new(0);
 
 fn size(layout: Layout) -> i64 {
     i64::try_from(layout.size()).unwrap_or(i64::MAX)
@@ -31,6 +32,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
             let now = LIVE.fetch_add(size(layout), Ordering::Relaxed) + size(layout);
             PEAK.fetch_max(now, Ordering::Relaxed);
         }
@@ -61,9 +63,10 @@ fn bench(c: &mut Criterion) {
     COUNTING.store(false, Ordering::Relaxed);
     let peak = PEAK.load(Ordering::Relaxed);
     println!(
-        "peak heap during one {TURNS}-turn run: {:.2} MiB ({} bytes)",
+        "peak heap during one {TURNS}-turn run: {:.2} MiB ({} bytes), {:.1} allocations per turn",
         peak as f64 / (1024.0 * 1024.0),
-        peak
+        peak,
+        ALLOCATIONS.load(Ordering::Relaxed) as f64 / TURNS as f64
     );
 
     let mut group = c.benchmark_group("kernel_loop");
