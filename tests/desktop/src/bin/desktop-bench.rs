@@ -1,399 +1,391 @@
-//! Desktop benchmark (not a test): cold start to first paint, idle memory with one project
-//! open, and the time to open a 10,000-event transcript, measured on the real app over
-//! WebDriver. Run by `scripts/bench-desktop.sh` (release build, Xvfb, D-Bus).
+//! Desktop benchmark (not a test): Paddock against the floor, a minimal Tauri 2 app on the
+//! same stack (bench/desktop-floor), measured in the same run and interleaved: spawn to page
+//! loaded, idle PSS per process with one and two windows, whether Mesa/LLVM is mapped; then
+//! Paddock alone: opening a 10,000-event transcript and the frame time at the end of a
+//! streamed 50,000-token answer. Run by `scripts/bench-desktop.sh` (release builds, Xvfb,
+//! D-Bus); `PADDOCK_APP` and `PADDOCK_FLOOR_APP` name the two binaries.
+
+#[path = "../bench/launch.rs"]
+mod launch;
+#[path = "../bench/paddock.rs"]
+mod paddock;
+#[path = "../bench/procs.rs"]
+mod procs;
+#[path = "../bench/stream.rs"]
+mod stream;
+#[path = "../bench/wd.rs"]
+mod wd;
 
 use std::collections::BTreeSet;
-use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use paddock_desktop_e2e::{App, Driver, Result, TestHome, app_binary, testid};
-use serde_json::{Value, json};
+use paddock_desktop_e2e::{Driver, Result, TestHome, app_binary, artifacts_dir, testid};
+use paddock_fake_model::FakeServer;
+use procs::Snapshot;
+use serde_json::json;
 
-/// Launches measured for cold start, and transcript openings.
-const RUNS: usize = 5;
+/// Launches per app for spawn-to-page-loaded (after one warm-up each), and transcript openings.
+const RUNS: usize = 7;
+const TRANSCRIPT_RUNS: usize = 5;
+/// Rounds of the memory measurements (each row's median round is shown).
+const MEMORY_ROUNDS: usize = 3;
 const TRANSCRIPT_EVENTS: usize = 10_000;
-/// How long the app sits with a project open before its memory is read.
+/// How long an app sits idle before its memory is read.
 const SETTLE: Duration = Duration::from_secs(5);
+
+/// The rows of the memory table, in order; "no Mesa in app" runs with
+/// `launch::NO_MESA_IN_APP` (what lowering the floor would take, see its comment).
+const ROWS: [&str; 11] = [
+    "floor, 1 window",
+    "floor, 2 windows",
+    "floor, 2 windows, one web process (related view)",
+    "Paddock, picker",
+    "floor, 1 window, no Mesa in app",
+    "floor, 2 windows, one web process, no Mesa in app",
+    "Paddock, picker, no Mesa in app",
+    "floor under WebDriver, 1 window",
+    "floor under WebDriver, 2 windows",
+    "Paddock under WebDriver, 1 project window",
+    "Paddock under WebDriver, 2 project windows",
+];
+const FLOOR_1: usize = 0;
+const FLOOR_2: usize = 1;
+const FLOOR_SHARED: usize = 2;
+const PICKER: usize = 3;
+const FLOOR_LOW: usize = 4;
+const FLOOR_SHARED_LOW: usize = 5;
+const PICKER_LOW: usize = 6;
+const FLOOR_WD_1: usize = 7;
+const FLOOR_WD_2: usize = 8;
+const PADDOCK_1: usize = 9;
+const PADDOCK_2: usize = 10;
+
+/// The start-up variants, launched in turn: floor, Paddock, and both without Mesa in the app.
+const STARTS: [&str; 4] = [
+    "floor",
+    "Paddock",
+    "floor, no Mesa in app",
+    "Paddock, no Mesa in app",
+];
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<()> {
     let home = TestHome::new()?.with_default_rendering();
-    let settings = json!({"version": 1, "provider": "openai-compatible",
+    let fake = FakeServer::start().await?;
+    let idle = json!({"version": 1, "provider": "openai-compatible",
         "baseUrl": "http://127.0.0.1:9/v1", "model": "fake-model", "preset": "readonly"});
-    let root = home.project("bench", Some(&settings))?;
-    let session =
+    let live = json!({"version": 1, "provider": "openai-compatible",
+        "baseUrl": format!("{}/v1", fake.url()), "model": "fake-model", "preset": "readonly"});
+    let root = home.project("bench", Some(&idle))?;
+    let second = home.project("second", Some(&idle))?;
+    let streamed = home.project("streamed", Some(&live))?;
+    let transcript =
         paddock_desktop_e2e::transcript::write_session(&home.data_dir(), &root, TRANSCRIPT_EVENTS)?;
-    let driver = Driver::start(&home, "bench").await?;
-    let binary = std::fs::canonicalize(app_binary())?;
-    println!("app: {}", binary.display());
+    let app = std::fs::canonicalize(app_binary())?;
+    let floor = std::fs::canonicalize(PathBuf::from(
+        std::env::var_os("PADDOCK_FLOOR_APP").ok_or("set PADDOCK_FLOOR_APP to the floor app")?,
+    ))?;
+    println!("Paddock: {}\nfloor:   {}", app.display(), floor.display());
 
-    let mut starts = Vec::new();
-    let mut opens = Vec::new();
-    let mut memory = None;
-    let mut seen = BTreeSet::new();
-    for run in 0..RUNS {
-        let app = driver.launch().await?;
-        let pid = new_app_pid(&binary, &mut seen)?;
-        app.wait_for(&testid("project-path-input")).await?;
-        let start = cold_start_ms(&app, pid).await?;
-        starts.push(start.total);
-
-        app.type_into(&testid("project-path-input"), &root.to_string_lossy())
-            .await?;
-        app.click(&testid("open-path-button")).await?;
-        app.switch_to_window_with("project=").await?;
-        app.wait_for(&testid("session-item")).await?;
-        if run == 0 {
-            // The picker closed itself when it opened the project.
-            tokio::time::sleep(SETTLE).await;
-            memory = Some(Memory::of(pid)?);
+    // Spawn to page loaded, rotating which variant goes first; one warm-up launch each.
+    let mut starts: Vec<Vec<f64>> = STARTS.iter().map(|_| Vec::new()).collect();
+    for run in 0..=RUNS {
+        let mut times = [0.0; STARTS.len()];
+        for k in 0..STARTS.len() {
+            let i = (run + k) % STARTS.len();
+            let env: &[(&str, &str)] = if i >= 2 { &launch::NO_MESA_IN_APP } else { &[] };
+            let launched = if i % 2 == 0 {
+                launch::floor(&home, &floor, &[], env).await?
+            } else {
+                launch::paddock(&home, &app, env).await?
+            };
+            times[i] = launched.loaded_ms;
+            launched.stop().await?;
         }
-        let open = open_transcript_ms(&app, &session).await?;
+        let shown: Vec<String> = STARTS
+            .iter()
+            .zip(times)
+            .map(|(name, ms)| format!("{name} {ms:.0} ms"))
+            .collect();
+        let warm_up = if run == 0 { " (warm-up)" } else { "" };
+        println!("launch {run}{warm_up}: {}", shown.join(", "));
+        if run > 0 {
+            for (all, ms) in starts.iter_mut().zip(times) {
+                all.push(ms);
+            }
+        }
+    }
+
+    // Idle memory, interleaved rounds; the WebDriver rows last in each round.
+    let driver = Driver::start(&home, "bench").await?;
+    let floor_driver = wd::FloorDriver::start(
+        &home,
+        &floor,
+        &artifacts_dir().join("bench/floor-driver.log"),
+    )
+    .await?;
+    let mut rows: Vec<Vec<Snapshot>> = ROWS.iter().map(|_| Vec::new()).collect();
+    let mut picker_gone = true;
+    let (mut seen_floor, mut seen_app) = (BTreeSet::new(), BTreeSet::new());
+    for round in 1..=MEMORY_ROUNDS {
+        let low = &launch::NO_MESA_IN_APP[..];
+        let shared = &["--windows", "2", "--related"][..];
+        for (row, args, env) in [
+            (FLOOR_1, &[][..], &[][..]),
+            (FLOOR_2, &["--windows", "2"][..], &[][..]),
+            (FLOOR_SHARED, shared, &[][..]),
+            (FLOOR_LOW, &[][..], low),
+            (FLOOR_SHARED_LOW, shared, low),
+        ] {
+            let launched = launch::floor(&home, &floor, args, env).await?;
+            rows[row].push(settled(launched.pid).await?);
+            launched.stop().await?;
+        }
+        for (row, env) in [(PICKER, &[][..]), (PICKER_LOW, low)] {
+            let launched = launch::paddock(&home, &app, env).await?;
+            rows[row].push(settled(launched.pid).await?);
+            launched.stop().await?;
+        }
+
+        for (row, args) in [(FLOOR_WD_1, &[][..]), (FLOOR_WD_2, &["--windows", "2"][..])] {
+            let session = floor_driver.launch(args).await?;
+            let pid = procs::wait_new_pid(&floor, &mut seen_floor).await?;
+            rows[row].push(settled(pid).await?);
+            tokio::time::timeout(Duration::from_secs(20), session.quit())
+                .await
+                .map_err(|_| "the floor's WebDriver session did not end")??;
+        }
+
+        let session = driver.launch().await?;
+        let pid = procs::wait_new_pid(&app, &mut seen_app).await?;
+        paddock::open_from_picker(&session, &root).await?;
+        session
+            .wait_until("the picker closed itself", || async {
+                Ok(paddock::window_count(&session).await? == 1)
+            })
+            .await
+            .unwrap_or_else(|_| picker_gone = false);
+        rows[PADDOCK_1].push(settled(pid).await?);
+        paddock::open_another(&session, &second).await?;
+        session
+            .wait_until("two project windows, no picker", || async {
+                Ok(paddock::window_count(&session).await? == 2)
+            })
+            .await?;
+        rows[PADDOCK_2].push(settled(pid).await?);
+        session.quit().await?;
+        println!("memory round {round}/{MEMORY_ROUNDS} done");
+    }
+    floor_driver.stop().await?;
+
+    // Paddock alone: first paint under WebDriver and the transcript opening.
+    let mut paints = Vec::new();
+    let mut opens = Vec::new();
+    for run in 1..=TRANSCRIPT_RUNS {
+        let session = driver.launch().await?;
+        let pid = procs::wait_new_pid(&app, &mut seen_app).await?;
+        session.wait_for(&testid("project-path-input")).await?;
+        let start = paddock::cold_start_ms(&session, pid).await?;
+        paints.push(start.total);
+        paddock::open_from_picker(&session, &root).await?;
+        session.wait_for(&testid("session-item")).await?;
+        let open = paddock::open_transcript_ms(&session, &transcript).await?;
         println!(
-            "run {}: first paint {:.0} ms after process start (page navigation began at {:.0} \
-             ms); transcript open {:.0} ms ({} tool cards, load_session alone {:.0} ms; \
-             after the click: asked {}, loaded {}, rebuilt {})",
-            run + 1,
+            "transcript run {run}: first paint {:.0} ms after process start (navigation at {:.0} \
+             ms); open {:.0} ms ({} tool cards, load_session alone {:.0} ms; after the click: \
+             asked {}, loaded {}, rebuilt {})",
             start.total,
             start.to_navigation,
             open.total,
             open.cards,
             open.load,
-            ms(open.marks[0]),
-            ms(open.marks[1]),
-            ms(open.marks[2]),
+            paddock::ms(open.marks[0]),
+            paddock::ms(open.marks[1]),
+            paddock::ms(open.marks[2]),
         );
         opens.push(open);
-        app.quit().await?;
+        session.quit().await?;
     }
+
+    // The streamed answer, once: it takes tens of seconds.
+    stream::script(&fake);
+    let session = driver.launch().await?;
+    let frames = stream::measure(&session, &streamed).await;
+    session.quit().await?;
     driver.stop().await?;
+    let frames = frames?;
 
-    // The same start without WebDriver in the way (automation adds its own set-up).
-    let mut direct = Vec::new();
-    for _ in 0..RUNS {
-        direct.push(direct_start_ms(&home, &binary).await?);
-    }
-
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let first_start = starts[0];
-    println!();
-    println!(
-        "== Paddock desktop benchmark ({} runs, release build under Xvfb) ==",
-        RUNS
-    );
-    println!(
-        "cold start to first paint: median {:.0} ms (first launch {first_start:.0} ms; target <= 400 ms)",
-        median(starts.clone())
-    );
-    println!(
-        "cold start without WebDriver, spawn to the main page's load event: median {:.0} ms (runs: {})",
-        median(direct.clone()),
-        direct
-            .iter()
-            .map(|d| format!("{d:.0}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if let Some(m) = memory {
-        println!(
-            "idle memory, one project window: app + WebKit processes {:.0} MB PSS, app process alone {:.0} MB RSS ({} processes; target <= 80 MB)",
-            m.total_pss_mb, m.app_rss_mb, m.processes
-        );
-        for (name, mb) in &m.each {
-            println!("    {name}: {mb:.0} MB PSS");
-        }
-    }
-    println!(
-        "open a {TRANSCRIPT_EVENTS}-event transcript: median {:.0} ms click to rendered (load_session IPC alone: median {:.0} ms; target <= 300 ms)",
-        median(opens.iter().map(|o| o.total).collect()),
-        median(opens.iter().map(|o| o.load).collect())
-    );
+    report(&Report {
+        starts,
+        rows,
+        picker_gone,
+        paints,
+        opens,
+        frames,
+    });
     Ok(())
 }
 
-/// Spawns the app directly and reads from its log when the main page finished loading;
-/// milliseconds from the spawn. Stops the app with SIGTERM.
-async fn direct_start_ms(home: &TestHome, binary: &Path) -> Result<f64> {
-    let mut cmd = tokio::process::Command::new(binary);
-    home.apply(&mut cmd);
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let spawned = SystemTime::now();
-    let mut child = cmd.spawn()?;
-    let logs = home.path().join(".local/share/dev.paddock.app/logs");
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let loaded = loop {
-        if let Some(at) = page_loaded_after(&logs, spawned) {
-            break Ok(at.duration_since(spawned)?.as_secs_f64() * 1000.0);
-        }
-        if std::time::Instant::now() > deadline {
-            break Err("the app logged no 'page loaded' for the main window within 30 s".into());
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+/// Waits `SETTLE`, then reads the app's processes.
+async fn settled(pid: u32) -> Result<Snapshot> {
+    tokio::time::sleep(SETTLE).await;
+    Snapshot::of(pid)
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+struct Report {
+    /// Per `STARTS` variant.
+    starts: Vec<Vec<f64>>,
+    rows: Vec<Vec<Snapshot>>,
+    picker_gone: bool,
+    paints: Vec<f64>,
+    opens: Vec<paddock::Open>,
+    frames: stream::Frames,
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "NOT met" }
+}
+
+fn report(r: &Report) {
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|d| format!("{d:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
-    if let Some(pid) = child.id() {
-        std::process::Command::new("kill")
-            .arg("-TERM")
-            .arg(pid.to_string())
-            .status()?;
-    }
-    tokio::time::timeout(Duration::from_secs(20), child.wait()).await??;
-    loaded
-}
-
-/// The time of the first "page loaded" line for the main window logged after `since`.
-fn page_loaded_after(logs: &Path, since: SystemTime) -> Option<SystemTime> {
-    for file in std::fs::read_dir(logs).ok()?.flatten() {
-        let text = std::fs::read_to_string(file.path()).unwrap_or_default();
-        for line in text.lines() {
-            if !(line.contains("page loaded") && line.contains("window=\"main\"")) {
-                continue;
-            }
-            let stamp = line.split_whitespace().next()?;
-            let at = humantime::parse_rfc3339_weak(stamp).ok()?;
-            if at > since {
-                return Some(at);
-            }
-        }
-    }
-    None
-}
-
-/// The app process that appeared since the last call.
-fn new_app_pid(binary: &Path, seen: &mut BTreeSet<u32>) -> Result<u32> {
-    for entry in std::fs::read_dir("/proc")?.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let exe = std::fs::read_link(entry.path().join("exe")).unwrap_or_default();
-        if exe == binary && seen.insert(pid) {
-            return Ok(pid);
-        }
-    }
-    Err(format!("no new process running {}", binary.display()).into())
-}
-
-/// When the main window painted, split at the page's navigation start.
-struct Start {
-    /// Process start to first contentful paint.
-    total: f64,
-    /// Process start to the page's navigation start (GTK, WebKit processes, the window).
-    to_navigation: f64,
-}
-
-/// Milliseconds from the process's start to the main window's first contentful paint.
-async fn cold_start_ms(app: &App, pid: u32) -> Result<Start> {
-    let paint: Value = app
-        .wd
-        .execute(
-            "const p = performance.getEntriesByName('first-contentful-paint')[0]
-                 || performance.getEntriesByType('paint')[0];
-             return p ? [performance.timeOrigin, p.startTime] : null;",
-            Vec::new(),
-        )
-        .await?
-        .json()
-        .clone();
-    let (Some(origin), Some(fcp)) = (paint[0].as_f64(), paint[1].as_f64()) else {
-        return Err("the webview reports no paint timing (PerformancePaintTiming)".into());
-    };
-    let started = process_start_epoch_ms(pid)?;
-    Ok(Start {
-        total: origin + fcp - started,
-        to_navigation: origin - started,
-    })
-}
-
-/// When `pid` started, in ms since the epoch: its start in clock ticks since boot, with boot
-/// time from /proc/uptime (10 ms resolution, unlike /proc/stat's whole seconds).
-fn process_start_epoch_ms(pid: u32) -> Result<f64> {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs_f64() * 1000.0;
-    let uptime: f64 = std::fs::read_to_string("/proc/uptime")?
-        .split_whitespace()
-        .next()
-        .ok_or("empty /proc/uptime")?
-        .parse()?;
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // Fields after the command name (which may contain spaces) start at field 3.
-    let after = stat.rsplit_once(')').ok_or("bad /proc/pid/stat")?.1;
-    let start_ticks: f64 = after
-        .split_whitespace()
-        .nth(19)
-        .ok_or("no starttime in /proc/pid/stat")?
-        .parse()?;
-    let ticks = clock_ticks()?;
-    Ok(now - uptime * 1000.0 + start_ticks / ticks * 1000.0)
-}
-
-fn clock_ticks() -> Result<f64> {
-    let out = std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()?;
-    Ok(String::from_utf8(out.stdout)?.trim().parse()?)
-}
-
-struct Memory {
-    app_rss_mb: f64,
-    total_pss_mb: f64,
-    processes: usize,
-    /// Each process's name and PSS in MB.
-    each: Vec<(String, f64)>,
-}
-
-impl Memory {
-    /// The app's own RSS, and the PSS (shared pages split fairly) of the app and every
-    /// process under it (WebKit's web and network processes).
-    fn of(pid: u32) -> Result<Self> {
-        let tree = descendants(pid)?;
-        let mut each = Vec::new();
-        for p in &tree {
-            let pss = field_kb(&format!("/proc/{p}/smaps_rollup"), "Pss:").unwrap_or(0.0);
-            let name = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
-            each.push((name.trim().to_owned(), pss / 1024.0));
-        }
-        Ok(Self {
-            app_rss_mb: field_kb(&format!("/proc/{pid}/status"), "VmRSS:")? / 1024.0,
-            total_pss_mb: each.iter().map(|(_, mb)| mb).sum(),
-            processes: tree.len(),
-            each,
-        })
-    }
-}
-
-fn field_kb(file: &str, name: &str) -> Result<f64> {
-    let text = std::fs::read_to_string(file)?;
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(name))
-        .ok_or_else(|| format!("no {name} in {file}"))?;
-    Ok(line.split_whitespace().nth(1).ok_or("no value")?.parse()?)
-}
-
-/// `pid` and every process below it.
-fn descendants(pid: u32) -> Result<Vec<u32>> {
-    let mut parents: Vec<(u32, u32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc")?.flatten() {
-        let Some(p) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|s| s.parse().ok());
-        if let Some(ppid) = ppid {
-            parents.push((p, ppid));
-        }
-    }
-    let mut tree = vec![pid];
-    let mut i = 0;
-    while i < tree.len() {
-        let parent = tree[i];
-        tree.extend(
-            parents
-                .iter()
-                .filter(|(_, pp)| *pp == parent)
-                .map(|(p, _)| *p),
+    println!("\n== Paddock vs the floor (minimal Tauri 2 app), release builds under Xvfb ==");
+    println!("spawn to main page loaded, no WebDriver ({RUNS} launches each, interleaved):");
+    for (name, times) in STARTS.iter().zip(&r.starts) {
+        println!(
+            "  {name:<24} median {:>4.0} ms  ({})",
+            median(times),
+            list(times)
         );
-        i += 1;
     }
-    Ok(tree)
-}
+    let (floor_start, paddock_start) = (median(&r.starts[0]), median(&r.starts[1]));
+    println!(
+        "  target: Paddock <= floor + 10 ms = {:.0} ms: {} ({:+.0} ms)",
+        floor_start + 10.0,
+        verdict(paddock_start <= floor_start + 10.0),
+        paddock_start - floor_start
+    );
 
-struct Open {
-    /// Click to the frame after the transcript's final banner is in the page.
-    total: f64,
-    /// `load_session` over IPC, parse included, nothing rendered.
-    load: f64,
-    cards: u64,
-    /// From the click: the UI asked for the session, had it, had rebuilt the transcript.
-    marks: [Option<f64>; 3],
-}
-
-fn ms(mark: Option<f64>) -> String {
-    mark.map_or_else(|| "?".to_owned(), |m| format!("{m:.0} ms"))
-}
-
-/// Opens the session from the sidebar and times it inside the page (no WebDriver round trips
-/// in the measurement).
-async fn open_transcript_ms(app: &App, session: &str) -> Result<Open> {
-    app.wd.set_script_timeout(Duration::from_secs(120)).await?;
-    let project = app
-        .wd
-        .current_url()
-        .await?
-        .query_pairs()
-        .find(|(k, _)| k == "project")
-        .map(|(_, v)| v.into_owned())
-        .ok_or("the project window has no ?project=")?;
-    let load: Value = app
-        .wd
-        .execute_async(
-            "const [project, sessionId, done] = arguments;
-             const t0 = performance.now();
-             window.__TAURI_INTERNALS__.invoke('load_session', { project, sessionId })
-               .then(() => done(performance.now() - t0), (e) => done(-1));",
-            vec![json!(project), json!(session)],
-        )
-        .await?
-        .json()
-        .clone();
-    let measured: Value = app
-        .wd
-        .execute_async(
-            "const [sessionId, done] = arguments;
-             const item = document.querySelector(
-               `[data-testid=session-item][data-session-id=\"${sessionId}\"] [data-testid=session-open]`);
-             if (!item) { done({ error: 'no session-open for ' + sessionId }); return; }
-             const t0 = performance.now();
-             item.click();
-             const check = () => {
-               if (document.querySelector('[data-testid=run-banner]')) {
-                 requestAnimationFrame(() => {
-                   const at = (name) => {
-                     const m = performance.getEntriesByName('paddock:' + name).at(-1);
-                     return m && m.startTime >= t0 ? m.startTime - t0 : null;
-                   };
-                   done({
-                     ms: performance.now() - t0,
-                     cards: document.querySelectorAll('[data-testid=tool-card]').length,
-                     marks: [at('session-open'), at('session-loaded'), at('session-rebuilt')],
-                   });
-                 });
-               } else if (performance.now() - t0 > 100000) {
-                 done({ error: 'the transcript did not render within 100 s' });
-               } else {
-                 requestAnimationFrame(check);
-               }
-             };
-             requestAnimationFrame(check);",
-            vec![json!(session)],
-        )
-        .await?
-        .json()
-        .clone();
-    if let Some(e) = measured.get("error") {
-        return Err(format!("{e}").into());
+    // Each row's round with the median total.
+    let picked: Vec<Option<&Snapshot>> = r
+        .rows
+        .iter()
+        .map(|snaps| {
+            let mut sorted: Vec<&Snapshot> = snaps.iter().collect();
+            sorted.sort_by(|a, b| a.total_mb().total_cmp(&b.total_mb()));
+            sorted.get(sorted.len() / 2).copied()
+        })
+        .collect();
+    let total = |i: usize| picked[i].map_or(f64::NAN, Snapshot::total_mb);
+    println!(
+        "\nidle PSS after {}s, MB (median of {MEMORY_ROUNDS} rounds; web = all web processes)",
+        SETTLE.as_secs()
+    );
+    println!(
+        "  {:<50} {:>6} {:>6} {:>10} {:>8} {:>6}  Mesa/LLVM mapped (its PSS)",
+        "", "total", "app", "web (n)", "network", "other"
+    );
+    for (name, snap) in ROWS.iter().zip(&picked) {
+        let Some(s) = snap else { continue };
+        let (web, n) = s.by_kind("WebKitWeb");
+        let (net, _) = s.by_kind("WebKitNet");
+        println!(
+            "  {name:<50} {:>6.0} {:>6.0} {:>6.0} ({n}) {net:>8.0} {:>6.0}  {}",
+            s.total_mb(),
+            s.app_mb(),
+            web,
+            s.other_mb(),
+            s.mesa_summary()
+        );
     }
-    Ok(Open {
-        total: measured["ms"].as_f64().ok_or("no timing")?,
-        load: load.as_f64().ok_or("no load timing")?,
-        cards: measured["cards"].as_u64().unwrap_or(0),
-        marks: [0, 1, 2].map(|i| measured["marks"][i].as_f64()),
-    })
+    let foreign = r.rows.iter().flatten().map(|s| s.foreign_webkit).max();
+    if let Some(n @ 1..) = foreign {
+        println!(
+            "  NOTE: up to {n} other processes with WebKit loaded ran during these readings; they \
+             take a share of WebKit's pages, so the PSS above reads low: rerun on a quiet machine"
+        );
+    }
+    let share = total(PADDOCK_1) - total(FLOOR_WD_1);
+    println!(
+        "\n  Paddock's picker above the floor (no WebDriver): {:+.0} MB; WebDriver adds {:+.0} MB \
+         to the floor",
+        total(PICKER) - total(FLOOR_1),
+        total(FLOOR_WD_1) - total(FLOOR_1)
+    );
+    println!(
+        "  lowering the floor: no Mesa in the app process {:+.0} MB (floor), {:+.0} MB (Paddock's \
+         picker); one web process for two windows {:+.0} MB against two; both {:+.0} MB",
+        total(FLOOR_LOW) - total(FLOOR_1),
+        total(PICKER_LOW) - total(PICKER),
+        total(FLOOR_SHARED) - total(FLOOR_2),
+        total(FLOOR_SHARED_LOW) - total(FLOOR_2)
+    );
+    let per_window = total(PADDOCK_2) - total(PADDOCK_1);
+    println!("\ntargets:");
+    println!(
+        "  Paddock above the floor, 1 project window (both under WebDriver): {share:+.0} MB \
+         (target <= 10): {}",
+        verdict(share <= 10.0)
+    );
+    println!(
+        "  each further project window: {per_window:+.0} MB (target <= 40): {}; the floor's \
+         second window costs {:+.0} MB ({:+.0} MB under WebDriver)",
+        verdict(per_window <= 40.0),
+        total(FLOOR_2) - total(FLOOR_1),
+        total(FLOOR_WD_2) - total(FLOOR_WD_1)
+    );
+    println!(
+        "  picker gone once a project is open: {}",
+        verdict(r.picker_gone)
+    );
+    let opens: Vec<f64> = r.opens.iter().map(|o| o.total).collect();
+    let loads: Vec<f64> = r.opens.iter().map(|o| o.load).collect();
+    println!(
+        "  open a {TRANSCRIPT_EVENTS}-event transcript: median {:.0} ms click to rendered \
+         (load_session IPC alone {:.0} ms; runs {}) (target <= 150): {}",
+        median(&opens),
+        median(&loads),
+        list(&opens),
+        verdict(median(&opens) <= 150.0)
+    );
+    let f = &r.frames;
+    println!(
+        "  streamed answer of {} tokens ({} chars shown, streamed in {:.1} s): frame interval \
+         over its last {:.0} s p50 {:.1} / p95 {:.1} / max {:.1} ms, {} of {} frames over \
+         17.7 ms (whole stream: p95 {:.1}, max {:.1} ms, {} of {} over) (target <= 16 ms): {}",
+        stream::TOKENS,
+        f.chars,
+        f.stream_ms / 1000.0,
+        stream::END_WINDOW_MS / 1000.0,
+        f.end.p50,
+        f.end.p95,
+        f.end.max,
+        f.end.over_budget,
+        f.end.frames,
+        f.all.p95,
+        f.all.max,
+        f.all.over_budget,
+        f.all.frames,
+        verdict(f.end.p95 <= 17.7)
+    );
+    println!(
+        "    (the same window idle before the prompt: p50 {:.1} / p95 {:.1} / max {:.1} ms, {} of \
+         {} over)",
+        f.idle.p50, f.idle.p95, f.idle.max, f.idle.over_budget, f.idle.frames
+    );
+    println!(
+        "  (for reference) first paint under WebDriver, process start to FCP: median {:.0} ms",
+        median(&r.paints)
+    );
 }
