@@ -1,5 +1,5 @@
 //! What /proc says about an app and its WebKit processes: the process tree, PSS per process
-//! (smaps_rollup), whether Mesa/LLVM is mapped (maps), and when a process started.
+//! (smaps_rollup), whether Mesa/LLVM is mapped and its share (smaps), and when a process started.
 
 use std::collections::BTreeSet;
 use std::path::Path;
