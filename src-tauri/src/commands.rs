@@ -120,14 +120,14 @@ pub async fn open_project<R: Runtime>(
     if let Err(e) = state.recent.touch(&root) {
         tracing::warn!("{}", e.message);
     }
-    windows::open_project_window(&app, &root, &info.name)?;
+    windows::open_project_window(&app, &root, &info.name).await?;
     windows::close_picker(&window);
     Ok(info)
 }
 
 #[tauri::command]
 pub async fn show_picker<R: Runtime>(app: AppHandle<R>) -> Result<()> {
-    windows::show_picker(&app)
+    windows::show_picker(&app).await
 }
 
 #[tauri::command]

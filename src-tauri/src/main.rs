@@ -11,16 +11,48 @@ fn main() {
 /// under Xvfb, turning it off cut first paint from ~840 to ~580 ms and each window's web
 /// process from ~150 to ~85 MB. Users who want it keep it with PADDOCK_GPU_COMPOSITING=1, and
 /// an explicit WEBKIT_DISABLE_COMPOSITING_MODE is always respected.
+///
+/// With compositing off, GTK and WebKit still load Mesa and its LLVM into the app process
+/// (~21 MB PSS, and a random ~500 ms stall in 1 of 6 starts): [`NO_GPU_IN_APP`] keeps them
+/// out, each only when the user has not set it. All three are needed (measured by
+/// `scripts/bench-desktop.sh`); the web process cannot drop EGL (it aborts), so it keeps it.
 #[cfg(target_os = "linux")]
 fn software_rendering_by_default() {
     const WEBKIT_VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
     let wanted = std::env::var_os("PADDOCK_GPU_COMPOSITING").is_some_and(|v| v == "1");
-    if !wanted && std::env::var_os(WEBKIT_VAR).is_none() {
-        // SAFETY: first thing in main, before any other thread exists or reads the
-        // environment (GTK and WebKit start later, in `run`).
-        #[allow(unsafe_code)]
-        unsafe {
-            std::env::set_var(WEBKIT_VAR, "1");
+    if wanted {
+        return;
+    }
+    let compositing_off = match std::env::var_os(WEBKIT_VAR) {
+        None => {
+            set_var(WEBKIT_VAR, "1");
+            true
         }
+        Some(v) => v != "0",
+    };
+    if compositing_off {
+        for (name, value) in NO_GPU_IN_APP {
+            if std::env::var_os(name).is_none() {
+                set_var(name, value);
+            }
+        }
+    }
+}
+
+/// GTK without GL, WebKit without its DMA-BUF renderer and without a render device.
+#[cfg(target_os = "linux")]
+const NO_GPU_IN_APP: [(&str, &str); 3] = [
+    ("GDK_GL", "disable"),
+    ("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
+    ("WEBKIT_WEB_RENDER_DEVICE_FILE", "/dev/null"),
+];
+
+#[cfg(target_os = "linux")]
+fn set_var(name: &str, value: &str) {
+    // SAFETY: called first thing in main, before any other thread exists or reads the
+    // environment (GTK and WebKit start later, in `run`).
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::set_var(name, value);
     }
 }

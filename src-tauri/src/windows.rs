@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use tauri::webview::PlatformWebview;
 use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 use tauri_plugin_dialog::DialogExt;
 use tokio::sync::oneshot;
@@ -33,8 +34,9 @@ pub fn project_url(root: &Path) -> String {
     format!("index.html?project={encoded}")
 }
 
-/// Focuses the project's window, or opens it.
-pub fn open_project_window<R: Runtime>(
+/// Focuses the project's window, or opens it. On Linux a new window joins the web process of
+/// a window already open (see [`related_window`]).
+pub async fn open_project_window<R: Runtime>(
     app: &AppHandle<R>,
     root: &Path,
     name: &str,
@@ -47,22 +49,81 @@ pub fn open_project_window<R: Runtime>(
             .map_err(|e| internal(format!("cannot focus the project window: {e}")))?;
         return Ok(());
     }
-    WebviewWindowBuilder::new(
-        app,
-        &label,
-        WebviewUrl::App(PathBuf::from(project_url(root))),
-    )
-    .title(format!("{name} — Paddock"))
-    .inner_size(1200.0, 800.0)
-    .min_inner_size(640.0, 480.0)
-    .build()
+    let title = format!("{name} — Paddock");
+    let url = WebviewUrl::App(PathBuf::from(project_url(root)));
+    let window = label.clone();
+    build_beside(app, move |app, related| {
+        let builder = WebviewWindowBuilder::new(app, &window, url.clone())
+            .title(&title)
+            .inner_size(1200.0, 800.0)
+            .min_inner_size(640.0, 480.0);
+        related_to(builder, related).build().map(|_| ())
+    })
+    .await
     .map_err(|e| internal(format!("cannot open a window for {}: {e}", root.display())))?;
     tracing::info!(project = %root.display(), window = %label, "project window opened");
     Ok(())
 }
 
-/// Closes the picker once it has opened a project: it is done, and its web process costs
-/// 45-85 MB. A project window's "Open project…" brings it back.
+/// Builds a window with `build`, in the web process of a window already open when there is
+/// one (see [`related_window`]).
+async fn build_beside<R, F>(app: &AppHandle<R>, build: F) -> tauri::Result<()>
+where
+    R: Runtime,
+    F: Fn(&AppHandle<R>, Option<&PlatformWebview>) -> tauri::Result<()> + Clone + Send + 'static,
+{
+    if let Some(existing) = related_window(app) {
+        // The open window's view is only reachable on the main thread, so the window is
+        // built there, and the outcome comes back here.
+        let (tx, rx) = oneshot::channel();
+        let (handle, there) = (app.clone(), build.clone());
+        let sent = existing.with_webview(move |platform| {
+            let _ = tx.send(there(&handle, Some(&platform)));
+        });
+        if sent.is_ok()
+            && let Ok(built) = rx.await
+        {
+            return built;
+        }
+        // That window closed before it could run the build: the new one gets its own process.
+    }
+    build(app, None)
+}
+
+fn related_to<'a, R: Runtime>(
+    builder: WebviewWindowBuilder<'a, R, AppHandle<R>>,
+    related: Option<&PlatformWebview>,
+) -> WebviewWindowBuilder<'a, R, AppHandle<R>> {
+    #[cfg(target_os = "linux")]
+    if let Some(view) = related {
+        return builder.with_related_view(view.inner());
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = related;
+    builder
+}
+
+/// The window whose web process a new one joins: an open project window (the picker closes
+/// once it has opened a project), else any window; None off Linux.
+///
+/// Each further window of one WebKitGTK web process costs ~8 MB instead of ~45 MB for a
+/// process of its own (measured by `scripts/bench-desktop.sh`). Every page is Paddock's own
+/// UI, so the price, a long task or a crash in one page reaching every window, is small.
+fn related_window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let windows = app.webview_windows();
+    windows
+        .iter()
+        .find(|(label, _)| label.starts_with(PROJECT_LABEL_PREFIX))
+        .or_else(|| windows.iter().next())
+        .map(|(_, w)| w.clone())
+}
+
+/// Closes the picker once it has opened a project: it is done (its share of the web process
+/// it shares, or its own process off Linux, is freed). A project window's "Open project…"
+/// brings it back.
 pub fn close_picker<R: Runtime>(from: &WebviewWindow<R>) {
     if from.label() != PICKER_LABEL {
         return;
@@ -73,7 +134,7 @@ pub fn close_picker<R: Runtime>(from: &WebviewWindow<R>) {
 }
 
 /// Focuses the picker window, or opens it again as tauri.conf.json describes it.
-pub fn show_picker<R: Runtime>(app: &AppHandle<R>) -> AppResult<()> {
+pub async fn show_picker<R: Runtime>(app: &AppHandle<R>) -> AppResult<()> {
     if let Some(window) = app.get_webview_window(PICKER_LABEL) {
         let _ = window.unminimize();
         return window
@@ -86,11 +147,14 @@ pub fn show_picker<R: Runtime>(app: &AppHandle<R>) -> AppResult<()> {
         .windows
         .iter()
         .find(|w| w.label == PICKER_LABEL)
+        .cloned()
         .ok_or_else(|| internal("the app configuration has no picker window"))?;
-    WebviewWindowBuilder::from_config(app, config)
-        .and_then(|b| b.build())
-        .map_err(|e| internal(format!("cannot open the project picker: {e}")))?;
-    Ok(())
+    build_beside(app, move |app, related| {
+        let builder = WebviewWindowBuilder::from_config(app, &config)?;
+        related_to(builder, related).build().map(|_| ())
+    })
+    .await
+    .map_err(|e| internal(format!("cannot open the project picker: {e}")))
 }
 
 /// The native folder picker; `None` when cancelled.

@@ -6,6 +6,7 @@
 //! Arguments, for the per-window measurements:
 //!   --windows N   open N windows in all (the others sized like Paddock's project windows)
 //!   --related     the other windows share the first one's web process (WebKit related view)
+//!   --lowered     no GPU stack in the app process, as Paddock runs (its src-tauri/src/main.rs)
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -14,9 +15,9 @@ use tauri::webview::PageLoadEvent;
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder, Wry};
 
 fn main() {
-    #[cfg(target_os = "linux")]
-    software_rendering_by_default();
     let args: Vec<String> = std::env::args().collect();
+    #[cfg(target_os = "linux")]
+    software_rendering_by_default(args.iter().any(|a| a == "--lowered"));
     let windows = args
         .iter()
         .position(|a| a == "--windows")
@@ -87,15 +88,29 @@ fn build(app: &AppHandle, i: usize) -> WebviewWindowBuilder<'_, Wry, AppHandle> 
 
 /// The same logic as Paddock's src-tauri/src/main.rs, so both run with the same compositing
 /// setting (off by default, PADDOCK_GPU_COMPOSITING=1 keeps it, an explicit
-/// WEBKIT_DISABLE_COMPOSITING_MODE wins).
+/// WEBKIT_DISABLE_COMPOSITING_MODE wins); `lowered` adds what Paddock does to keep Mesa out of
+/// the app process, so the floor can be measured with and without it.
 #[cfg(target_os = "linux")]
-fn software_rendering_by_default() {
+fn software_rendering_by_default(lowered: bool) {
     const WEBKIT_VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
     let wanted = std::env::var_os("PADDOCK_GPU_COMPOSITING").is_some_and(|v| v == "1");
-    if !wanted && std::env::var_os(WEBKIT_VAR).is_none() {
-        // SAFETY: first thing in main, before any other thread exists.
-        unsafe {
-            std::env::set_var(WEBKIT_VAR, "1");
+    if wanted {
+        return;
+    }
+    let mut vars = vec![(WEBKIT_VAR, "1")];
+    if lowered {
+        vars.extend([
+            ("GDK_GL", "disable"),
+            ("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
+            ("WEBKIT_WEB_RENDER_DEVICE_FILE", "/dev/null"),
+        ]);
+    }
+    for (name, value) in vars {
+        if std::env::var_os(name).is_none() {
+            // SAFETY: first thing in main, before any other thread exists.
+            unsafe {
+                std::env::set_var(name, value);
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ use tokio::process::{Child, Command};
 
 pub mod axe;
 pub mod home;
+pub mod proc_tree;
 pub mod transcript;
 
 pub use home::TestHome;
@@ -63,9 +64,6 @@ impl Driver {
     /// Starts tauri-driver with the home's environment (inherited by the app) and waits until
     /// it accepts connections.
     pub async fn start(home: &TestHome, name: &str) -> Result<Self> {
-        // The workspace's reqwest has rustls without a built-in crypto provider (Paddock's
-        // own clients install ring): so must the WebDriver client's.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let app = app_binary();
         if !app.is_file() {
             return Err(format!(
@@ -76,44 +74,35 @@ impl Driver {
         }
         let artifacts = artifacts_dir().join(name);
         std::fs::create_dir_all(&artifacts)?;
-        // A file, not a pipe: a pipe held open by a stray child could hang the test run.
-        let log = std::fs::File::create(artifacts.join("tauri-driver.log"))?;
-        let (port, native_port) = (free_port()?, free_port()?);
-        let mut cmd = Command::new("tauri-driver");
-        cmd.arg("--port")
-            .arg(port.to_string())
-            .arg("--native-port")
-            .arg(native_port.to_string())
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log);
-        home.apply(&mut cmd);
-        let child = cmd.spawn().map_err(|e| {
-            format!("cannot start tauri-driver (cargo install tauri-driver --locked): {e}")
-        })?;
-        let driver = Self {
+        let log = artifacts.join("tauri-driver.log");
+        let (child, port) = spawn_tauri_driver(home, &log).await?;
+        Ok(Self {
             child: Some(child),
             port,
             app,
             artifacts,
-        };
-        // Both tauri-driver and the WebKitWebDriver it starts must listen before a session
-        // request, or tauri-driver fails the request.
-        let deadline = Instant::now() + WAIT;
-        for p in [port, native_port] {
-            while tokio::net::TcpStream::connect(("127.0.0.1", p))
-                .await
-                .is_err()
-            {
-                if Instant::now() > deadline {
-                    return Err(
-                        format!("tauri-driver: nothing listens on {p} within {WAIT:?}").into(),
-                    );
-                }
-                tokio::time::sleep(POLL).await;
-            }
-        }
-        Ok(driver)
+        })
+    }
+
+    /// How many WebKit web processes run below tauri-driver (the app's, as it runs one app).
+    pub fn web_processes(&self) -> Result<usize> {
+        let pid = self
+            .child
+            .as_ref()
+            .and_then(Child::id)
+            .ok_or("tauri-driver is not running")?;
+        proc_tree::count_named(pid, "WebKitWebProces")
+    }
+
+    /// The Mesa/LLVM libraries mapped into the running app's own process.
+    pub fn app_mesa_libraries(&self) -> Result<Vec<String>> {
+        let pid = self
+            .child
+            .as_ref()
+            .and_then(Child::id)
+            .ok_or("tauri-driver is not running")?;
+        let app = proc_tree::find_running(pid, &self.app)?.ok_or("the app is not running")?;
+        proc_tree::mesa_mapped(app)
     }
 
     /// Launches the app in a new WebDriver session.
@@ -165,6 +154,47 @@ fn terminate(child: &Child) {
             .arg(pid.to_string())
             .status();
     }
+}
+
+/// Starts tauri-driver with the home's environment (inherited by the app it launches), its
+/// output in `log`, and waits until it and its WebKitWebDriver accept connections. Returns
+/// the process and its WebDriver port.
+pub async fn spawn_tauri_driver(home: &TestHome, log: &Path) -> Result<(Child, u16)> {
+    // The workspace's reqwest has rustls without a built-in crypto provider (Paddock's own
+    // clients install ring): so must the WebDriver client's.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    // A file, not a pipe: a pipe held open by a stray child could hang the test run.
+    let log = std::fs::File::create(log)?;
+    let (port, native_port) = (free_port()?, free_port()?);
+    let mut cmd = Command::new("tauri-driver");
+    cmd.arg("--port")
+        .arg(port.to_string())
+        .arg("--native-port")
+        .arg(native_port.to_string())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    home.apply(&mut cmd);
+    let mut child = cmd.spawn().map_err(|e| {
+        format!("cannot start tauri-driver (cargo install tauri-driver --locked): {e}")
+    })?;
+    // Both tauri-driver and the WebKitWebDriver it starts must listen before a session
+    // request, or tauri-driver fails the request.
+    let deadline = Instant::now() + WAIT;
+    for p in [port, native_port] {
+        while tokio::net::TcpStream::connect(("127.0.0.1", p))
+            .await
+            .is_err()
+        {
+            if Instant::now() > deadline {
+                terminate(&child);
+                let _ = child.wait().await;
+                return Err(format!("tauri-driver: nothing listens on {p} within {WAIT:?}").into());
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+    Ok((child, port))
 }
 
 /// One launch of the app, driven over WebDriver.

@@ -37,26 +37,11 @@ fn epoch_ms(at: SystemTime) -> Result<f64> {
     Ok(at.duration_since(UNIX_EPOCH)?.as_secs_f64() * 1000.0)
 }
 
-/// Environment that keeps Mesa out of the app process when compositing is off: GTK's GLX
-/// probe at start-up (GDK_GL), WebKit's DMA-BUF renderer check and its render-node lookup
-/// through EGL (a device file given, it asks EGL nothing). The web process still needs EGL.
-pub const NO_MESA_IN_APP: [(&str, &str); 3] = [
-    ("GDK_GL", "disable"),
-    ("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
-    ("WEBKIT_WEB_RENDER_DEVICE_FILE", "/dev/null"),
-];
-
 /// The floor app: reads its `page loaded main <epoch ms>` line from stdout.
-pub async fn floor(
-    home: &TestHome,
-    binary: &Path,
-    args: &[&str],
-    env: &[(&str, &str)],
-) -> Result<Launched> {
+pub async fn floor(home: &TestHome, binary: &Path, args: &[&str]) -> Result<Launched> {
     let mut cmd = Command::new(binary);
     home.apply(&mut cmd);
-    cmd.envs(env.iter().copied())
-        .args(args)
+    cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -87,11 +72,10 @@ pub async fn floor(
 
 /// Paddock: polls its log for the first "page loaded" of the main window after the spawn
 /// (the line's own timestamp counts, not when it was seen).
-pub async fn paddock(home: &TestHome, binary: &Path, env: &[(&str, &str)]) -> Result<Launched> {
+pub async fn paddock(home: &TestHome, binary: &Path) -> Result<Launched> {
     let mut cmd = Command::new(binary);
     home.apply(&mut cmd);
-    cmd.envs(env.iter().copied())
-        .stdin(Stdio::null())
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true);

@@ -6,10 +6,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use paddock_desktop_e2e::Result;
-
-/// Libraries that mean the GPU stack (Mesa, its LLVM) was loaded into a process. libgbm is
-/// left out: WebKit links it, so it is in every process, and small.
-const MESA: [&str; 5] = ["libLLVM", "_dri.so", "libgallium", "_mesa.so", "libglapi"];
+use paddock_desktop_e2e::proc_tree::{MESA, descendants, pids};
 
 /// One process of an app's tree.
 pub struct Proc {
@@ -152,44 +149,6 @@ fn field_kb(file: &str, name: &str) -> Result<f64> {
         .find(|l| l.starts_with(name))
         .ok_or_else(|| format!("no {name} in {file}"))?;
     Ok(line.split_whitespace().nth(1).ok_or("no value")?.parse()?)
-}
-
-/// Every pid in /proc.
-fn pids() -> Result<Vec<u32>> {
-    Ok(std::fs::read_dir("/proc")?
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
-        .collect())
-}
-
-/// `pid` and every process below it.
-pub fn descendants(pid: u32) -> Result<Vec<u32>> {
-    let mut parents: Vec<(u32, u32)> = Vec::new();
-    for p in pids()? {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
-            continue;
-        };
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|s| s.parse().ok());
-        if let Some(ppid) = ppid {
-            parents.push((p, ppid));
-        }
-    }
-    let mut tree = vec![pid];
-    let mut i = 0;
-    while i < tree.len() {
-        let parent = tree[i];
-        tree.extend(
-            parents
-                .iter()
-                .filter(|(_, pp)| *pp == parent)
-                .map(|(p, _)| *p),
-        );
-        i += 1;
-    }
-    Ok(tree)
 }
 
 /// A process running `binary` that is not in `seen` (then added to it).

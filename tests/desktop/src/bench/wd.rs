@@ -1,14 +1,13 @@
 //! The floor app under WebDriver, so its memory can be compared with Paddock's project
 //! windows (which only WebDriver can open) under the same automation overhead. The library's
-//! `Driver` always launches Paddock, so this starts its own tauri-driver.
+//! `Driver` always launches Paddock; this one launches the floor app, with arguments.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use paddock_desktop_e2e::{Result, TestHome, WAIT};
+use paddock_desktop_e2e::{Result, TestHome, WAIT, spawn_tauri_driver};
 use thirtyfour::WebDriver;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 pub struct FloorDriver {
     child: Option<Child>,
@@ -16,45 +15,14 @@ pub struct FloorDriver {
     app: PathBuf,
 }
 
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
 impl FloorDriver {
     pub async fn start(home: &TestHome, app: &Path, log: &Path) -> Result<Self> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        // A file, not a pipe: a stray child holding a pipe open could hang the run.
-        let log = std::fs::File::create(log)?;
-        let (port, native_port) = (free_port()?, free_port()?);
-        let mut cmd = Command::new("tauri-driver");
-        cmd.arg("--port")
-            .arg(port.to_string())
-            .arg("--native-port")
-            .arg(native_port.to_string())
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log);
-        home.apply(&mut cmd);
-        let driver = Self {
-            child: Some(cmd.spawn()?),
+        let (child, port) = spawn_tauri_driver(home, log).await?;
+        Ok(Self {
+            child: Some(child),
             port,
             app: app.to_path_buf(),
-        };
-        let deadline = Instant::now() + WAIT;
-        for p in [port, native_port] {
-            while tokio::net::TcpStream::connect(("127.0.0.1", p))
-                .await
-                .is_err()
-            {
-                if Instant::now() > deadline {
-                    return Err(format!("tauri-driver: nothing listens on {p}").into());
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
-        Ok(driver)
+        })
     }
 
     /// A session running the floor app with `args`, once its page has loaded.
