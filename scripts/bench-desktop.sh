@@ -7,6 +7,8 @@
 # pass/fail test.
 #   PADDOCK_SKIP_SETUP=1 ...   skip scripts/setup.sh
 #   CARGO_TARGET_DIR=...       honoured (default: target/)
+#   scripts/bench-desktop.sh transcript stream   only these parts (start, memory, transcript,
+#                              stream; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,5 +59,5 @@ HOME="$bench_home" PADDOCK_APP="$target/release/paddock-desktop" \
   timeout 1800 xvfb-run -a -s "-screen 0 1280x800x24" \
   dbus-run-session -- sh -c '
     printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
-    exec "$BENCH_DRIVER"
-  '
+    exec "$BENCH_DRIVER" "$@"
+  ' sh "$@"

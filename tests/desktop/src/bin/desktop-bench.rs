@@ -68,8 +68,34 @@ const STARTS: [(&str, Option<&[&str]>); 3] = [
 ];
 const LOWERED_2: [&str; 4] = ["--lowered", "--windows", "2", "--related"];
 
+/// The parts of the benchmark; `desktop-bench [part…]` runs some (default: all).
+const PARTS: [&str; 4] = ["start", "memory", "transcript", "stream"];
+
+/// What every part measures with.
+struct Bench {
+    home: TestHome,
+    fake: FakeServer,
+    driver: Driver,
+    app: PathBuf,
+    floor: PathBuf,
+    root: PathBuf,
+    second: PathBuf,
+    streamed: PathBuf,
+    transcript: String,
+    /// App processes already measured (each launch is found as the new one).
+    seen_app: BTreeSet<u32>,
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<()> {
+    let mut parts: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(bad) = parts.iter().find(|p| !PARTS.contains(&p.as_str())) {
+        return Err(format!("unknown part {bad:?}: the parts are {}", PARTS.join(", ")).into());
+    }
+    if parts.is_empty() {
+        parts = PARTS.iter().map(|p| (*p).to_owned()).collect();
+    }
+    let wanted = |part: &str| parts.iter().any(|p| p == part);
     let home = TestHome::new()?.with_default_rendering();
     let fake = FakeServer::start().await?;
     let idle = json!({"version": 1, "provider": "openai-compatible",
@@ -86,16 +112,53 @@ async fn main() -> Result<()> {
         std::env::var_os("PADDOCK_FLOOR_APP").ok_or("set PADDOCK_FLOOR_APP to the floor app")?,
     ))?;
     println!("Paddock: {}\nfloor:   {}", app.display(), floor.display());
+    let driver = Driver::start(&home, "bench").await?;
+    let mut b = Bench {
+        home,
+        fake,
+        driver,
+        app,
+        floor,
+        root,
+        second,
+        streamed,
+        transcript,
+        seen_app: BTreeSet::new(),
+    };
+    let mut report = Report::default();
+    if wanted("start") {
+        report.starts = starts(&b).await?;
+    }
+    if wanted("memory") {
+        (report.rows, report.picker_gone) = memory(&mut b).await?;
+    }
+    if wanted("transcript") {
+        (report.paints, report.opens) = transcript_opening(&mut b).await?;
+    }
+    if wanted("stream") {
+        // Once: it takes tens of seconds.
+        stream::script(&b.fake);
+        let session = b.driver.launch().await?;
+        let frames = stream::measure(&session, &b.streamed).await;
+        session.quit().await?;
+        report.frames = Some(frames?);
+    }
+    b.driver.stop().await?;
+    print_report(&report);
+    Ok(())
+}
 
-    // Spawn to page loaded, rotating which variant goes first; one warm-up launch each.
+/// Spawn to page loaded, rotating which variant goes first; one warm-up launch each.
+async fn starts(b: &Bench) -> Result<Vec<Vec<f64>>> {
+    let (home, floor, app) = (&b.home, &b.floor, &b.app);
     let mut starts: Vec<Vec<f64>> = STARTS.iter().map(|_| Vec::new()).collect();
     for run in 0..=RUNS {
         let mut times = [0.0; STARTS.len()];
         for k in 0..STARTS.len() {
             let i = (run + k) % STARTS.len();
             let launched = match STARTS[i].1 {
-                Some(args) => launch::floor(&home, &floor, args).await?,
-                None => launch::paddock(&home, &app).await?,
+                Some(args) => launch::floor(home, floor, args).await?,
+                None => launch::paddock(home, app).await?,
             };
             times[i] = launched.loaded_ms;
             launched.stop().await?;
@@ -113,18 +176,19 @@ async fn main() -> Result<()> {
             }
         }
     }
+    Ok(starts)
+}
 
-    // Idle memory, interleaved rounds; the WebDriver rows last in each round.
-    let driver = Driver::start(&home, "bench").await?;
-    let floor_driver = wd::FloorDriver::start(
-        &home,
-        &floor,
-        &artifacts_dir().join("bench/floor-driver.log"),
-    )
-    .await?;
+/// Idle memory, interleaved rounds; the WebDriver rows last in each round. Also says whether
+/// the picker closed once a project was open.
+async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
+    let (home, floor, app) = (&b.home, &b.floor, &b.app);
+    let floor_driver =
+        wd::FloorDriver::start(home, floor, &artifacts_dir().join("bench/floor-driver.log"))
+            .await?;
+    let mut seen_floor = BTreeSet::new();
     let mut rows: Vec<Vec<Snapshot>> = ROWS.iter().map(|_| Vec::new()).collect();
     let mut picker_gone = true;
-    let (mut seen_floor, mut seen_app) = (BTreeSet::new(), BTreeSet::new());
     for round in 1..=MEMORY_ROUNDS {
         for (row, args) in [
             (FLOOR_1, &[][..]),
@@ -132,11 +196,11 @@ async fn main() -> Result<()> {
             (FLOOR_LOW_1, &["--lowered"][..]),
             (FLOOR_LOW_2, &LOWERED_2[..]),
         ] {
-            let launched = launch::floor(&home, &floor, args).await?;
+            let launched = launch::floor(home, floor, args).await?;
             rows[row].push(settled(launched.pid).await?);
             launched.stop().await?;
         }
-        let launched = launch::paddock(&home, &app).await?;
+        let launched = launch::paddock(home, app).await?;
         rows[PICKER].push(settled(launched.pid).await?);
         launched.stop().await?;
 
@@ -146,16 +210,16 @@ async fn main() -> Result<()> {
             (FLOOR_LOW_WD_2, &LOWERED_2[..]),
         ] {
             let session = floor_driver.launch(args).await?;
-            let pid = procs::wait_new_pid(&floor, &mut seen_floor).await?;
+            let pid = procs::wait_new_pid(floor, &mut seen_floor).await?;
             rows[row].push(settled(pid).await?);
             tokio::time::timeout(Duration::from_secs(20), session.quit())
                 .await
                 .map_err(|_| "the floor's WebDriver session did not end")??;
         }
 
-        let session = driver.launch().await?;
-        let pid = procs::wait_new_pid(&app, &mut seen_app).await?;
-        paddock::open_from_picker(&session, &root).await?;
+        let session = b.driver.launch().await?;
+        let pid = procs::wait_new_pid(app, &mut b.seen_app).await?;
+        paddock::open_from_picker(&session, &b.root).await?;
         session
             .wait_until("the picker closed itself", || async {
                 Ok(paddock::window_count(&session).await? == 1)
@@ -163,7 +227,7 @@ async fn main() -> Result<()> {
             .await
             .unwrap_or_else(|_| picker_gone = false);
         rows[PADDOCK_1].push(settled(pid).await?);
-        paddock::open_another(&session, &second).await?;
+        paddock::open_another(&session, &b.second).await?;
         session
             .wait_until("two project windows, no picker", || async {
                 Ok(paddock::window_count(&session).await? == 2)
@@ -174,19 +238,22 @@ async fn main() -> Result<()> {
         println!("memory round {round}/{MEMORY_ROUNDS} done");
     }
     floor_driver.stop().await?;
+    Ok((rows, picker_gone))
+}
 
-    // Paddock alone: first paint under WebDriver and the transcript opening.
+/// Paddock alone: first paint under WebDriver and the transcript opening.
+async fn transcript_opening(b: &mut Bench) -> Result<(Vec<f64>, Vec<paddock::Open>)> {
     let mut paints = Vec::new();
     let mut opens = Vec::new();
     for run in 1..=TRANSCRIPT_RUNS {
-        let session = driver.launch().await?;
-        let pid = procs::wait_new_pid(&app, &mut seen_app).await?;
+        let session = b.driver.launch().await?;
+        let pid = procs::wait_new_pid(&b.app, &mut b.seen_app).await?;
         session.wait_for(&testid("project-path-input")).await?;
         let start = paddock::cold_start_ms(&session, pid).await?;
         paints.push(start.total);
-        paddock::open_from_picker(&session, &root).await?;
+        paddock::open_from_picker(&session, &b.root).await?;
         session.wait_for(&testid("session-item")).await?;
-        let open = paddock::open_transcript_ms(&session, &transcript).await?;
+        let open = paddock::open_transcript_ms(&session, &b.transcript).await?;
         println!(
             "transcript run {run}: first paint {:.0} ms after process start (navigation at {:.0} \
              ms); open {:.0} ms ({} tool cards, load_session alone {:.0} ms; after the click: \
@@ -203,24 +270,7 @@ async fn main() -> Result<()> {
         opens.push(open);
         session.quit().await?;
     }
-
-    // The streamed answer, once: it takes tens of seconds.
-    stream::script(&fake);
-    let session = driver.launch().await?;
-    let frames = stream::measure(&session, &streamed).await;
-    session.quit().await?;
-    driver.stop().await?;
-    let frames = frames?;
-
-    report(&Report {
-        starts,
-        rows,
-        picker_gone,
-        paints,
-        opens,
-        frames,
-    });
-    Ok(())
+    Ok((paints, opens))
 }
 
 /// Waits `SETTLE`, then reads the app's processes.
@@ -235,6 +285,7 @@ fn median(v: &[f64]) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
+#[derive(Default)]
 struct Report {
     /// Per `STARTS` variant.
     starts: Vec<Vec<f64>>,
@@ -242,21 +293,37 @@ struct Report {
     picker_gone: bool,
     paints: Vec<f64>,
     opens: Vec<paddock::Open>,
-    frames: stream::Frames,
+    frames: Option<stream::Frames>,
 }
 
 fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "NOT met" }
 }
 
-fn report(r: &Report) {
-    let list = |v: &[f64]| {
-        v.iter()
-            .map(|d| format!("{d:.0}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+fn print_report(r: &Report) {
     println!("\n== Paddock vs the floor (minimal Tauri 2 app), release builds under Xvfb ==");
+    if !r.starts.is_empty() {
+        print_starts(r);
+    }
+    if !r.rows.is_empty() {
+        print_memory(r);
+    }
+    if !r.opens.is_empty() {
+        print_transcript(r);
+    }
+    if let Some(f) = &r.frames {
+        print_stream(f);
+    }
+}
+
+fn list(v: &[f64]) -> String {
+    v.iter()
+        .map(|d| format!("{d:.0}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn print_starts(r: &Report) {
     println!("spawn to main page loaded, no WebDriver ({RUNS} launches each, interleaved):");
     for ((name, _), times) in STARTS.iter().zip(&r.starts) {
         println!(
@@ -275,7 +342,9 @@ fn report(r: &Report) {
         paddock_start - floor_start,
         paddock_start - lowered_start
     );
+}
 
+fn print_memory(r: &Report) {
     // Each row's round with the median total.
     let picked: Vec<Option<&Snapshot>> = r
         .rows
@@ -350,6 +419,9 @@ fn report(r: &Report) {
         "  picker gone once a project is open: {}",
         verdict(r.picker_gone)
     );
+}
+
+fn print_transcript(r: &Report) {
     let opens: Vec<f64> = r.opens.iter().map(|o| o.total).collect();
     let loads: Vec<f64> = r.opens.iter().map(|o| o.load).collect();
     println!(
@@ -360,7 +432,13 @@ fn report(r: &Report) {
         list(&opens),
         verdict(median(&opens) <= 150.0)
     );
-    let f = &r.frames;
+    println!(
+        "  (for reference) first paint under WebDriver, process start to FCP: median {:.0} ms",
+        median(&r.paints)
+    );
+}
+
+fn print_stream(f: &stream::Frames) {
     println!(
         "  streamed answer of {} tokens ({} chars shown, streamed in {:.1} s): frame interval \
          over its last {:.0} s p50 {:.1} / p95 {:.1} / max {:.1} ms, {} of {} frames over \
@@ -384,9 +462,5 @@ fn report(r: &Report) {
         "    (the same window idle before the prompt: p50 {:.1} / p95 {:.1} / max {:.1} ms, {} of \
          {} over)",
         f.idle.p50, f.idle.p95, f.idle.max, f.idle.over_budget, f.idle.frames
-    );
-    println!(
-        "  (for reference) first paint under WebDriver, process start to FCP: median {:.0} ms",
-        median(&r.paints)
     );
 }
