@@ -1,10 +1,14 @@
 //! Stored sessions for the sidebar and the transcript view, read through the host's store.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use paddock_host::RunService;
 use paddock_host::session::{self, SessionStore};
-use paddock_protocol::{AppErrorCode, ExportFormat, SearchHit, SessionSummary, SessionTranscript};
+use paddock_protocol::{
+    AgentEvent, AppErrorCode, ContentBlock, ExportFormat, Message, SearchHit, SessionSummary,
+    SessionTranscript,
+};
 
 use crate::error::{AppResult, ToAppError, app_error};
 
@@ -16,14 +20,37 @@ pub fn search(store: &SessionStore, root: &Path, query: &str) -> AppResult<Vec<S
     store.search(root, query).map_err(ToAppError::app_error)
 }
 
+/// A stored session for the transcript view.
 pub fn load(store: &SessionStore, root: &Path, id: &str) -> AppResult<SessionTranscript> {
-    let s = store.load(root, id).map_err(ToAppError::app_error)?;
+    let mut s = store.load(root, id).map_err(ToAppError::app_error)?;
+    without_shown_results(&mut s.messages, &s.events);
     Ok(SessionTranscript {
         header: s.header,
         messages: s.messages,
         events: s.events,
         warnings: s.warnings,
     })
+}
+
+/// Empties the tool results the view shows from their `tool_call_finished` event: each output
+/// then crosses to the page once, not twice (a 10,000-event session: 3.7 MB of JSON, about
+/// half of it results). A result whose event was lost (Paddock stopped mid-call) keeps its
+/// text: the view falls back to it.
+fn without_shown_results(messages: &mut [Message], events: &[AgentEvent]) {
+    let shown: HashSet<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCallFinished { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    for block in messages.iter_mut().flat_map(|m| m.content.iter_mut()) {
+        if let ContentBlock::ToolResult(result) = block
+            && shown.contains(result.tool_call_id.as_str())
+        {
+            result.content = Default::default();
+        }
+    }
 }
 
 /// Deletes a session that is not running, and the checkpoints only it used.
@@ -78,6 +105,49 @@ fn file_stem(title: &str, id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_shown_from_their_event_are_sent_once() {
+        use paddock_protocol::{Role, ToolResult, ToolStatus};
+        let result = |id: &str, text: &str| {
+            ContentBlock::ToolResult(ToolResult {
+                tool_call_id: id.into(),
+                content: text.into(),
+                is_error: false,
+            })
+        };
+        let mut messages = vec![Message {
+            role: Role::User,
+            content: vec![result("shown", "big output"), result("lost", "kept output")],
+        }];
+        let finished = |id: &str, output: &str| AgentEvent::ToolCallFinished {
+            id: id.into(),
+            name: "file_read".into(),
+            summary: String::new(),
+            output: output.into(),
+            is_error: false,
+            status: ToolStatus::Ok,
+            duration_ms: 1,
+            why: String::new(),
+            changes: Vec::new(),
+        };
+        // A teammate's call with the same id is not the main conversation's.
+        let events = vec![
+            finished("shown", "big output"),
+            AgentEvent::Delegated {
+                agent: "helper".into(),
+                depth: 1,
+                call_id: "c".into(),
+                event: Box::new(finished("lost", "x")),
+            },
+        ];
+        without_shown_results(&mut messages, &events);
+        let texts: Vec<&str> = messages[0].tool_results().map(|r| &*r.content).collect();
+        assert_eq!(texts, ["", "kept output"]);
+        assert!(
+            matches!(&events[0], AgentEvent::ToolCallFinished { output, .. } if output == "big output")
+        );
+    }
 
     #[test]
     fn export_names_are_safe() {
