@@ -3,7 +3,7 @@
 import { Lexer, type Token } from 'marked';
 
 export interface Block {
-  /** Offset of the block in the text; with `raw`, its identity for keyed rendering. */
+  /** Offset of the block in the text: its identity for keyed rendering. */
   at: number;
   raw: string;
   /** A fenced or indented code block: its text (what "Copy" copies) and language. */

@@ -26,6 +26,8 @@ export class SessionController {
   readonly project: string;
   sessionId = $state<string | null>(null);
   transcript = $state.raw<Transcript>(emptyTranscript());
+  /** Counts the transcripts put in place whole (a session opened, rewound, a live run shown). */
+  placed = $state(0);
   /** Lines of the session file that could not be read. */
   loadWarnings = $state.raw<string[]>([]);
   /** The open session has a run in flight. */
@@ -252,6 +254,7 @@ export class SessionController {
   }
 
   #showStored(stored: SessionTranscript): void {
+    this.placed++;
     this.#shown = null;
     this.transcript = fromStored(stored.messages, stored.events);
     this.loadWarnings = stored.warnings;
@@ -259,6 +262,7 @@ export class SessionController {
   }
 
   #show(run: LiveRun): void {
+    this.placed++;
     this.#shown = run;
     this.transcript = run.transcript;
     this.loadWarnings = [];

@@ -18,6 +18,18 @@ describe('Markdown', () => {
     expect(paragraphs[1]?.textContent).toBe('Still going, with more.');
   });
 
+  it('re-renders the last block when it changes kind or grows at the same offset', async () => {
+    const { rerender, container } = render(Markdown, { props: { text: 'Intro.\n\nTitle' } });
+    const intro = container.querySelector('p');
+    await rerender({ text: 'Intro.\n\nTitle\n=====\n\n```sh\ncargo' });
+    expect(container.querySelector('p')).toBe(intro);
+    expect(container.querySelector('h1')?.textContent).toBe('Title');
+    expect(container.querySelectorAll('p')).toHaveLength(1);
+    await rerender({ text: 'Intro.\n\nTitle\n=====\n\n```sh\ncargo test\n```\n' });
+    expect(container.querySelector('pre code')?.textContent).toBe('cargo test');
+    expect(container.querySelectorAll('[data-testid=code-block]')).toHaveLength(1);
+  });
+
   it('copies a code block', async () => {
     const writeText = vi.fn().mockResolvedValue(undefined);
     Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });

@@ -1,8 +1,10 @@
 import { fireEvent, render, screen } from '@testing-library/svelte';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { tick } from 'svelte';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../lib/bindings';
 import { SessionController } from '../lib/session.svelte';
 import { call, usage } from '../test/events';
+import { emptyTranscript, reduceAll, type TranscriptAction } from '../lib/transcript';
 import TranscriptPanel from './TranscriptPanel.svelte';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
@@ -29,7 +31,55 @@ async function startRun() {
   return session;
 }
 
+afterEach(() => vi.unstubAllGlobals());
+
 describe('TranscriptPanel', () => {
+  it('renders a long session\'s last turns, and more when the user scrolls up to the button', async () => {
+    let seen: (entries: { isIntersecting: boolean }[]) => void = () => {};
+    vi.stubGlobal(
+      'IntersectionObserver',
+      class {
+        constructor(callback: typeof seen) {
+          seen = callback;
+        }
+        observe() {}
+        disconnect() {}
+      },
+    );
+    const session = new SessionController('/p');
+    session.transcript = reduceAll(emptyTranscript(), [
+      { type: 'user_prompt', text: 'go' },
+      { type: 'run_started', agent: 'main', model: 'm', max_turns: 100 },
+      ...Array.from({ length: 25 }, (_, i): TranscriptAction[] => [
+        { type: 'turn_started', turn: i + 1 },
+        { type: 'text_delta', text: `answer ${i + 1}` },
+      ]).flat(),
+    ]);
+    const { container } = render(TranscriptPanel, { props: { session } });
+    const scroller = container.querySelector<HTMLElement>('.scroll')!;
+    let top = 0;
+    Object.defineProperties(scroller, {
+      scrollHeight: { get: () => 5000 },
+      clientHeight: { get: () => 800 },
+      scrollTop: { get: () => top, set: (v: number) => (top = v) },
+    });
+    const answers = () => screen.getAllByTestId('message-assistant').length;
+    expect(answers()).toBe(10);
+    // Opening lands at the bottom: the button in view then loads nothing.
+    await vi.waitFor(() => expect(top).toBe(5000));
+    seen([{ isIntersecting: true }]);
+    await tick();
+    expect(answers()).toBe(10);
+    top = 100;
+    await fireEvent.scroll(scroller);
+    seen([{ isIntersecting: true }]);
+    await vi.waitFor(() => expect(answers()).toBe(20));
+    expect(top).toBe(100);
+    await fireEvent.click(screen.getByTestId('show-earlier'));
+    await vi.waitFor(() => expect(answers()).toBe(25));
+    expect(screen.queryByTestId('show-earlier')).toBeNull();
+  });
+
   it('sends with Ctrl+Enter, shows the prompt, and locks send while running', async () => {
     await startRun();
     expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'list files', expect.any(Function));
