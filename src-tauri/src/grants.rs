@@ -6,7 +6,7 @@ use std::path::Path;
 use paddock_host::RunLimits;
 use paddock_host::rules::{add_allow_rules, compile, explain, input_for};
 use paddock_protocol::{
-    ApprovalDecision, CallExplanation, Grant, RuleEntry, ToolGrantInfo, ToolPreset,
+    ApprovalDecision, CallExplanation, Grant, ProjectSettings, RuleEntry, ToolGrantInfo, ToolPreset,
 };
 
 use crate::error::{AppResult, ToAppError, invalid};
@@ -19,20 +19,29 @@ const MAX_TOOL_RULES: usize = 200;
 /// Every tool with its effective grant and why, under the settings in force.
 pub async fn list(desktop: &Desktop, root: &Path) -> AppResult<Vec<ToolGrantInfo>> {
     let settings = projects::effective_settings(&desktop.service, root)?;
-    desktop
-        .project(root)
-        .grants(&settings)
-        .await
-        .map_err(ToAppError::app_error)
+    grants_under(desktop, root, &settings).await
 }
 
 /// Puts the rules now in the settings in the project's book: runs going on meet them at
-/// their next call.
-fn reload_rules(desktop: &Desktop, root: &Path) -> AppResult<()> {
+/// their next call. Returns the settings read.
+fn reload_rules(desktop: &Desktop, root: &Path) -> AppResult<ProjectSettings> {
     let settings = projects::effective_settings(&desktop.service, root)?;
     desktop
         .project(root)
         .reload_rules(&settings)
+        .map_err(ToAppError::app_error)?;
+    Ok(settings)
+}
+
+async fn grants_under(
+    desktop: &Desktop,
+    root: &Path,
+    settings: &ProjectSettings,
+) -> AppResult<Vec<ToolGrantInfo>> {
+    desktop
+        .project(root)
+        .grants(settings)
+        .await
         .map_err(ToAppError::app_error)
 }
 
@@ -83,8 +92,9 @@ pub async fn set_rules(
         }
         compile(s).map(|_| ())
     })?;
-    reload_rules(desktop, root)?;
-    list(desktop, root).await
+    // One read of the settings serves the reload and the answer.
+    let settings = reload_rules(desktop, root)?;
+    grants_under(desktop, root, &settings).await
 }
 
 /// What the grants and rules in force would do with a call (a command for bash, a path for
