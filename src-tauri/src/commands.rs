@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use paddock_host::trust::TrustPolicy;
-use paddock_host::{FnSink, RewindRequest, RunOptions, workspace};
+use paddock_host::{RewindRequest, RunOptions, workspace};
 use paddock_protocol::{
     AgentEvent, AppError, ApprovalDecision, CallExplanation, ConnectionReport, ExportFormat,
     FileChange, FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo,
@@ -18,7 +18,9 @@ use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use crate::error::ToAppError;
 use crate::error::{AppResult, internal};
 use crate::state::Desktop;
-use crate::{grants, keys, links, mcp_servers, notify, projects, runs, sessions, watch, windows};
+use crate::{
+    deltas, grants, keys, links, mcp_servers, notify, projects, runs, sessions, watch, windows,
+};
 
 type Result<T> = std::result::Result<T, AppError>;
 
@@ -314,7 +316,7 @@ pub async fn send_prompt<R: Runtime>(
 ) -> Result<String> {
     let root = projects::canonical(&project)?;
     // A closed window drops its channel; the run carries on and is saved.
-    let sink = Arc::new(FnSink(move |event| {
+    let sink = Arc::new(deltas::merging(move |event| {
         let _ = on_event.send(event);
     }));
     let sink = notify::sink(

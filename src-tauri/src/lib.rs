@@ -2,6 +2,7 @@
 //! kernel, providers and MCP crates. See docs/desktop-ipc.md for the command contract.
 
 pub mod commands;
+pub mod deltas;
 pub mod error;
 pub mod grants;
 pub mod keys;
