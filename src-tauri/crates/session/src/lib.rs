@@ -15,6 +15,8 @@ use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, SessionHeader, T
 
 pub use export::{to_json, to_markdown};
 pub use store::SessionStore;
+#[doc(hidden)]
+pub use store::parse_record;
 pub use timeline::{LastRewind, RewindPoint};
 
 pub use writer::SessionWriter;

@@ -3,4 +3,5 @@
 
 mod compacted;
 mod index;
+mod records;
 mod sessions;
