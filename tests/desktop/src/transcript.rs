@@ -66,7 +66,7 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
                 id: id.clone(),
                 name: name.into(),
                 summary: path.clone(),
-                output,
+                output: output.into(),
                 is_error: false,
                 status: ToolStatus::Ok,
                 duration_ms: 3,

@@ -101,7 +101,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
             role: Role::User,
             content: vec![ContentBlock::ToolResult(ToolResult {
                 tool_call_id: c.id.clone(),
-                content: output.clone(),
+                content: output.as_str().into(),
                 is_error: false,
             })],
         });
@@ -110,7 +110,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
             id: c.id,
             name: c.name,
             summary: "src/lib.rs".to_owned(),
-            output: output.clone(),
+            output: output.as_str().into(),
             is_error: false,
             status: ToolStatus::Ok,
             duration_ms: 3,

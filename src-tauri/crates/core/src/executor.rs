@@ -11,7 +11,7 @@ use tokio::sync::{Semaphore, TryAcquireError};
 
 use crate::approval::Verdict;
 use crate::grants::{Gate, ResolvedTools};
-use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_middle_owned};
+use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_shared};
 use crate::write_locks::{WriteGuard, WriteScope};
 
 /// Calls of one turn running at once, unless configured otherwise.
@@ -80,7 +80,7 @@ impl ToolExecutor {
             let started = Instant::now();
             let mut output = self.execute_one(call, gate, &ctx, &summary).await;
             let duration = started.elapsed();
-            // The why and the changes are the event's; the history keeps the content.
+            // The why and the changes are the event's; the content is shared with the history.
             base.events.emit(AgentEvent::ToolCallFinished {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -277,9 +277,10 @@ impl ToolExecutor {
         let max_chars = tool
             .max_output_chars()
             .unwrap_or(self.limits.max_output_chars);
-        let mut output = output;
-        output.content = truncate_middle_owned(std::mem::take(&mut output.content), max_chars);
-        output
+        ToolOutput {
+            content: truncate_shared(output.content, max_chars),
+            ..output
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use paddock_protocol::{
     AgentEvent, CheckpointInfo, CompactionReason, ContentBlock, ErrorKind, ExitReason, LoopAction,
-    Message, Role, StopReason, TokenUsage, ToolCall, ToolResult,
+    Message, Role, SharedText, StopReason, TokenUsage, ToolCall, ToolResult,
 };
 
 use crate::compaction::CompactionConfig;
@@ -260,8 +260,10 @@ impl Runner<'_> {
                             detail: d.detail.clone(),
                         });
                         if terminate {
-                            let skipped =
-                                format!("Not run: the run was stopped because {}.", d.detail);
+                            let skipped = SharedText::from(format!(
+                                "Not run: the run was stopped because {}.",
+                                d.detail
+                            ));
                             let results =
                                 results_message(calls.iter().map(|&c| (c, skipped.clone(), true)));
                             state.messages.push(message);
@@ -284,7 +286,7 @@ impl Runner<'_> {
                 .execute_batch(&calls, self.tools, &self.ctx)
                 .await;
             let mut delegated = TokenUsage::default();
-            // The outputs move into the history: no copy of what may be 10 KB each.
+            // The outputs move into the history, sharing their text with the events.
             let mut results = results_message(calls.iter().zip(outcomes).map(|(&c, o)| {
                 if let Some(u) = o.output.usage {
                     delegated += u;
@@ -449,7 +451,7 @@ impl Runner<'_> {
 }
 
 /// One user message with a result for each call, in call order.
-fn results_message<'c>(results: impl Iterator<Item = (&'c ToolCall, String, bool)>) -> Message {
+fn results_message<'c>(results: impl Iterator<Item = (&'c ToolCall, SharedText, bool)>) -> Message {
     Message {
         role: Role::User,
         content: results

@@ -3,7 +3,7 @@ use ts_rs::TS;
 
 use crate::{
     ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, CompactionInfo, ContextInfo,
-    FileChange, RewindInfo, StopReason, TokenUsage, ToolCall,
+    FileChange, RewindInfo, SharedText, StopReason, TokenUsage, ToolCall,
 };
 
 /// Why a run ended.
@@ -155,7 +155,9 @@ pub enum AgentEvent {
         name: String,
         #[serde(default)]
         summary: String,
-        output: String,
+        // The history's result text itself, shared.
+        #[ts(type = "string")]
+        output: SharedText,
         is_error: bool,
         /// Sessions written before statuses existed read as `ok`; the session loader fixes
         /// failed ones from `is_error`.

@@ -2,6 +2,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::SharedText;
+
 /// Who said a message. Tool results travel in `User` messages, as both vendors expect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
@@ -27,7 +29,8 @@ pub struct ToolCall {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ToolResult {
     pub tool_call_id: String,
-    pub content: String,
+    #[ts(type = "string")]
+    pub content: SharedText,
     #[serde(default)]
     pub is_error: bool,
 }

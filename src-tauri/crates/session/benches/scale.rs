@@ -63,7 +63,7 @@ fn session(store: &SessionStore, n: usize, kb: usize) {
             role: Role::User,
             content: vec![ContentBlock::ToolResult(ToolResult {
                 tool_call_id: id,
-                content: output,
+                content: output.into(),
                 is_error: false,
             })],
         });

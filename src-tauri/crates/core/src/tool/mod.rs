@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_protocol::{CallPreview, FileChange, Grant, TokenUsage, ToolSpec, ToolStatus};
+use paddock_protocol::{
+    CallPreview, FileChange, Grant, SharedText, TokenUsage, ToolSpec, ToolStatus,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -22,13 +24,14 @@ use crate::write_locks::{WriteLocks, WriteScope};
 pub use coerce::{coerce_to_schema, coerced};
 pub use registry::{RegistryError, ToolRegistry};
 pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
-pub use truncate::{truncate_middle, truncate_middle_owned};
+pub use truncate::{truncate_middle, truncate_middle_owned, truncate_shared};
 pub use typed::{TypedTool, schema_for, typed};
 
 /// What a tool hands back to the model, and how the call ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
-    pub content: String,
+    /// Shared, not copied, with the history's result and the finished call's event.
+    pub content: SharedText,
     pub status: ToolStatus,
     /// Tokens spent on the caller's behalf (delegation); counts toward its budget.
     pub usage: Option<TokenUsage>,
@@ -40,16 +43,16 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
-    pub fn ok(content: impl Into<String>) -> Self {
+    pub fn ok(content: impl Into<SharedText>) -> Self {
         Self::with_status(ToolStatus::Ok, content)
     }
 
     /// The tool ran and failed; the model sees the text as an error.
-    pub fn error(content: impl Into<String>) -> Self {
+    pub fn error(content: impl Into<SharedText>) -> Self {
         Self::with_status(ToolStatus::Failed, content)
     }
 
-    pub fn with_status(status: ToolStatus, content: impl Into<String>) -> Self {
+    pub fn with_status(status: ToolStatus, content: impl Into<SharedText>) -> Self {
         Self {
             content: content.into(),
             status,

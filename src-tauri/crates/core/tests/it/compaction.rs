@@ -262,7 +262,7 @@ fn history_strategy() -> impl Strategy<Value = Vec<Message>> {
                         .map(|id| {
                             ContentBlock::ToolResult(ToolResult {
                                 tool_call_id: id.clone(),
-                                content: "r".repeat(size),
+                                content: "r".repeat(size).into(),
                                 is_error: false,
                             })
                         })
