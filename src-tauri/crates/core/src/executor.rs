@@ -11,7 +11,9 @@ use tokio::sync::{Semaphore, TryAcquireError};
 
 use crate::approval::Verdict;
 use crate::grants::{Gate, ResolvedTools};
-use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_shared};
+use crate::tool::{
+    PreparedCall, ToolContext, ToolError, ToolOutput, summarize_input, truncate_shared,
+};
 use crate::write_locks::{WriteGuard, WriteScope};
 
 /// Calls of one turn running at once, unless configured otherwise.
@@ -197,27 +199,6 @@ impl ToolExecutor {
                 format!("Unknown tool '{}'.", call.name),
             );
         };
-        let scope = tool.write_scope(&call.input);
-        // Waits race the run's cancellation; what is free at once is taken without a race.
-        let _write = match scope {
-            WriteScope::None => WriteGuard::None,
-            scope => tokio::select! {
-                biased;
-                guard = ctx.writes.lock(&scope) => guard,
-                () = ctx.cancel.cancelled() => return aborted_before_start(),
-            },
-        };
-        let permit = match self.semaphore.clone().try_acquire_owned() {
-            Err(TryAcquireError::NoPermits) => tokio::select! {
-                biased;
-                permit = self.semaphore.clone().acquire_owned() => permit.ok(),
-                () = ctx.cancel.cancelled() => return aborted_before_start(),
-            },
-            permit => permit.ok(),
-        };
-        let Some(_permit) = permit else {
-            return ToolOutput::error("Internal error: the tool executor was shut down.");
-        };
         let approved_ctx;
         let ctx = match approved {
             Some(preview) => {
@@ -229,12 +210,34 @@ impl ToolExecutor {
             }
             None => ctx,
         };
+        // Nothing runs until polled, after the lock and a slot are held.
+        let PreparedCall { scope, run } = tool.prepare(&call.input, ctx);
+        // Waits race the run's cancellation; what is free at once is taken without a race.
+        let _write = match scope {
+            WriteScope::None => WriteGuard::None,
+            scope => tokio::select! {
+                biased;
+                guard = ctx.writes.lock(&scope) => guard,
+                () = ctx.cancel.cancelled() => return aborted_before_start(),
+            },
+        };
+        let permit = match self.semaphore.try_acquire() {
+            Err(TryAcquireError::NoPermits) => tokio::select! {
+                biased;
+                permit = self.semaphore.acquire() => permit.ok(),
+                () = ctx.cancel.cancelled() => return aborted_before_start(),
+            },
+            permit => permit.ok(),
+        };
+        let Some(_permit) = permit else {
+            return ToolOutput::error("Internal error: the tool executor was shut down.");
+        };
         // A cancellation that came while waiting for the lock or a slot: nothing starts.
         if ctx.cancel.is_cancelled() {
             return aborted_before_start();
         }
         let limit = tool.timeout().unwrap_or(self.limits.timeout);
-        let run = AssertUnwindSafe(tool.call(&call.input, ctx)).catch_unwind();
+        let run = AssertUnwindSafe(run).catch_unwind();
         // The call is polled first: one that finishes at once never registers for the
         // cancellation or arms its timer.
         let result = tokio::select! {

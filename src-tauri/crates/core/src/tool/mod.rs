@@ -7,6 +7,8 @@ mod truncate;
 mod typed;
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -213,4 +215,23 @@ pub trait Tool: Send + Sync {
 
     /// Runs the call. The input is the history's: a tool that needs it changed copies it.
     async fn call(&self, input: &Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+
+    /// What the executor runs: the call's write scope and the call itself, which does
+    /// nothing until polled (after the lock is held). Typed tools read the input once for
+    /// both.
+    fn prepare<'a>(&'a self, input: &'a Value, ctx: &'a ToolContext) -> PreparedCall<'a> {
+        PreparedCall {
+            scope: self.write_scope(input),
+            run: self.call(input, ctx),
+        }
+    }
+}
+
+/// A call's running part, as [`Tool::call`] returns it.
+pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+/// A call ready to run (see [`Tool::prepare`]).
+pub struct PreparedCall<'a> {
+    pub scope: WriteScope,
+    pub run: CallFuture<'a>,
 }
