@@ -94,7 +94,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
                 ContentBlock::Text {
                     text: format!("Reading module {turn} next, then I will compare it."),
                 },
-                ContentBlock::ToolCall(c.clone()),
+                ContentBlock::ToolCall(c.clone().into()),
             ],
         });
         messages.push(Message {
@@ -136,7 +136,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
     }
     messages.push(Message {
         role: Role::Assistant,
-        content: vec![ContentBlock::ToolCall(call(turn + 1))],
+        content: vec![ContentBlock::ToolCall(call(turn + 1).into())],
     });
     writer.save(&messages);
     writer.flush();

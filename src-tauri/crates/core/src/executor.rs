@@ -65,18 +65,18 @@ impl ToolExecutor {
     /// their outcomes in call order. `base` is cloned per call with its `call_id` filled in.
     pub async fn execute_batch(
         &self,
-        calls: &[&ToolCall],
+        calls: &[Arc<ToolCall>],
         gate: &ResolvedTools,
         base: &ToolContext,
     ) -> Vec<CallOutcome> {
-        let runs = calls.iter().map(|&call| async move {
+        let runs = calls.iter().map(|call| async move {
             let ctx = base.for_call(&call.id);
             let summary = match gate.tool(&call.name) {
                 Some(tool) => tool.summary(&call.input),
                 None => summarize_input(&call.input),
             };
             base.events.emit(AgentEvent::ToolCallStarted {
-                call: call.clone(),
+                call: Arc::clone(call),
                 summary: summary.clone(),
             });
             let started = Instant::now();

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use std::ops::Deref;
 
 use paddock_protocol::{LoopKind, Message, ToolCall};
 use serde_json::Value;
@@ -82,7 +83,11 @@ impl LoopDetector {
     }
 
     /// Records one turn; returns a detection when either kind repeated enough.
-    pub fn record_turn(&mut self, text: &str, calls: &[&ToolCall]) -> Option<Detection> {
+    pub fn record_turn<C: Deref<Target = ToolCall>>(
+        &mut self,
+        text: &str,
+        calls: &[C],
+    ) -> Option<Detection> {
         let tool_hit = if calls.is_empty() {
             None
         } else {
@@ -136,8 +141,8 @@ fn text_signature(text: &str) -> u64 {
 
 /// Names plus canonical inputs, hashed: call order and key order do not matter, array
 /// order does.
-pub fn tool_signature(calls: &[&ToolCall]) -> u64 {
-    let hash_one = |c: &&ToolCall| {
+pub fn tool_signature<C: Deref<Target = ToolCall>>(calls: &[C]) -> u64 {
+    let hash_one = |c: &C| {
         let mut h = DefaultHasher::new();
         c.name.hash(&mut h);
         hash_canonical(&c.input, &mut h);

@@ -96,7 +96,7 @@ impl Response {
                         .count();
                     call.id = format!("call_t{turn}_{n}");
                 }
-                self.blocks.push(ContentBlock::ToolCall(call));
+                self.blocks.push(ContentBlock::ToolCall(call.into()));
             }
             ModelEvent::Usage(u) => self.usage += u,
             ModelEvent::Stop(reason) => self.stop = Some(reason),

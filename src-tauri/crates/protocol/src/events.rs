@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -145,7 +147,8 @@ pub enum AgentEvent {
         text: String,
     },
     ToolCallStarted {
-        call: ToolCall,
+        // The history's call itself, shared.
+        call: Arc<ToolCall>,
         /// One line saying what the call does (a path, a command), from the tool itself.
         #[serde(default)]
         summary: String,

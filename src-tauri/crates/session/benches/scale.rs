@@ -56,7 +56,7 @@ fn session(store: &SessionStore, n: usize, kb: usize) {
                     name: "bash".into(),
                     input: serde_json::json!({"command": format!("grep -rn {} src", WORDS[turn % 16])}),
                     parsed_from_text: false,
-                }),
+                }.into()),
             ],
         });
         history.push(Message {

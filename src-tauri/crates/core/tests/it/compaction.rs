@@ -246,12 +246,15 @@ fn history_strategy() -> impl Strategy<Value = Vec<Message>> {
                     content: ids
                         .iter()
                         .map(|id| {
-                            ContentBlock::ToolCall(ToolCall {
-                                id: id.clone(),
-                                name: "echo".into(),
-                                input: json!({}),
-                                parsed_from_text: false,
-                            })
+                            ContentBlock::ToolCall(
+                                ToolCall {
+                                    id: id.clone(),
+                                    name: "echo".into(),
+                                    input: json!({}),
+                                    parsed_from_text: false,
+                                }
+                                .into(),
+                            )
                         })
                         .collect(),
                 },

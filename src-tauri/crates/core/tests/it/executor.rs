@@ -162,3 +162,29 @@ async fn an_output_is_one_buffer_in_the_history_and_the_finished_event() {
         "the event's output is a copy of the history's result"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_started_call_event_shares_the_history_call() {
+    let (_, h) = run_calls(vec![("echo", json!({"text": "hi"}))], 4).await;
+    let in_history = h
+        .agent
+        .history()
+        .iter()
+        .flat_map(|m| m.shared_tool_calls())
+        .next()
+        .expect("a call")
+        .clone();
+    let in_event = h
+        .events
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            paddock_core::protocol::AgentEvent::ToolCallStarted { call, .. } => Some(call),
+            _ => None,
+        })
+        .expect("a started call");
+    assert!(
+        std::sync::Arc::ptr_eq(&in_history, &in_event),
+        "the event's call is a copy of the history's"
+    );
+}
