@@ -113,10 +113,13 @@ pub(crate) async fn collect(
     turn: u32,
 ) -> Result<Response, Interrupted> {
     let mut response = Response::default();
+    // One wait for the whole response: it registers once, not again for every event.
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
     loop {
         let next = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(Interrupted::Aborted(response)),
+            () = &mut cancelled => return Err(Interrupted::Aborted(response)),
             next = stream.next() => next,
         };
         match next {

@@ -28,10 +28,13 @@ pub fn summarize_input(input: &Value) -> String {
 
 /// JSON without white space, written into one buffer that small inputs do not outgrow.
 fn compact_json(value: &Value) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(SUMMARY_CHARS + 28);
-    let _ = write!(out, "{value}");
-    out
+    let mut out = Vec::with_capacity(SUMMARY_CHARS + 28);
+    // Writing to a Vec cannot fail, and serde_json writes UTF-8.
+    match serde_json::to_writer(&mut out, value) {
+        Ok(()) => String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        Err(_) => value.to_string(),
+    }
 }
 
 /// The text on one line (whitespace runs become one space), cut to `max` characters with an
