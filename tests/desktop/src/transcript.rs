@@ -66,7 +66,7 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
                 id: id.clone(),
                 name: name.into(),
                 summary: path.clone(),
-                output,
+                output: output.into(),
                 is_error: false,
                 status: ToolStatus::Ok,
                 duration_ms: 3,
@@ -109,12 +109,15 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
 }
 
 fn call(id: &str, name: &str, input: serde_json::Value) -> ContentBlock {
-    ContentBlock::ToolCall(ToolCall {
-        id: id.into(),
-        name: name.into(),
-        input,
-        parsed_from_text: false,
-    })
+    ContentBlock::ToolCall(
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            input,
+            parsed_from_text: false,
+        }
+        .into(),
+    )
 }
 
 fn result(id: &str, content: &str) -> ContentBlock {

@@ -94,14 +94,14 @@ fn generate(store: &SessionStore, project: &Path) -> String {
                 ContentBlock::Text {
                     text: format!("Reading module {turn} next, then I will compare it."),
                 },
-                ContentBlock::ToolCall(c.clone()),
+                ContentBlock::ToolCall(c.clone().into()),
             ],
         });
         messages.push(Message {
             role: Role::User,
             content: vec![ContentBlock::ToolResult(ToolResult {
                 tool_call_id: c.id.clone(),
-                content: output.clone(),
+                content: output.as_str().into(),
                 is_error: false,
             })],
         });
@@ -110,7 +110,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
             id: c.id,
             name: c.name,
             summary: "src/lib.rs".to_owned(),
-            output: output.clone(),
+            output: output.as_str().into(),
             is_error: false,
             status: ToolStatus::Ok,
             duration_ms: 3,
@@ -136,7 +136,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
     }
     messages.push(Message {
         role: Role::Assistant,
-        content: vec![ContentBlock::ToolCall(call(turn + 1))],
+        content: vec![ContentBlock::ToolCall(call(turn + 1).into())],
     });
     writer.save(&messages);
     writer.flush();

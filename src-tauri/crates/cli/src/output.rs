@@ -76,7 +76,9 @@ impl Printer {
             }
             AgentEvent::TurnFinished { .. } if agent.is_none() => end_line(state),
             AgentEvent::ToolCallStarted { call, summary } => {
-                state.open.insert(call.id, (call.name, summary));
+                state
+                    .open
+                    .insert(call.id.clone(), (call.name.clone(), summary));
             }
             AgentEvent::ToolCallFinished {
                 id,

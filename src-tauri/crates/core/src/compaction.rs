@@ -449,12 +449,15 @@ mod tests {
     #[test]
     fn the_tally_equals_a_full_count_as_the_history_grows_merges_and_shrinks() {
         let call = |n: u64| {
-            ContentBlock::ToolCall(paddock_protocol::ToolCall {
-                id: format!("c{n}"),
-                name: "bash".into(),
-                input: serde_json::json!({"command": "x".repeat(n as usize)}),
-                parsed_from_text: false,
-            })
+            ContentBlock::ToolCall(
+                paddock_protocol::ToolCall {
+                    id: format!("c{n}"),
+                    name: "bash".into(),
+                    input: serde_json::json!({"command": "x".repeat(n as usize)}),
+                    parsed_from_text: false,
+                }
+                .into(),
+            )
         };
         let mut tally = HistoryTally::default();
         let mut history = vec![Message::user_text("go")];

@@ -11,7 +11,9 @@ use tokio::sync::{Semaphore, TryAcquireError};
 
 use crate::approval::Verdict;
 use crate::grants::{Gate, ResolvedTools};
-use crate::tool::{ToolContext, ToolError, ToolOutput, summarize_input, truncate_middle_owned};
+use crate::tool::{
+    PreparedCall, ToolContext, ToolError, ToolOutput, summarize_input, truncate_shared,
+};
 use crate::write_locks::{WriteGuard, WriteScope};
 
 /// Calls of one turn running at once, unless configured otherwise.
@@ -63,24 +65,24 @@ impl ToolExecutor {
     /// their outcomes in call order. `base` is cloned per call with its `call_id` filled in.
     pub async fn execute_batch(
         &self,
-        calls: &[&ToolCall],
+        calls: &[Arc<ToolCall>],
         gate: &ResolvedTools,
         base: &ToolContext,
     ) -> Vec<CallOutcome> {
-        let runs = calls.iter().map(|&call| async move {
+        let runs = calls.iter().map(|call| async move {
             let ctx = base.for_call(&call.id);
             let summary = match gate.tool(&call.name) {
                 Some(tool) => tool.summary(&call.input),
                 None => summarize_input(&call.input),
             };
             base.events.emit(AgentEvent::ToolCallStarted {
-                call: call.clone(),
+                call: Arc::clone(call),
                 summary: summary.clone(),
             });
             let started = Instant::now();
             let mut output = self.execute_one(call, gate, &ctx, &summary).await;
             let duration = started.elapsed();
-            // The why and the changes are the event's; the history keeps the content.
+            // The why and the changes are the event's; the content is shared with the history.
             base.events.emit(AgentEvent::ToolCallFinished {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -197,27 +199,6 @@ impl ToolExecutor {
                 format!("Unknown tool '{}'.", call.name),
             );
         };
-        let scope = tool.write_scope(&call.input);
-        // Waits race the run's cancellation; what is free at once is taken without a race.
-        let _write = match scope {
-            WriteScope::None => WriteGuard::None,
-            scope => tokio::select! {
-                biased;
-                guard = ctx.writes.lock(&scope) => guard,
-                () = ctx.cancel.cancelled() => return aborted_before_start(),
-            },
-        };
-        let permit = match self.semaphore.clone().try_acquire_owned() {
-            Err(TryAcquireError::NoPermits) => tokio::select! {
-                biased;
-                permit = self.semaphore.clone().acquire_owned() => permit.ok(),
-                () = ctx.cancel.cancelled() => return aborted_before_start(),
-            },
-            permit => permit.ok(),
-        };
-        let Some(_permit) = permit else {
-            return ToolOutput::error("Internal error: the tool executor was shut down.");
-        };
         let approved_ctx;
         let ctx = match approved {
             Some(preview) => {
@@ -229,12 +210,34 @@ impl ToolExecutor {
             }
             None => ctx,
         };
+        // Nothing runs until polled, after the lock and a slot are held.
+        let PreparedCall { scope, run } = tool.prepare(&call.input, ctx);
+        // Waits race the run's cancellation; what is free at once is taken without a race.
+        let _write = match scope {
+            WriteScope::None => WriteGuard::None,
+            scope => tokio::select! {
+                biased;
+                guard = ctx.writes.lock(&scope) => guard,
+                () = ctx.cancel.cancelled() => return aborted_before_start(),
+            },
+        };
+        let permit = match self.semaphore.try_acquire() {
+            Err(TryAcquireError::NoPermits) => tokio::select! {
+                biased;
+                permit = self.semaphore.acquire() => permit.ok(),
+                () = ctx.cancel.cancelled() => return aborted_before_start(),
+            },
+            permit => permit.ok(),
+        };
+        let Some(_permit) = permit else {
+            return ToolOutput::error("Internal error: the tool executor was shut down.");
+        };
         // A cancellation that came while waiting for the lock or a slot: nothing starts.
         if ctx.cancel.is_cancelled() {
             return aborted_before_start();
         }
         let limit = tool.timeout().unwrap_or(self.limits.timeout);
-        let run = AssertUnwindSafe(tool.call(&call.input, ctx)).catch_unwind();
+        let run = AssertUnwindSafe(run).catch_unwind();
         // The call is polled first: one that finishes at once never registers for the
         // cancellation or arms its timer.
         let result = tokio::select! {
@@ -277,9 +280,10 @@ impl ToolExecutor {
         let max_chars = tool
             .max_output_chars()
             .unwrap_or(self.limits.max_output_chars);
-        let mut output = output;
-        output.content = truncate_middle_owned(std::mem::take(&mut output.content), max_chars);
-        output
+        ToolOutput {
+            content: truncate_shared(output.content, max_chars),
+            ..output
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use std::ops::Deref;
 
 use paddock_protocol::{LoopKind, Message, ToolCall};
 use serde_json::Value;
@@ -82,7 +83,11 @@ impl LoopDetector {
     }
 
     /// Records one turn; returns a detection when either kind repeated enough.
-    pub fn record_turn(&mut self, text: &str, calls: &[&ToolCall]) -> Option<Detection> {
+    pub fn record_turn<C: Deref<Target = ToolCall>>(
+        &mut self,
+        text: &str,
+        calls: &[C],
+    ) -> Option<Detection> {
         let tool_hit = if calls.is_empty() {
             None
         } else {
@@ -136,16 +141,25 @@ fn text_signature(text: &str) -> u64 {
 
 /// Names plus canonical inputs, hashed: call order and key order do not matter, array
 /// order does.
-pub fn tool_signature(calls: &[&ToolCall]) -> u64 {
-    let mut items: Vec<u64> = calls
-        .iter()
-        .map(|c| {
-            let mut h = DefaultHasher::new();
-            c.name.hash(&mut h);
-            hash_canonical(&c.input, &mut h);
-            h.finish()
-        })
-        .collect();
+pub fn tool_signature<C: Deref<Target = ToolCall>>(calls: &[C]) -> u64 {
+    let hash_one = |c: &C| {
+        let mut h = DefaultHasher::new();
+        c.name.hash(&mut h);
+        hash_canonical(&c.input, &mut h);
+        h.finish()
+    };
+    // Turns of a few calls sort on the stack.
+    let mut few = [0u64; 8];
+    let mut many;
+    let items: &mut [u64] = if calls.len() <= few.len() {
+        for (slot, call) in few.iter_mut().zip(calls) {
+            *slot = hash_one(call);
+        }
+        &mut few[..calls.len()]
+    } else {
+        many = calls.iter().map(hash_one).collect::<Vec<u64>>();
+        &mut many
+    };
     items.sort_unstable();
     let mut h = DefaultHasher::new();
     items.hash(&mut h);
@@ -176,6 +190,15 @@ fn hash_canonical(value: &Value, h: &mut DefaultHasher) {
         }
         Value::Object(map) => {
             (5u8, map.len()).hash(h);
+            // Maps keep their keys sorted unless serde_json's preserve_order is on somewhere
+            // in the build: sort only then.
+            if map.keys().zip(map.keys().skip(1)).all(|(a, b)| a <= b) {
+                for (k, v) in map {
+                    k.hash(h);
+                    hash_canonical(v, h);
+                }
+                return;
+            }
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort_unstable();
             for k in keys {

@@ -1,7 +1,5 @@
 //! Turns a model's event stream into one assistant message, streaming deltas as events.
 
-use std::collections::HashSet;
-
 use futures_util::StreamExt;
 use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, StopReason, TokenUsage};
 use tokio_util::sync::CancellationToken;
@@ -48,13 +46,7 @@ impl Response {
         (!text.is_empty()).then(|| Message::assistant_text(text))
     }
 
-    fn apply(
-        &mut self,
-        event: ModelEvent,
-        events: &dyn EventSink,
-        seen_ids: &mut HashSet<String>,
-        turn: u32,
-    ) {
+    fn apply(&mut self, event: ModelEvent, events: &dyn EventSink, turn: u32) {
         match event {
             ModelEvent::TextDelta(text) => {
                 if text.is_empty() {
@@ -90,12 +82,21 @@ impl Response {
                 self.blocks.push(ContentBlock::RedactedThinking { data });
             }
             ModelEvent::ToolCall(mut call) => {
-                // Local servers omit or repeat ids; results are matched by id, so make them unique.
-                if call.id.is_empty() || seen_ids.contains(&call.id) {
-                    call.id = format!("call_t{turn}_{}", seen_ids.len());
+                // Local servers omit or repeat ids; results are matched by id, so make them
+                // unique. A turn has few calls: the ones so far are looked through, no set.
+                let mut calls = self.blocks.iter().filter_map(|b| match b {
+                    ContentBlock::ToolCall(c) => Some(c.id.as_str()),
+                    _ => None,
+                });
+                if call.id.is_empty() || calls.any(|id| id == call.id) {
+                    let n = self
+                        .blocks
+                        .iter()
+                        .filter(|b| matches!(b, ContentBlock::ToolCall(_)))
+                        .count();
+                    call.id = format!("call_t{turn}_{n}");
                 }
-                seen_ids.insert(call.id.clone());
-                self.blocks.push(ContentBlock::ToolCall(call));
+                self.blocks.push(ContentBlock::ToolCall(call.into()));
             }
             ModelEvent::Usage(u) => self.usage += u,
             ModelEvent::Stop(reason) => self.stop = Some(reason),
@@ -112,16 +113,18 @@ pub(crate) async fn collect(
     turn: u32,
 ) -> Result<Response, Interrupted> {
     let mut response = Response::default();
-    let mut seen_ids = HashSet::new();
+    // One wait for the whole response: it registers once, not again for every event.
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
     loop {
         let next = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(Interrupted::Aborted(response)),
+            () = &mut cancelled => return Err(Interrupted::Aborted(response)),
             next = stream.next() => next,
         };
         match next {
             None => return Ok(response),
-            Some(Ok(event)) => response.apply(event, events, &mut seen_ids, turn),
+            Some(Ok(event)) => response.apply(event, events, turn),
             Some(Err(err)) => return Err(Interrupted::Failed(err, response)),
         }
     }

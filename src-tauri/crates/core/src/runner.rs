@@ -2,9 +2,11 @@
 //! it answers or an exit condition trips. The returned history never holds a tool call
 //! without its result.
 
+use std::sync::Arc;
+
 use paddock_protocol::{
     AgentEvent, CheckpointInfo, CompactionReason, ContentBlock, ErrorKind, ExitReason, LoopAction,
-    Message, Role, StopReason, TokenUsage, ToolCall, ToolResult,
+    Message, Role, SharedText, StopReason, TokenUsage, ToolCall, ToolResult,
 };
 
 use crate::compaction::CompactionConfig;
@@ -216,7 +218,7 @@ impl Runner<'_> {
             // The calls stay in their message, which joins the history with their results:
             // they are run by reference, never copied.
             let message = response.into_message();
-            let calls: Vec<&ToolCall> = message.tool_calls().collect();
+            let calls: Vec<Arc<ToolCall>> = message.shared_tool_calls().cloned().collect();
             let stop = if calls.is_empty() {
                 model_stop.unwrap_or(StopReason::EndTurn)
             } else {
@@ -260,10 +262,13 @@ impl Runner<'_> {
                             detail: d.detail.clone(),
                         });
                         if terminate {
-                            let skipped =
-                                format!("Not run: the run was stopped because {}.", d.detail);
-                            let results =
-                                results_message(calls.iter().map(|&c| (c, skipped.clone(), true)));
+                            let skipped = SharedText::from(format!(
+                                "Not run: the run was stopped because {}.",
+                                d.detail
+                            ));
+                            let results = results_message(
+                                calls.iter().map(|c| (&**c, skipped.clone(), true)),
+                            );
                             state.messages.push(message);
                             state.messages.push(results);
                             self.save(&mut state);
@@ -284,13 +289,13 @@ impl Runner<'_> {
                 .execute_batch(&calls, self.tools, &self.ctx)
                 .await;
             let mut delegated = TokenUsage::default();
-            // The outputs move into the history: no copy of what may be 10 KB each.
-            let mut results = results_message(calls.iter().zip(outcomes).map(|(&c, o)| {
+            // The outputs move into the history, sharing their text with the events.
+            let mut results = results_message(calls.iter().zip(outcomes).map(|(c, o)| {
                 if let Some(u) = o.output.usage {
                     delegated += u;
                 }
                 let is_error = o.output.is_error();
-                (c, o.output.content, is_error)
+                (&**c, o.output.content, is_error)
             }));
             if inject_warning {
                 results.content.push(ContentBlock::Text {
@@ -332,7 +337,7 @@ impl Runner<'_> {
     }
 
     /// Whether any call of the batch, if it runs, may change the workspace's files.
-    fn may_change_workspace(&self, calls: &[&ToolCall]) -> bool {
+    fn may_change_workspace(&self, calls: &[Arc<ToolCall>]) -> bool {
         self.recorder.is_some()
             && calls.iter().any(|c| {
                 // Told about (granted, or allowed by a rule for some calls), and writing.
@@ -449,7 +454,7 @@ impl Runner<'_> {
 }
 
 /// One user message with a result for each call, in call order.
-fn results_message<'c>(results: impl Iterator<Item = (&'c ToolCall, String, bool)>) -> Message {
+fn results_message<'c>(results: impl Iterator<Item = (&'c ToolCall, SharedText, bool)>) -> Message {
     Message {
         role: Role::User,
         content: results

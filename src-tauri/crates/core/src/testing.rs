@@ -229,7 +229,7 @@ pub fn last_results(messages: &[Message]) -> Vec<(String, bool)> {
         .find(|m| m.tool_results().next().is_some())
         .map(|m| {
             m.tool_results()
-                .map(|r| (r.content.clone(), r.is_error))
+                .map(|r| (r.content.to_string(), r.is_error))
                 .collect()
         })
         .unwrap_or_default()

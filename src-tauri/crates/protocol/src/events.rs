@@ -1,9 +1,11 @@
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::{
     ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, CompactionInfo, ContextInfo,
-    FileChange, RewindInfo, StopReason, TokenUsage, ToolCall,
+    FileChange, RewindInfo, SharedText, StopReason, TokenUsage, ToolCall,
 };
 
 /// Why a run ended.
@@ -145,7 +147,8 @@ pub enum AgentEvent {
         text: String,
     },
     ToolCallStarted {
-        call: ToolCall,
+        // The history's call itself, shared.
+        call: Arc<ToolCall>,
         /// One line saying what the call does (a path, a command), from the tool itself.
         #[serde(default)]
         summary: String,
@@ -155,7 +158,9 @@ pub enum AgentEvent {
         name: String,
         #[serde(default)]
         summary: String,
-        output: String,
+        // The history's result text itself, shared.
+        #[ts(type = "string")]
+        output: SharedText,
         is_error: bool,
         /// Sessions written before statuses existed read as `ok`; the session loader fixes
         /// failed ones from `is_error`.

@@ -12,6 +12,7 @@ mod message;
 mod sandbox;
 mod session;
 mod settings;
+mod text;
 mod trust;
 mod usage;
 
@@ -40,5 +41,6 @@ pub use settings::{
     CompactionSettings, McpServerConfig, McpServerKind, McpTransport, ProjectSettings,
     ProviderKind, RuleEntry, SETTINGS_VERSION, TIMEOUT_MS_FROM, TeammateSettings,
 };
+pub use text::SharedText;
 pub use trust::{TrustItem, TrustReport, TrustState};
 pub use usage::TokenUsage;

@@ -1,6 +1,10 @@
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
+
+use crate::SharedText;
 
 /// Who said a message. Tool results travel in `User` messages, as both vendors expect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -27,7 +31,8 @@ pub struct ToolCall {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ToolResult {
     pub tool_call_id: String,
-    pub content: String,
+    #[ts(type = "string")]
+    pub content: SharedText,
     #[serde(default)]
     pub is_error: bool,
 }
@@ -50,7 +55,8 @@ pub enum ContentBlock {
     RedactedThinking {
         data: String,
     },
-    ToolCall(ToolCall),
+    /// Shared with the events that show the call, not copied into them.
+    ToolCall(Arc<ToolCall>),
     ToolResult(ToolResult),
 }
 
@@ -88,6 +94,11 @@ impl Message {
     }
 
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.shared_tool_calls().map(|call| &**call)
+    }
+
+    /// The calls as the history holds them, to share without a copy.
+    pub fn shared_tool_calls(&self) -> impl Iterator<Item = &Arc<ToolCall>> {
         self.content.iter().filter_map(|b| match b {
             ContentBlock::ToolCall(call) => Some(call),
             _ => None,
@@ -134,12 +145,12 @@ mod tests {
                     signature: Some("sig".into()),
                 },
                 ContentBlock::Text { text: "hi".into() },
-                ContentBlock::ToolCall(ToolCall {
+                ContentBlock::ToolCall(Arc::new(ToolCall {
                     id: "c1".into(),
                     name: "grep".into(),
                     input: json!({"pattern": "x"}),
                     parsed_from_text: false,
-                }),
+                })),
             ],
         };
         let v = serde_json::to_value(&msg).unwrap();
@@ -165,7 +176,7 @@ mod tests {
             input: json!({}),
             parsed_from_text: true,
         };
-        let v = serde_json::to_value(ContentBlock::ToolCall(call)).unwrap();
+        let v = serde_json::to_value(ContentBlock::ToolCall(Arc::new(call))).unwrap();
         assert_eq!(v["parsed_from_text"], json!(true));
     }
 }

@@ -56,14 +56,14 @@ fn session(store: &SessionStore, n: usize, kb: usize) {
                     name: "bash".into(),
                     input: serde_json::json!({"command": format!("grep -rn {} src", WORDS[turn % 16])}),
                     parsed_from_text: false,
-                }),
+                }.into()),
             ],
         });
         history.push(Message {
             role: Role::User,
             content: vec![ContentBlock::ToolResult(ToolResult {
                 tool_call_id: id,
-                content: output,
+                content: output.into(),
                 is_error: false,
             })],
         });

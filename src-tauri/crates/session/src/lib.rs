@@ -88,7 +88,7 @@ pub fn interrupted_results(messages: &[Message]) -> Option<Message> {
         .map(|c| {
             ContentBlock::ToolResult(ToolResult {
                 tool_call_id: c.id.clone(),
-                content: INTERRUPTED_RESULT.to_owned(),
+                content: INTERRUPTED_RESULT.into(),
                 is_error: true,
             })
         })

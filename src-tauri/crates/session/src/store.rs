@@ -444,7 +444,7 @@ fn searchable_texts(message: &paddock_protocol::Message) -> Vec<String> {
         .iter()
         .filter_map(|b| match b {
             ContentBlock::Text { text } => Some(text.clone()),
-            ContentBlock::ToolResult(r) => Some(r.content.clone()),
+            ContentBlock::ToolResult(r) => Some(r.content.to_string()),
             ContentBlock::ToolCall(c) => Some(format!("{} {}", c.name, c.input)),
             _ => None,
         })

@@ -164,7 +164,8 @@ mod tests {
                 name: "grep".into(),
                 input: serde_json::json!({}),
                 parsed_from_text: false,
-            },
+            }
+            .into(),
             summary: String::new(),
         };
         let delta = AgentEvent::TextDelta { text: "x".into() };

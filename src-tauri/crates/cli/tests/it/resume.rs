@@ -165,12 +165,15 @@ async fn resume_repairs_a_lost_tool_result_and_a_torn_line() {
     let call = SessionRecord::Message {
         message: Message {
             role: Role::Assistant,
-            content: vec![ContentBlock::ToolCall(ToolCall {
-                id: "call_lost".into(),
-                name: "glob".into(),
-                input: json!({"pattern": "*"}),
-                parsed_from_text: false,
-            })],
+            content: vec![ContentBlock::ToolCall(
+                ToolCall {
+                    id: "call_lost".into(),
+                    name: "glob".into(),
+                    input: json!({"pattern": "*"}),
+                    parsed_from_text: false,
+                }
+                .into(),
+            )],
         },
     };
     let mut file = std::fs::OpenOptions::new()

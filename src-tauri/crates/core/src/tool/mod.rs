@@ -7,11 +7,15 @@ mod truncate;
 mod typed;
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_protocol::{CallPreview, FileChange, Grant, TokenUsage, ToolSpec, ToolStatus};
+use paddock_protocol::{
+    CallPreview, FileChange, Grant, SharedText, TokenUsage, ToolSpec, ToolStatus,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -22,13 +26,14 @@ use crate::write_locks::{WriteLocks, WriteScope};
 pub use coerce::{coerce_to_schema, coerced};
 pub use registry::{RegistryError, ToolRegistry};
 pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
-pub use truncate::{truncate_middle, truncate_middle_owned};
+pub use truncate::{truncate_middle, truncate_middle_owned, truncate_shared};
 pub use typed::{TypedTool, schema_for, typed};
 
 /// What a tool hands back to the model, and how the call ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
-    pub content: String,
+    /// Shared, not copied, with the history's result and the finished call's event.
+    pub content: SharedText,
     pub status: ToolStatus,
     /// Tokens spent on the caller's behalf (delegation); counts toward its budget.
     pub usage: Option<TokenUsage>,
@@ -40,16 +45,16 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
-    pub fn ok(content: impl Into<String>) -> Self {
+    pub fn ok(content: impl Into<SharedText>) -> Self {
         Self::with_status(ToolStatus::Ok, content)
     }
 
     /// The tool ran and failed; the model sees the text as an error.
-    pub fn error(content: impl Into<String>) -> Self {
+    pub fn error(content: impl Into<SharedText>) -> Self {
         Self::with_status(ToolStatus::Failed, content)
     }
 
-    pub fn with_status(status: ToolStatus, content: impl Into<String>) -> Self {
+    pub fn with_status(status: ToolStatus, content: impl Into<SharedText>) -> Self {
         Self {
             content: content.into(),
             status,
@@ -210,4 +215,23 @@ pub trait Tool: Send + Sync {
 
     /// Runs the call. The input is the history's: a tool that needs it changed copies it.
     async fn call(&self, input: &Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+
+    /// What the executor runs: the call's write scope and the call itself, which does
+    /// nothing until polled (after the lock is held). Typed tools read the input once for
+    /// both.
+    fn prepare<'a>(&'a self, input: &'a Value, ctx: &'a ToolContext) -> PreparedCall<'a> {
+        PreparedCall {
+            scope: self.write_scope(input),
+            run: self.call(input, ctx),
+        }
+    }
+}
+
+/// A call's running part, as [`Tool::call`] returns it.
+pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+/// A call ready to run (see [`Tool::prepare`]).
+pub struct PreparedCall<'a> {
+    pub scope: WriteScope,
+    pub run: CallFuture<'a>,
 }

@@ -1,42 +1,84 @@
+use paddock_protocol::SharedText;
+
 /// Share of the kept characters taken from the start; the rest comes from the end.
 const HEAD_SHARE_PERCENT: usize = 70;
 
 /// Cuts `text` to about `max_chars` characters, keeping ~70% head and ~30% tail around a
 /// marker that says how many characters were cut. Counts characters, never splits one.
 pub fn truncate_middle(text: &str, max_chars: usize) -> String {
-    if text.len() <= max_chars {
-        return text.to_owned();
+    match cut_points(text, max_chars) {
+        Some(cut) => cut.join(text),
+        None => text.to_owned(),
     }
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_owned();
+}
+
+/// [`truncate_middle`] for an owned text: returned as it is (no copy) when it fits.
+pub fn truncate_middle_owned(text: String, max_chars: usize) -> String {
+    match cut_points(&text, max_chars) {
+        Some(cut) => cut.join(&text),
+        None => text,
+    }
+}
+
+/// [`truncate_middle`] for shared text: the same buffer back when it fits, as most outputs
+/// do.
+pub fn truncate_shared(text: SharedText, max_chars: usize) -> SharedText {
+    match cut_points(&text, max_chars) {
+        Some(cut) => cut.join(&text).into(),
+        None => text,
+    }
+}
+
+/// Where a text over the limit is cut.
+struct Cut {
+    head_end: usize,
+    tail_start: usize,
+    cut_chars: usize,
+}
+
+impl Cut {
+    /// The kept head and tail around the marker, written once into a buffer of their size.
+    fn join(&self, text: &str) -> String {
+        let (head, tail) = (&text[..self.head_end], &text[self.tail_start..]);
+        let marker = format!("\n\n[... {} characters truncated ...]\n\n", self.cut_chars);
+        let mut out = String::with_capacity(head.len() + marker.len() + tail.len());
+        out.push_str(head);
+        out.push_str(&marker);
+        out.push_str(tail);
+        out
+    }
+}
+
+/// `None` when `text` fits. Each character is read at most once: the head forwards, the
+/// tail backwards, the cut ones in between counted.
+fn cut_points(text: &str, max_chars: usize) -> Option<Cut> {
+    // Bytes bound characters: short texts need no counting at all.
+    if text.len() <= max_chars {
+        return None;
     }
     let head_chars = max_chars * HEAD_SHARE_PERCENT / 100;
     let tail_chars = max_chars - head_chars;
-    let cut = total - head_chars - tail_chars;
-    let head_end = byte_offset(text, head_chars);
-    let tail_start = byte_offset(text, total - tail_chars);
-    format!(
-        "{}\n\n[... {cut} characters truncated ...]\n\n{}",
-        &text[..head_end],
-        &text[tail_start..]
-    )
-}
-
-/// [`truncate_middle`] for an owned text: returned as it is (no copy, no count past the
-/// limit) when it fits, as most outputs do.
-pub fn truncate_middle_owned(text: String, max_chars: usize) -> String {
-    // Bytes bound characters: short texts need no counting at all.
-    if text.len() <= max_chars || text.chars().nth(max_chars).is_none() {
-        return text;
+    let head_end = text
+        .char_indices()
+        .nth(head_chars)
+        .map_or(text.len(), |(offset, _)| offset);
+    let tail_start = match tail_chars.checked_sub(1) {
+        None => text.len(),
+        Some(last) => text
+            .char_indices()
+            .rev()
+            .nth(last)
+            .map_or(0, |(offset, _)| offset),
+    };
+    // Head and tail meet or overlap: the whole text is within the limit.
+    if tail_start <= head_end {
+        return None;
     }
-    truncate_middle(&text, max_chars)
-}
-
-fn byte_offset(text: &str, chars: usize) -> usize {
-    text.char_indices()
-        .nth(chars)
-        .map_or(text.len(), |(offset, _)| offset)
+    Some(Cut {
+        head_end,
+        tail_start,
+        cut_chars: text[head_end..tail_start].chars().count(),
+    })
 }
 
 #[cfg(test)]
@@ -55,6 +97,35 @@ mod tests {
             truncate_middle(&long, 10)
         );
         assert_ne!(truncate_middle(&long, 10), long);
+    }
+
+    #[test]
+    fn shared_texts_that_fit_are_the_same_buffer() {
+        let short = SharedText::from("héllo");
+        let kept = truncate_shared(short.clone(), 5);
+        assert!(SharedText::ptr_eq(&kept, &short), "no copy");
+        let long = "é".repeat(50);
+        let cut = truncate_shared(SharedText::from(long.as_str()), 10);
+        assert_eq!(cut, truncate_middle(&long, 10));
+    }
+
+    #[test]
+    fn the_limit_is_exact_at_every_size() {
+        for max in 0..12 {
+            for len in 0..15 {
+                let text: String = "aé".chars().cycle().take(len).collect();
+                let out = truncate_middle(&text, max);
+                if len <= max {
+                    assert_eq!(out, text);
+                } else {
+                    let head: String = text.chars().take(max * 7 / 10).collect();
+                    let tail: String = text.chars().skip(len - (max - max * 7 / 10)).collect();
+                    let cut = len - max;
+                    let marker = format!("\n\n[... {cut} characters truncated ...]\n\n");
+                    assert_eq!(out, format!("{head}{marker}{tail}"), "len {len} max {max}");
+                }
+            }
+        }
     }
 
     #[test]

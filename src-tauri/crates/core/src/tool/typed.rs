@@ -8,10 +8,11 @@ use async_trait::async_trait;
 use paddock_protocol::{CallPreview, ToolSpec};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Tool, ToolContext, ToolError, ToolOutput, coerced};
+use super::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, coerced};
 use crate::write_locks::WriteScope;
 
 /// A tool with a typed input. The input struct's doc comment is the tool's description.
@@ -137,11 +138,31 @@ impl<T: TypedTool> Tool for Typed<T> {
         let parsed = self.parse(input)?;
         self.tool.run(parsed, ctx).await
     }
+
+    /// One parse for the write scope and the run; the run is the typed tool's own future.
+    fn prepare<'a>(&'a self, input: &'a Value, ctx: &'a ToolContext) -> PreparedCall<'a> {
+        match self.parse(input) {
+            Ok(parsed) => PreparedCall {
+                scope: self.tool.write_scope(&parsed),
+                run: self.tool.run(parsed, ctx),
+            },
+            // It fails validation before writing anything.
+            Err(e) => PreparedCall {
+                scope: WriteScope::None,
+                run: Box::pin(std::future::ready(Err(e))),
+            },
+        }
+    }
 }
 
 impl<T: TypedTool> Typed<T> {
     fn parse(&self, input: &Value) -> Result<T::Input, ToolError> {
         let input = coerced(&self.spec.input_schema, input);
+        // Valid input (most calls) is read without tracking the path, which costs a string
+        // per field; invalid input is read again to say where it failed.
+        if let Ok(parsed) = T::Input::deserialize(&*input) {
+            return Ok(parsed);
+        }
         serde_path_to_error::deserialize(&*input).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
@@ -168,6 +189,70 @@ mod tests {
         name: String,
         /// How many times.
         times: Option<u32>,
+    }
+
+    static PARSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// Counts how often it is read.
+    #[derive(JsonSchema)]
+    struct Counted {
+        path: String,
+    }
+
+    impl<'de> Deserialize<'de> for Counted {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            #[derive(Deserialize)]
+            struct Plain {
+                path: String,
+            }
+            PARSES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Plain::deserialize(d).map(|p| Self { path: p.path })
+        }
+    }
+
+    struct Writer;
+
+    #[async_trait]
+    impl TypedTool for Writer {
+        type Input = Counted;
+        const NAME: &'static str = "writer";
+        fn write_scope(&self, input: &Counted) -> WriteScope {
+            WriteScope::Path(input.path.clone())
+        }
+        async fn run(&self, input: Counted, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::ok(input.path))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_prepared_call_reads_its_input_once() {
+        let tool = typed(Writer);
+        let ctx = ToolContext {
+            call_id: "c".into(),
+            agent: Arc::from("a"),
+            chain: Arc::from(vec!["a".to_owned()]),
+            cancel: tokio_util::sync::CancellationToken::new(),
+            events: Arc::new(crate::events::NullSink),
+            approvals: Arc::default(),
+            grants: Arc::default(),
+            writes: Arc::default(),
+            approved: None,
+            told: Arc::default(),
+        };
+        let input = json!({"path": "a.txt"});
+        let call = tool.prepare(&input, &ctx);
+        assert_eq!(call.scope, WriteScope::Path("a.txt".into()));
+        assert_eq!(call.run.await.unwrap().content, "a.txt");
+        assert_eq!(PARSES.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+        let bad = json!({"path": 5});
+        let call = tool.prepare(&bad, &ctx);
+        assert_eq!(call.scope, WriteScope::None);
+        assert_eq!(
+            call.run.await.unwrap_err(),
+            tool.call(&bad, &ctx).await.unwrap_err(),
+            "the same error, with its field, either way"
+        );
     }
 
     #[test]

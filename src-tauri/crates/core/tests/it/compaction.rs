@@ -246,12 +246,15 @@ fn history_strategy() -> impl Strategy<Value = Vec<Message>> {
                     content: ids
                         .iter()
                         .map(|id| {
-                            ContentBlock::ToolCall(ToolCall {
-                                id: id.clone(),
-                                name: "echo".into(),
-                                input: json!({}),
-                                parsed_from_text: false,
-                            })
+                            ContentBlock::ToolCall(
+                                ToolCall {
+                                    id: id.clone(),
+                                    name: "echo".into(),
+                                    input: json!({}),
+                                    parsed_from_text: false,
+                                }
+                                .into(),
+                            )
                         })
                         .collect(),
                 },
@@ -262,7 +265,7 @@ fn history_strategy() -> impl Strategy<Value = Vec<Message>> {
                         .map(|id| {
                             ContentBlock::ToolResult(ToolResult {
                                 tool_call_id: id.clone(),
-                                content: "r".repeat(size),
+                                content: "r".repeat(size).into(),
                                 is_error: false,
                             })
                         })

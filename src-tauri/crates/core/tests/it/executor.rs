@@ -133,3 +133,58 @@ async fn long_output_is_cut_with_a_marker() {
     );
     assert!(content.chars().count() < 1100);
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_output_is_one_buffer_in_the_history_and_the_finished_event() {
+    let long = "y".repeat(10_000);
+    let (_, h) = run_calls(vec![("echo", json!({ "text": long }))], 4).await;
+    let result = h
+        .agent
+        .history()
+        .iter()
+        .flat_map(|m| m.tool_results())
+        .next()
+        .expect("a result")
+        .content
+        .clone();
+    let output = h
+        .events
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            paddock_core::protocol::AgentEvent::ToolCallFinished { output, .. } => Some(output),
+            _ => None,
+        })
+        .expect("a finished call");
+    assert_eq!(result, long);
+    assert!(
+        paddock_core::protocol::SharedText::ptr_eq(&result, &output),
+        "the event's output is a copy of the history's result"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_started_call_event_shares_the_history_call() {
+    let (_, h) = run_calls(vec![("echo", json!({"text": "hi"}))], 4).await;
+    let in_history = h
+        .agent
+        .history()
+        .iter()
+        .flat_map(|m| m.shared_tool_calls())
+        .next()
+        .expect("a call")
+        .clone();
+    let in_event = h
+        .events
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            paddock_core::protocol::AgentEvent::ToolCallStarted { call, .. } => Some(call),
+            _ => None,
+        })
+        .expect("a started call");
+    assert!(
+        std::sync::Arc::ptr_eq(&in_history, &in_event),
+        "the event's call is a copy of the history's"
+    );
+}

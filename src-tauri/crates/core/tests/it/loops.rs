@@ -221,12 +221,15 @@ async fn history_already_in_the_conversation_counts() {
         let id = format!("old{i}");
         history.push(Message {
             role: Role::Assistant,
-            content: vec![ContentBlock::ToolCall(ToolCall {
-                id: id.clone(),
-                name: "echo".into(),
-                input: json!({"text": "same"}),
-                parsed_from_text: false,
-            })],
+            content: vec![ContentBlock::ToolCall(
+                ToolCall {
+                    id: id.clone(),
+                    name: "echo".into(),
+                    input: json!({"text": "same"}),
+                    parsed_from_text: false,
+                }
+                .into(),
+            )],
         });
         history.push(Message {
             role: Role::User,

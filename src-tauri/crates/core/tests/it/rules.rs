@@ -132,7 +132,7 @@ async fn a_rule_denial_is_a_result_that_says_which_rule_and_a_replaced_book_appl
                 output,
                 why,
                 ..
-            } => Some((status, output, why)),
+            } => Some((status, output.to_string(), why)),
             _ => None,
         })
         .collect();

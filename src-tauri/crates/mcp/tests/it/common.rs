@@ -210,7 +210,7 @@ pub fn results(run: &Run) -> Vec<(String, bool)> {
     run.messages
         .iter()
         .flat_map(|m| m.tool_results())
-        .map(|r| (r.content.clone(), r.is_error))
+        .map(|r| (r.content.to_string(), r.is_error))
         .collect()
 }
 

@@ -165,12 +165,15 @@ mod tests {
                     ContentBlock::Text {
                         text: String::new(),
                     },
-                    ContentBlock::ToolCall(ToolCall {
-                        id: "toolu_1".into(),
-                        name: "echo".into(),
-                        input: json!({"text": "a"}),
-                        parsed_from_text: false,
-                    }),
+                    ContentBlock::ToolCall(
+                        ToolCall {
+                            id: "toolu_1".into(),
+                            name: "echo".into(),
+                            input: json!({"text": "a"}),
+                            parsed_from_text: false,
+                        }
+                        .into(),
+                    ),
                 ],
             },
             Message {
@@ -264,12 +267,15 @@ mod tests {
                         thinking: "hmm".into(),
                         signature: Some("sig".into()),
                     },
-                    ContentBlock::ToolCall(ToolCall {
-                        id: id.into(),
-                        name: "echo".into(),
-                        input: json!({}),
-                        parsed_from_text: false,
-                    }),
+                    ContentBlock::ToolCall(
+                        ToolCall {
+                            id: id.into(),
+                            name: "echo".into(),
+                            input: json!({}),
+                            parsed_from_text: false,
+                        }
+                        .into(),
+                    ),
                 ],
             },
             Message {

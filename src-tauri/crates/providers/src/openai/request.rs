@@ -65,7 +65,7 @@ fn user(m: &Message, out: &mut Vec<Value>) {
                 let content = if r.is_error {
                     format!("Error: {}", r.content)
                 } else {
-                    r.content.clone()
+                    r.content.to_string()
                 };
                 out.push(
                     json!({"role": "tool", "tool_call_id": r.tool_call_id, "content": content}),

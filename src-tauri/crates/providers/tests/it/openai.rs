@@ -74,18 +74,24 @@ async fn sends_a_bearer_key_and_a_whole_request_body() {
                     thinking: "not sent back".into(),
                     signature: None,
                 },
-                ContentBlock::ToolCall(ToolCall {
-                    id: "call_1".into(),
-                    name: "echo".into(),
-                    input: json!({"text": "a"}),
-                    parsed_from_text: false,
-                }),
-                ContentBlock::ToolCall(ToolCall {
-                    id: "call_2".into(),
-                    name: "echo".into(),
-                    input: json!("{not json"),
-                    parsed_from_text: false,
-                }),
+                ContentBlock::ToolCall(
+                    ToolCall {
+                        id: "call_1".into(),
+                        name: "echo".into(),
+                        input: json!({"text": "a"}),
+                        parsed_from_text: false,
+                    }
+                    .into(),
+                ),
+                ContentBlock::ToolCall(
+                    ToolCall {
+                        id: "call_2".into(),
+                        name: "echo".into(),
+                        input: json!("{not json"),
+                        parsed_from_text: false,
+                    }
+                    .into(),
+                ),
             ],
         },
         Message {

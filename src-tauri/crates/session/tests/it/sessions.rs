@@ -230,12 +230,15 @@ async fn resuming_after_a_lost_result_adds_an_interrupted_one() {
     let (header, writer) = store.create(project, None, "m", "do two things").unwrap();
     // What a crash between writing the calls and their results leaves behind.
     let call = |id: &str| {
-        ContentBlock::ToolCall(ToolCall {
-            id: id.into(),
-            name: "echo".into(),
-            input: json!({"text": id}),
-            parsed_from_text: false,
-        })
+        ContentBlock::ToolCall(
+            ToolCall {
+                id: id.into(),
+                name: "echo".into(),
+                input: json!({"text": id}),
+                parsed_from_text: false,
+            }
+            .into(),
+        )
     };
     let history = vec![
         Message::user_text("do two things"),

@@ -188,7 +188,7 @@ fn finished(events: &[AgentEvent]) -> Vec<(ToolStatus, String, Vec<FileChange>)>
                 output,
                 changes,
                 ..
-            } => Some((*status, output.clone(), changes.clone())),
+            } => Some((*status, output.to_string(), changes.clone())),
             _ => None,
         })
         .collect()

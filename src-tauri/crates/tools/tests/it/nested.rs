@@ -20,7 +20,7 @@ async fn text(kit: &crate::tools_support::Kit, tool: &str, input: Value) -> Stri
         .await
         .unwrap();
     assert!(!out.is_error(), "{}", out.content);
-    out.content
+    out.content.into_string()
 }
 
 #[tokio::test]
@@ -65,7 +65,7 @@ async fn nested_agents_md_is_given_once_with_the_first_touch() {
         content: vec![paddock_core::protocol::ContentBlock::ToolResult(
             paddock_core::protocol::ToolResult {
                 tool_call_id: "c".into(),
-                content: first.clone(),
+                content: first.clone().into(),
                 is_error: false,
             },
         )],

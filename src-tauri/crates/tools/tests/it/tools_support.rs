@@ -54,7 +54,7 @@ pub async fn call_with(kit: &Kit, tool: &str, input: Value) -> Seen {
     match tool.call(&input, &kit.ctx).await {
         Ok(out) => Seen {
             is_error: out.is_error(),
-            text: out.content,
+            text: out.content.into_string(),
         },
         Err(ToolError::InvalidInput(e) | ToolError::Failed(e)) => Seen {
             is_error: true,
