@@ -32,7 +32,7 @@ fn written() -> Vec<String> {
                 role: Role::Assistant,
                 content: vec![
                     ContentBlock::Text { text: "}".into() },
-                    ContentBlock::ToolCall(call),
+                    ContentBlock::ToolCall(std::sync::Arc::new(call)),
                 ],
             },
         },
