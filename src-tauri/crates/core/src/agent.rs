@@ -275,7 +275,7 @@ impl Agent {
                 call_id: String::new(),
                 agent: Arc::from(self.config.name.as_str()),
                 chain: self.chain.clone(),
-                cancel: cancel.clone(),
+                cancel: Arc::new(cancel.clone()),
                 events: self.events.clone(),
                 approvals: self.approvals.clone(),
                 grants: Arc::new(tools.grants()),

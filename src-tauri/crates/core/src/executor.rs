@@ -110,9 +110,8 @@ impl ToolExecutor {
         summary: &str,
     ) -> ToolOutput {
         let decision = gate.check_call(&call.name, &call.input);
-        let why = decision.why.clone();
-        let mut output = self.run_decided(call, gate, ctx, summary, decision).await;
-        output.why = why;
+        let mut output = self.run_decided(call, gate, ctx, summary, &decision).await;
+        output.why = decision.why;
         output
     }
 
@@ -122,7 +121,7 @@ impl ToolExecutor {
         gate: &ResolvedTools,
         ctx: &ToolContext,
         summary: &str,
-        decision: crate::grants::Decision,
+        decision: &crate::grants::Decision,
     ) -> ToolOutput {
         if ctx.cancel.is_cancelled() {
             return aborted_before_start();

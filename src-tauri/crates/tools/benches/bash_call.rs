@@ -11,14 +11,13 @@ use paddock_core::{NullSink, ToolContext, ToolRegistry};
 use paddock_sandbox::Engine;
 use paddock_tools::{ToolEnv, register_builtin_tools};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 fn context() -> ToolContext {
     ToolContext {
         call_id: "c".into(),
         agent: "bench".into(),
         chain: Arc::from(vec!["bench".to_owned()]),
-        cancel: CancellationToken::new(),
+        cancel: Default::default(),
         events: Arc::new(NullSink),
         approvals: Arc::new(Approvals::new(AskPolicy::HeadlessDeny)),
         grants: Arc::default(),

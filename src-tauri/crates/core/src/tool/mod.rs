@@ -98,7 +98,8 @@ pub struct ToolContext {
     pub agent: Arc<str>,
     /// Agents from the root of the delegation chain down to `agent`, inclusive.
     pub chain: Arc<[String]>,
-    pub cancel: CancellationToken,
+    /// Shared, not cloned per call: cloning or dropping a token takes its tree's lock.
+    pub cancel: Arc<CancellationToken>,
     pub events: Arc<dyn EventSink>,
     /// The session's approvals: where an Ask is answered. A teammate started by this call
     /// shares them, so its questions reach the same person.

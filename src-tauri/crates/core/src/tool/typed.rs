@@ -231,7 +231,7 @@ mod tests {
             call_id: "c".into(),
             agent: Arc::from("a"),
             chain: Arc::from(vec!["a".to_owned()]),
-            cancel: tokio_util::sync::CancellationToken::new(),
+            cancel: Default::default(),
             events: Arc::new(crate::events::NullSink),
             approvals: Arc::default(),
             grants: Arc::default(),

@@ -30,7 +30,7 @@ pub fn context(env: ToolEnv, cancel: CancellationToken) -> Kit {
             call_id: "call-1".to_owned(),
             agent: "tester".into(),
             chain: Arc::from(vec!["tester".to_owned()]),
-            cancel,
+            cancel: cancel.into(),
             events: Arc::new(NullSink),
             approvals: Arc::new(Approvals::new(AskPolicy::HeadlessDeny)),
             grants: Arc::default(),
