@@ -272,7 +272,7 @@ impl Agent {
             tools: &tools,
             executor: &executor,
             ctx: ToolContext {
-                call_id: String::new(),
+                call: None,
                 agent: Arc::from(self.config.name.as_str()),
                 chain: self.chain.clone(),
                 cancel: Arc::new(cancel.clone()),

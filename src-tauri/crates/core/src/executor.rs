@@ -70,7 +70,7 @@ impl ToolExecutor {
         base: &ToolContext,
     ) -> Vec<CallOutcome> {
         let runs = calls.iter().map(|call| async move {
-            let ctx = base.for_call(&call.id);
+            let ctx = base.for_call(call);
             let summary = match gate.tool(&call.name) {
                 Some(tool) => tool.summary(&call.input),
                 None => summarize_input(&call.input),

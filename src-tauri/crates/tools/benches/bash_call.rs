@@ -14,7 +14,7 @@ use serde_json::json;
 
 fn context() -> ToolContext {
     ToolContext {
-        call_id: "c".into(),
+        call: None,
         agent: "bench".into(),
         chain: Arc::from(vec!["bench".to_owned()]),
         cancel: Default::default(),

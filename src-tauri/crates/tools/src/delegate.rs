@@ -161,7 +161,7 @@ impl TypedTool for DelegateTool {
             parent: ctx.events.clone(),
             agent: target.to_owned(),
             depth: depth + 1,
-            call_id: ctx.call_id.clone(),
+            call_id: ctx.call_id().to_owned(),
         });
         let Some(registry) = self.registry.upgrade() else {
             return Err(ToolError::Failed(

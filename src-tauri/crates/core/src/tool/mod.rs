@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use paddock_protocol::{
-    CallPreview, FileChange, Grant, SharedText, TokenUsage, ToolSpec, ToolStatus,
+    CallPreview, FileChange, Grant, SharedText, TokenUsage, ToolCall, ToolSpec, ToolStatus,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -93,7 +93,8 @@ pub enum ToolError {
 /// workspace, a team to delegate to) come through its constructor instead.
 #[derive(Clone)]
 pub struct ToolContext {
-    pub call_id: String,
+    /// The call this context is for; None in a run's base context (see [`Self::for_call`]).
+    pub call: Option<Arc<ToolCall>>,
     /// Name of the agent making the call.
     pub agent: Arc<str>,
     /// Agents from the root of the delegation chain down to `agent`, inclusive.
@@ -117,11 +118,11 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
-    /// This context for one call: everything shared, the call's id its own (the per-call
-    /// copy the executor makes; cheap, all but the id is reference-counted).
-    pub fn for_call(&self, call_id: &str) -> Self {
+    /// This context for one call (the per-call copy the executor makes: reference counts
+    /// only, no allocation).
+    pub fn for_call(&self, call: &Arc<ToolCall>) -> Self {
         Self {
-            call_id: call_id.to_owned(),
+            call: Some(Arc::clone(call)),
             agent: Arc::clone(&self.agent),
             chain: Arc::clone(&self.chain),
             cancel: self.cancel.clone(),
@@ -132,6 +133,11 @@ impl ToolContext {
             approved: self.approved.clone(),
             told: Arc::clone(&self.told),
         }
+    }
+
+    /// The call's id; empty in a run's base context.
+    pub fn call_id(&self) -> &str {
+        self.call.as_deref().map_or("", |c| c.id.as_str())
     }
 }
 

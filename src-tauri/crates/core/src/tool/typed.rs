@@ -228,7 +228,7 @@ mod tests {
     async fn a_prepared_call_reads_its_input_once() {
         let tool = typed(Writer);
         let ctx = ToolContext {
-            call_id: "c".into(),
+            call: None,
             agent: Arc::from("a"),
             chain: Arc::from(vec!["a".to_owned()]),
             cancel: Default::default(),

@@ -27,7 +27,12 @@ pub fn context(env: ToolEnv, cancel: CancellationToken) -> Kit {
     register_builtin_tools(&mut registry, &Arc::new(env)).unwrap();
     Kit {
         ctx: ToolContext {
-            call_id: "call-1".to_owned(),
+            call: Some(Arc::new(paddock_protocol::ToolCall {
+                id: "call-1".to_owned(),
+                name: "test".to_owned(),
+                input: Value::Null,
+                parsed_from_text: false,
+            })),
             agent: "tester".into(),
             chain: Arc::from(vec!["tester".to_owned()]),
             cancel: cancel.into(),
