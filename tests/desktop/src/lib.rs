@@ -61,8 +61,8 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// Starts tauri-driver with the home's environment (inherited by the app) and waits until
-    /// it accepts connections.
+    /// Starts tauri-driver for Paddock (the built app, see [`app_binary`]) with the home's
+    /// environment (inherited by the app) and waits until it accepts connections.
     pub async fn start(home: &TestHome, name: &str) -> Result<Self> {
         let app = app_binary();
         if !app.is_file() {
@@ -72,6 +72,11 @@ impl Driver {
             )
             .into());
         }
+        Self::start_for(home, name, app).await
+    }
+
+    /// The same for another app (the benchmark's floor app).
+    pub async fn start_for(home: &TestHome, name: &str, app: PathBuf) -> Result<Self> {
         let artifacts = artifacts_dir().join(name);
         std::fs::create_dir_all(&artifacts)?;
         let log = artifacts.join("tauri-driver.log");
@@ -84,44 +89,49 @@ impl Driver {
         })
     }
 
-    /// How many WebKit web processes run below tauri-driver (the app's, as it runs one app).
-    pub fn web_processes(&self) -> Result<usize> {
-        let pid = self
+    fn pid(&self) -> Result<u32> {
+        Ok(self
             .child
             .as_ref()
             .and_then(Child::id)
-            .ok_or("tauri-driver is not running")?;
-        proc_tree::count_named(pid, "WebKitWebProces")
+            .ok_or("tauri-driver is not running")?)
+    }
+
+    /// How many WebKit web processes run below tauri-driver (the app's, as it runs one app).
+    pub fn web_processes(&self) -> Result<usize> {
+        proc_tree::count_named(self.pid()?, "WebKitWebProces")
     }
 
     /// The Mesa/LLVM libraries mapped into the running app's own process.
     pub fn app_mesa_libraries(&self) -> Result<Vec<String>> {
-        let pid = self
-            .child
-            .as_ref()
-            .and_then(Child::id)
-            .ok_or("tauri-driver is not running")?;
-        let app = proc_tree::find_running(pid, &self.app)?.ok_or("the app is not running")?;
-        proc_tree::mesa_mapped(app)
+        let app =
+            proc_tree::find_running(self.pid()?, &self.app)?.ok_or("the app is not running")?;
+        Ok(proc_tree::mesa_libraries(app)?.0)
     }
 
     /// Launches the app in a new WebDriver session.
     pub async fn launch(&self) -> Result<App> {
+        Ok(App {
+            wd: self.session(&[]).await?,
+            artifacts: self.artifacts.clone(),
+        })
+    }
+
+    /// A new WebDriver session running the app with `args`.
+    pub async fn session(&self, args: &[&str]) -> Result<WebDriver> {
         let caps = serde_json::json!({
             "browserName": "wry",
-            "tauri:options": { "application": self.app.to_string_lossy() },
+            "tauri:options": { "application": self.app.to_string_lossy(), "args": args },
         });
         let serde_json::Value::Object(caps) = caps else {
             return Err("capabilities are not an object".into());
         };
         let url = format!("http://127.0.0.1:{}", self.port);
-        let wd = tokio::time::timeout(Duration::from_secs(60), WebDriver::new(url, caps))
-            .await
-            .map_err(|_| "the WebDriver session did not start within 60 s")??;
-        Ok(App {
-            wd,
-            artifacts: self.artifacts.clone(),
-        })
+        Ok(
+            tokio::time::timeout(Duration::from_secs(60), WebDriver::new(url, caps))
+                .await
+                .map_err(|_| "the WebDriver session did not start within 60 s")??,
+        )
     }
 
     /// SIGTERM, then wait (bounded) for the driver to exit.
@@ -149,17 +159,14 @@ impl Drop for Driver {
 
 fn terminate(child: &Child) {
     if let Some(pid) = child.id() {
-        let _ = std::process::Command::new("kill")
-            .arg("-TERM")
-            .arg(pid.to_string())
-            .status();
+        let _ = proc_tree::terminate(pid);
     }
 }
 
 /// Starts tauri-driver with the home's environment (inherited by the app it launches), its
 /// output in `log`, and waits until it and its WebKitWebDriver accept connections. Returns
 /// the process and its WebDriver port.
-pub async fn spawn_tauri_driver(home: &TestHome, log: &Path) -> Result<(Child, u16)> {
+async fn spawn_tauri_driver(home: &TestHome, log: &Path) -> Result<(Child, u16)> {
     // The workspace's reqwest has rustls without a built-in crypto provider (Paddock's own
     // clients install ring): so must the WebDriver client's.
     let _ = rustls::crypto::ring::default_provider().install_default();

@@ -1,12 +1,14 @@
-//! The process tree under a pid, from /proc (the app's WebKit processes run below it).
+//! The process tree under a pid, from /proc (the app's WebKit processes run below it), and
+//! what is mapped into a process.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::Result;
 
 /// Libraries that mean the GPU stack (Mesa, its LLVM) was loaded into a process. libgbm is
 /// left out: WebKit links it, so it is in every process, and small.
-pub const MESA: [&str; 5] = ["libLLVM", "_dri.so", "libgallium", "_mesa.so", "libglapi"];
+const MESA: [&str; 5] = ["libLLVM", "_dri.so", "libgallium", "_mesa.so", "libglapi"];
 
 /// Every pid in /proc.
 pub fn pids() -> Result<Vec<u32>> {
@@ -64,17 +66,38 @@ pub fn find_running(pid: u32, binary: &Path) -> Result<Option<u32>> {
         .find(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|exe| exe == binary)))
 }
 
-/// The Mesa/LLVM libraries mapped into `pid` (file names, sorted, once each).
-pub fn mesa_mapped(pid: u32) -> Result<Vec<String>> {
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
-    let mut found: Vec<String> = maps
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .filter_map(|path| path.rsplit('/').next())
-        .filter(|file| MESA.iter().any(|m| file.contains(m)))
-        .map(str::to_owned)
-        .collect();
-    found.sort();
-    found.dedup();
-    Ok(found)
+/// The Mesa/LLVM libraries mapped into `pid` (file names, sorted, once each) and their PSS
+/// in kB, from
+/// /proc/pid/smaps: a mapping's header line names the file, its `Pss:` line follows.
+pub fn mesa_libraries(pid: u32) -> Result<(Vec<String>, f64)> {
+    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps"))?;
+    let mut found = BTreeSet::new();
+    let (mut kb, mut in_mesa) = (0.0, false);
+    for line in smaps.lines() {
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or_default();
+        if first.contains('-') && !first.ends_with(':') {
+            let file = words.nth(4).map(|p| p.rsplit('/').next().unwrap_or(p));
+            in_mesa = file.is_some_and(|f| MESA.iter().any(|m| f.contains(m)));
+            if let (true, Some(f)) = (in_mesa, file) {
+                found.insert(f.to_owned());
+            }
+        } else if in_mesa && first == "Pss:" {
+            kb += words
+                .next()
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0);
+        }
+    }
+    Ok((found.into_iter().collect(), kb))
+}
+
+/// SIGTERM to `pid` (never SIGKILL: the apps and WebKitWebDriver leave through their normal
+/// exit, or orphan their children).
+pub fn terminate(pid: u32) -> Result<()> {
+    std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status()?;
+    Ok(())
 }

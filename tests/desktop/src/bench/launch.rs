@@ -5,11 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use paddock_desktop_e2e::proc_tree::terminate;
 use paddock_desktop_e2e::{Result, TestHome};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
-
-use crate::procs;
 
 /// A running app and how long it took from spawn to its main page's load event.
 pub struct Launched {
@@ -21,7 +20,7 @@ pub struct Launched {
 impl Launched {
     /// SIGTERM, then wait (bounded) for the exit.
     pub async fn stop(mut self) -> Result<()> {
-        procs::terminate(self.pid)?;
+        terminate(self.pid)?;
         if tokio::time::timeout(Duration::from_secs(20), self.child.wait())
             .await
             .is_err()

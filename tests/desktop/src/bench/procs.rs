@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use paddock_desktop_e2e::Result;
-use paddock_desktop_e2e::proc_tree::{MESA, descendants, pids};
+use paddock_desktop_e2e::proc_tree::{descendants, mesa_libraries, pids};
 
 /// One process of an app's tree.
 pub struct Proc {
@@ -37,7 +37,7 @@ impl Snapshot {
                 continue;
             };
             let name = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
-            let (mesa, mesa_kb) = mesa_libraries(p);
+            let (mesa, mesa_kb) = mesa_libraries(p).unwrap_or_default();
             procs.push(Proc {
                 name: name.trim().to_owned(),
                 pss_mb: pss / 1024.0,
@@ -117,31 +117,6 @@ pub fn short(name: &str) -> String {
     }
 }
 
-/// The Mesa/LLVM libraries mapped into `pid` (file names) and their PSS in kB, from
-/// /proc/pid/smaps: a mapping's header line names the file, its `Pss:` line follows.
-fn mesa_libraries(pid: u32) -> (Vec<String>, f64) {
-    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps")).unwrap_or_default();
-    let mut found = BTreeSet::new();
-    let (mut kb, mut in_mesa) = (0.0, false);
-    for line in smaps.lines() {
-        let mut words = line.split_whitespace();
-        let first = words.next().unwrap_or_default();
-        if first.contains('-') && !first.ends_with(':') {
-            let file = words.nth(4).map(|p| p.rsplit('/').next().unwrap_or(p));
-            in_mesa = file.is_some_and(|f| MESA.iter().any(|m| f.contains(m)));
-            if let (true, Some(f)) = (in_mesa, file) {
-                found.insert(f.to_owned());
-            }
-        } else if in_mesa && first == "Pss:" {
-            kb += words
-                .next()
-                .and_then(|v| v.parse::<f64>().ok())
-                .unwrap_or(0.0);
-        }
-    }
-    (found.into_iter().collect(), kb)
-}
-
 fn field_kb(file: &str, name: &str) -> Result<f64> {
     let text = std::fs::read_to_string(file)?;
     let line = text
@@ -195,13 +170,4 @@ pub fn process_start_epoch_ms(pid: u32) -> Result<f64> {
         .output()?;
     let ticks: f64 = String::from_utf8(out.stdout)?.trim().parse()?;
     Ok(now - uptime * 1000.0 + start_ticks / ticks * 1000.0)
-}
-
-/// SIGTERM to `pid` (the apps leave through their normal exit).
-pub fn terminate(pid: u32) -> Result<()> {
-    std::process::Command::new("kill")
-        .arg("-TERM")
-        .arg(pid.to_string())
-        .status()?;
-    Ok(())
 }

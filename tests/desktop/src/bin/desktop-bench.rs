@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use paddock_desktop_e2e::{Driver, Result, TestHome, app_binary, artifacts_dir, testid};
+use paddock_desktop_e2e::{Driver, Result, TestHome, app_binary, testid};
 use paddock_fake_model::FakeServer;
 use procs::Snapshot;
 use serde_json::json;
@@ -183,9 +183,7 @@ async fn starts(b: &Bench) -> Result<Vec<Vec<f64>>> {
 /// the picker closed once a project was open.
 async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
     let (home, floor, app) = (&b.home, &b.floor, &b.app);
-    let floor_driver =
-        wd::FloorDriver::start(home, floor, &artifacts_dir().join("bench/floor-driver.log"))
-            .await?;
+    let floor_driver = Driver::start_for(home, "bench-floor", floor.clone()).await?;
     let mut seen_floor = BTreeSet::new();
     let mut rows: Vec<Vec<Snapshot>> = ROWS.iter().map(|_| Vec::new()).collect();
     let mut picker_gone = true;
@@ -209,7 +207,7 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
             (FLOOR_LOW_WD_1, &["--lowered"][..]),
             (FLOOR_LOW_WD_2, &LOWERED_2[..]),
         ] {
-            let session = floor_driver.launch(args).await?;
+            let session = wd::floor_session(&floor_driver, args).await?;
             let pid = procs::wait_new_pid(floor, &mut seen_floor).await?;
             rows[row].push(settled(pid).await?);
             tokio::time::timeout(Duration::from_secs(20), session.quit())
