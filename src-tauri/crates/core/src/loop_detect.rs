@@ -106,7 +106,7 @@ impl LoopDetector {
                 }
             })
         };
-        let text_hit = if text.split_whitespace().next().is_none() {
+        let text_hit = if text.trim().is_empty() {
             None
         } else {
             let count = push_and_count(&mut self.texts, text_signature(text), self.window);

@@ -215,8 +215,7 @@ impl Runner<'_> {
             self.add_usage(&mut state, response.usage);
             let text = response.text();
             let model_stop = response.stop;
-            // The calls stay in their message, which joins the history with their results:
-            // they are run by reference, never copied.
+            // The calls are shared by their message in the history and the executor.
             let message = response.into_message();
             let calls: Vec<Arc<ToolCall>> = message.shared_tool_calls().cloned().collect();
             let stop = if calls.is_empty() {
@@ -235,12 +234,12 @@ impl Runner<'_> {
                 });
             }
             let before_turn = state.messages.len();
+            state.messages.push(message);
             if !text.is_empty() {
                 state.output = text.clone();
             }
 
             if calls.is_empty() {
-                state.messages.push(message);
                 self.save(&mut state);
                 break (self.budget_or(&state, ExitReason::EndTurn), None);
             }
@@ -269,7 +268,6 @@ impl Runner<'_> {
                             let results = results_message(
                                 calls.iter().map(|c| (&**c, skipped.clone(), true)),
                             );
-                            state.messages.push(message);
                             state.messages.push(results);
                             self.save(&mut state);
                             break (ExitReason::LoopDetected, None);
@@ -302,7 +300,6 @@ impl Runner<'_> {
                     text: LOOP_WARNING.to_owned(),
                 });
             }
-            state.messages.push(message);
             state.messages.push(results);
             if !delegated.is_zero() {
                 self.add_usage(&mut state, delegated);

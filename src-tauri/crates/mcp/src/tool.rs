@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use paddock_core::tool::coerced;
+use paddock_core::tool::coerce_to_schema;
 use paddock_core::{Tool, ToolContext, ToolError, ToolOutput};
 use paddock_protocol::ToolSpec;
 use rmcp::ServiceError;
@@ -120,7 +120,10 @@ impl Tool for McpTool {
     }
 
     async fn call(&self, input: &Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let arguments = match coerced(&self.spec.input_schema, input).into_owned() {
+        // The arguments are sent owned: one copy, coerced in place.
+        let mut input = input.clone();
+        coerce_to_schema(&self.spec.input_schema, &mut input);
+        let arguments = match input {
             Value::Object(map) => Some(map),
             Value::Null => None,
             other => {

@@ -1,7 +1,6 @@
 //! Text written once and read in several places (a tool's output: the history, the events,
 //! the session writer, the UI) without copies.
 
-use std::borrow::Borrow;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -69,32 +68,8 @@ impl PartialEq for SharedText {
 
 impl Eq for SharedText {}
 
-impl PartialOrd for SharedText {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for SharedText {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
-    }
-}
-
-impl std::hash::Hash for SharedText {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
-
 impl AsRef<str> for SharedText {
     fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl Borrow<str> for SharedText {
-    fn borrow(&self) -> &str {
         self.as_str()
     }
 }
@@ -108,12 +83,6 @@ impl From<String> for SharedText {
 impl From<&str> for SharedText {
     fn from(text: &str) -> Self {
         Self(Repr::Copied(Arc::from(text)))
-    }
-}
-
-impl From<&String> for SharedText {
-    fn from(text: &String) -> Self {
-        Self::from(text.as_str())
     }
 }
 

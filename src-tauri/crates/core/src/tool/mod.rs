@@ -26,7 +26,7 @@ use crate::write_locks::{WriteLocks, WriteScope};
 pub use coerce::{coerce_to_schema, coerced};
 pub use registry::{RegistryError, ToolRegistry};
 pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
-pub use truncate::{truncate_middle, truncate_middle_owned, truncate_shared};
+pub use truncate::truncate_shared;
 pub use typed::{TypedTool, schema_for, typed};
 
 /// What a tool hands back to the model, and how the call ended.
@@ -123,15 +123,7 @@ impl ToolContext {
     pub fn for_call(&self, call: &Arc<ToolCall>) -> Self {
         Self {
             call: Some(Arc::clone(call)),
-            agent: Arc::clone(&self.agent),
-            chain: Arc::clone(&self.chain),
-            cancel: self.cancel.clone(),
-            events: Arc::clone(&self.events),
-            approvals: Arc::clone(&self.approvals),
-            grants: Arc::clone(&self.grants),
-            writes: Arc::clone(&self.writes),
-            approved: self.approved.clone(),
-            told: Arc::clone(&self.told),
+            ..self.clone()
         }
     }
 

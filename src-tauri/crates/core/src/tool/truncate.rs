@@ -4,24 +4,8 @@ use paddock_protocol::SharedText;
 const HEAD_SHARE_PERCENT: usize = 70;
 
 /// Cuts `text` to about `max_chars` characters, keeping ~70% head and ~30% tail around a
-/// marker that says how many characters were cut. Counts characters, never splits one.
-pub fn truncate_middle(text: &str, max_chars: usize) -> String {
-    match cut_points(text, max_chars) {
-        Some(cut) => cut.join(text),
-        None => text.to_owned(),
-    }
-}
-
-/// [`truncate_middle`] for an owned text: returned as it is (no copy) when it fits.
-pub fn truncate_middle_owned(text: String, max_chars: usize) -> String {
-    match cut_points(&text, max_chars) {
-        Some(cut) => cut.join(&text),
-        None => text,
-    }
-}
-
-/// [`truncate_middle`] for shared text: the same buffer back when it fits, as most outputs
-/// do.
+/// marker that says how many characters were cut. Counts characters, never splits one. The
+/// same buffer comes back when it fits, as most outputs do.
 pub fn truncate_shared(text: SharedText, max_chars: usize) -> SharedText {
     match cut_points(&text, max_chars) {
         Some(cut) => cut.join(&text).into(),
@@ -39,11 +23,17 @@ struct Cut {
 impl Cut {
     /// The kept head and tail around the marker, written once into a buffer of their size.
     fn join(&self, text: &str) -> String {
+        use std::fmt::Write;
         let (head, tail) = (&text[..self.head_end], &text[self.tail_start..]);
-        let marker = format!("\n\n[... {} characters truncated ...]\n\n", self.cut_chars);
-        let mut out = String::with_capacity(head.len() + marker.len() + tail.len());
+        // The marker is at most 56 bytes.
+        let mut out = String::with_capacity(head.len() + 56 + tail.len());
         out.push_str(head);
-        out.push_str(&marker);
+        // Writing to a String cannot fail.
+        let _ = write!(
+            out,
+            "\n\n[... {} characters truncated ...]\n\n",
+            self.cut_chars
+        );
         out.push_str(tail);
         out
     }
@@ -85,18 +75,12 @@ fn cut_points(text: &str, max_chars: usize) -> Option<Cut> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn owned_texts_that_fit_are_kept_and_long_ones_cut_like_borrowed() {
-        let short = "héllo".to_owned();
-        let ptr = short.as_ptr();
-        let kept = truncate_middle_owned(short, 5);
-        assert_eq!((kept.as_str(), kept.as_ptr()), ("héllo", ptr), "no copy");
-        let long = "é".repeat(50);
-        assert_eq!(
-            truncate_middle_owned(long.clone(), 10),
-            truncate_middle(&long, 10)
-        );
-        assert_ne!(truncate_middle(&long, 10), long);
+    /// The cut as a `String`, for the tests.
+    fn truncate_middle(text: &str, max_chars: usize) -> String {
+        match cut_points(text, max_chars) {
+            Some(cut) => cut.join(text),
+            None => text.to_owned(),
+        }
     }
 
     #[test]
