@@ -190,8 +190,8 @@ fn hash_canonical(value: &Value, h: &mut DefaultHasher) {
         }
         Value::Object(map) => {
             (5u8, map.len()).hash(h);
-            // Maps keep their keys sorted unless serde_json's preserve_order is on somewhere
-            // in the build: sort only then.
+            // Maps keep the model's key order (serde_json's preserve_order, set for the
+            // workspace): sort only when they are not sorted already.
             if map.keys().zip(map.keys().skip(1)).all(|(a, b)| a <= b) {
                 for (k, v) in map {
                     k.hash(h);

@@ -298,8 +298,8 @@ pub fn json_schema() -> Value {
     sorted(schema)
 }
 
-/// Keys in sorted order at every depth, whatever serde_json's `preserve_order` feature
-/// (which another crate in the build may switch on) would otherwise keep.
+/// Keys in sorted order at every depth: serde_json's `preserve_order` (set for the workspace)
+/// would otherwise keep schemars' order.
 fn sorted(value: Value) -> Value {
     match value {
         Value::Object(map) => {

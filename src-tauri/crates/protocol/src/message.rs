@@ -169,6 +169,15 @@ mod tests {
     }
 
     #[test]
+    fn a_calls_input_keeps_the_models_key_order() {
+        // Sessions and replayed requests show the input as the model wrote it, in every
+        // shell (the workspace sets serde_json's preserve_order).
+        let line = r#"{"id":"c","name":"edit","input":{"path":"a","old":"x","new":"y"}}"#;
+        let call: ToolCall = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::to_string(&call).unwrap(), line);
+    }
+
+    #[test]
     fn parsed_from_text_is_kept_when_set() {
         let call = ToolCall {
             id: "c".into(),
