@@ -379,9 +379,10 @@ pub async fn load_session(
     state: State<'_, Desktop>,
     project: String,
     session_id: String,
+    tail: Option<u32>,
 ) -> Result<SessionTranscript> {
     let (root, store) = (projects::canonical(&project)?, state.store().clone());
-    blocking(move || sessions::load(&store, &root, &session_id)).await
+    blocking(move || sessions::load_tail(&store, &root, &session_id, tail)).await
 }
 
 #[tauri::command]

@@ -15,6 +15,7 @@ pub mod recent;
 pub mod runs;
 pub mod sessions;
 pub mod state;
+pub mod tail;
 pub mod watch;
 pub mod windows;
 

@@ -20,15 +20,28 @@ pub fn search(store: &SessionStore, root: &Path, query: &str) -> AppResult<Vec<S
     store.search(root, query).map_err(ToAppError::app_error)
 }
 
-/// A stored session for the transcript view.
+/// A stored session for the transcript view, whole.
 pub fn load(store: &SessionStore, root: &Path, id: &str) -> AppResult<SessionTranscript> {
+    load_tail(store, root, id, None)
+}
+
+/// A stored session for the transcript view: with `tail`, only its last turns (at least that
+/// many; `omitted` says what was left out).
+pub fn load_tail(
+    store: &SessionStore,
+    root: &Path,
+    id: &str,
+    tail: Option<u32>,
+) -> AppResult<SessionTranscript> {
     let mut s = store.load(root, id).map_err(ToAppError::app_error)?;
+    let omitted = tail.and_then(|n| crate::tail::keep_tail(&mut s.messages, &mut s.events, n));
     without_shown_results(&mut s.messages, &s.events);
     Ok(SessionTranscript {
         header: s.header,
         messages: s.messages,
         events: s.events,
         warnings: s.warnings,
+        omitted,
     })
 }
 

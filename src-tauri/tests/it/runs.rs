@@ -70,6 +70,18 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
     let t = sessions::load(s.desktop.store(), &s.root, &id).unwrap();
     assert_eq!(t.messages.len(), 6, "{:#?}", t.messages);
     assert!(t.events.iter().filter(|e| finished(e)).count() == 2);
+    assert_eq!(t.omitted, None);
+    // Opened on its last turn: the second prompt's run, the first counted as left out.
+    let tail = sessions::load_tail(s.desktop.store(), &s.root, &id, Some(1)).unwrap();
+    let omitted = tail.omitted.expect("the first run left out");
+    assert_eq!(
+        (omitted.runs, omitted.turns, omitted.hidden_turns),
+        (1, 0, 2)
+    );
+    assert_eq!(tail.messages[0].text(), "and then?");
+    assert_eq!(tail.messages.len(), 2, "{:#?}", tail.messages);
+    assert!(matches!(tail.events[0], AgentEvent::RunStarted { .. }));
+    assert!(tail.events.iter().filter(|e| finished(e)).count() == 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

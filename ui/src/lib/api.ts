@@ -153,8 +153,10 @@ export const listSessions = (project: string) =>
   call<SessionSummary[]>('list_sessions', { project });
 export const searchSessions = (project: string, query: string) =>
   call<SearchHit[]>('search_sessions', { project, query });
-export const loadSession = (project: string, sessionId: string) =>
-  call<SessionTranscript>('load_session', { project, sessionId });
+/** The session whole, or with `tail` its last turns (at least that many; `omitted` says what
+ * was left out). */
+export const loadSession = (project: string, sessionId: string, tail?: number) =>
+  call<SessionTranscript>('load_session', { project, sessionId, tail: tail ?? null });
 export const deleteSession = (project: string, sessionId: string) =>
   call<null>('delete_session', { project, sessionId });
 export const exportSession = (project: string, sessionId: string, format: ExportFormat) =>

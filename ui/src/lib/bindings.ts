@@ -330,6 +330,24 @@ display_name?: string,
  */
 context_window?: number, };
 
+export type Omitted = { 
+/**
+ * Prompts (runs) left out whole, before the first one sent.
+ */
+runs: number, 
+/**
+ * Turns left out at the start of the first run sent.
+ */
+turns: number, 
+/**
+ * Every turn left out: the whole runs' and the first run's.
+ */
+hidden_turns: number, 
+/**
+ * Token usage of the runs left out whole.
+ */
+usage: TokenUsage, };
+
 export type ProjectInfo = { 
 /**
  * Absolute path, symlinks resolved.
@@ -576,7 +594,7 @@ export type SessionSummary = { id: string, title: string, model: string, created
  */
 updated: string, size_bytes: number, };
 
-export type SessionTranscript = { header: SessionHeader, messages: Array<Message>, events: Array<AgentEvent>, warnings: Array<string>, };
+export type SessionTranscript = { header: SessionHeader, messages: Array<Message>, events: Array<AgentEvent>, warnings: Array<string>, omitted?: Omitted, };
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "unknown";
 

@@ -19,6 +19,9 @@ interface LiveRun {
 /** How long events gather before the view updates: one render per batch, not per token. */
 const BATCH_MS = 30;
 
+/** Turns a stored session opens on (two of the panel's pages); the rest comes when asked for. */
+export const OPEN_TURNS = 20;
+
 /** What Continue sends after a run used all its turns. */
 export const CONTINUE_PROMPT = 'Continue where you left off.';
 
@@ -144,11 +147,21 @@ export class SessionController {
     await this.#try(async () => {
       // Marks for scripts/bench-desktop.sh (IPC, rebuild, render): cheap, and kept.
       performance.mark('paddock:session-open');
-      const stored = await api.loadSession(this.project, sessionId);
+      const stored = await api.loadSession(this.project, sessionId, OPEN_TURNS);
       performance.mark('paddock:session-loaded');
       this.sessionId = sessionId;
       this.#showStored(stored);
       performance.mark('paddock:session-rebuilt');
+    });
+  }
+
+  /** The open session whole, when it was opened on its last turns (not while it runs). */
+  async loadWhole(): Promise<void> {
+    const id = this.sessionId;
+    if (!id || !this.transcript.omitted || this.running || this.compacting) return;
+    await this.#try(async () => {
+      const stored = await api.loadSession(this.project, id);
+      if (this.sessionId === id && !this.running) this.#showStored(stored);
     });
   }
 
@@ -161,7 +174,7 @@ export class SessionController {
     if (!id || this.running) {
       throw { code: 'busy', message: 'Wait for the run to end, then rewind.' } satisfies AppError;
     }
-    const text = this.transcript.runs[prompt - 1]?.prompt;
+    const text = this.transcript.runs[prompt - 1 - (this.transcript.omitted?.runs ?? 0)]?.prompt;
     const stored = await api.rewindSession(this.project, id, prompt, turn, mode);
     this.listVersion++;
     if (this.sessionId !== id) return;
@@ -256,7 +269,7 @@ export class SessionController {
   #showStored(stored: SessionTranscript): void {
     this.placed++;
     this.#shown = null;
-    this.transcript = fromStored(stored.messages, stored.events);
+    this.transcript = fromStored(stored.messages, stored.events, stored.omitted);
     this.loadWarnings = stored.warnings;
     this.running = false;
   }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from './bindings';
-import { SessionController } from './session.svelte';
+import { OPEN_TURNS, SessionController } from './session.svelte';
 import { kept } from '../test/events';
 import { toolMessages, toolRun } from '../test/sessions';
 import { editSession, rewound, stored } from '../test/changes';
@@ -126,7 +126,7 @@ describe('SessionController', () => {
     });
     const s = new SessionController('/p');
     await s.open('s2');
-    expect(api.loadSession).toHaveBeenCalledWith('/p', 's2');
+    expect(api.loadSession).toHaveBeenCalledWith('/p', 's2', OPEN_TURNS);
     expect(s.sessionId).toBe('s2');
     expect(s.loadWarnings).toEqual(['line 9 was cut short']);
     expect(s.transcript.runs[0]!.turns[0]!.cards).toHaveLength(2);

@@ -2,19 +2,27 @@
 // messages and only the events worth keeping (no token deltas, no turn or tool-call starts),
 // so this puts back what the live stream had, from the messages, and replays the result
 // through the same reducer.
-import type { AgentEvent, ContentBlock, Message, ToolCall } from './bindings';
+import type { AgentEvent, ContentBlock, Message, Omitted, ToolCall } from './bindings';
 import { emptyTranscript, reduceAll, type Transcript, type TranscriptAction } from './transcript';
 
 /** Events between a turn's end and its tool calls: warnings, loop checks, the workspace's record. */
 const BEFORE_CALLS = new Set<string | undefined>(['warning', 'loop_detected', 'checkpoint_saved']);
 
-/** The transcript of a stored session, as it looked when it ran. */
-export function fromStored(messages: Message[], events: AgentEvent[]): Transcript {
-  return fillResults(reduceAll(emptyTranscript(), replayActions(messages, events)), messages);
+/**
+ * The transcript of a stored session, as it looked when it ran. A session sent in part
+ * (`omitted`: its start left out, up to a turn boundary) numbers its turns and prompts as the
+ * whole session does.
+ */
+export function fromStored(messages: Message[], events: AgentEvent[], omitted?: Omitted | null): Transcript {
+  const start = omitted ? { ...emptyTranscript(), omitted } : emptyTranscript();
+  return fillResults(reduceAll(start, replayActions(messages, events, omitted?.turns ?? 0)), messages);
 }
 
-/** The actions the live stream would have produced for this session. */
-export function replayActions(messages: Message[], events: AgentEvent[]): TranscriptAction[] {
+/**
+ * The actions the live stream would have produced for this session; `firstTurns`: turns left
+ * out at the start of its first run.
+ */
+export function replayActions(messages: Message[], events: AgentEvent[], firstTurns = 0): TranscriptAction[] {
   const groups = promptGroups(messages);
   const between = new Map<number, AgentEvent[]>();
   const runs = splitRuns(nestDelegated(events), between);
@@ -25,7 +33,8 @@ export function replayActions(messages: Message[], events: AgentEvent[]): Transc
     const group = groups[i];
     if (group) out.push({ type: 'user_prompt', text: group.prompt });
     const run = runs[i];
-    append(out, run ? rebuildRun(run, group?.replies ?? null) : fromMessagesOnly(group?.replies ?? []));
+    const offset = i === 0 ? firstTurns : 0;
+    append(out, run ? rebuildRun(run, group?.replies ?? null, offset) : fromMessagesOnly(group?.replies ?? []));
     // A rewind or compaction stays where it happened: after its run, before the next prompt.
     append(out, between.get(i) ?? []);
   }
@@ -108,7 +117,7 @@ function splitRuns(events: AgentEvent[], between?: Map<number, AgentEvent[]>): A
  * `run_finished`), then warnings and loop checks, then the tools' events. `replies` is null
  * for a teammate's run (not stored).
  */
-function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] {
+function rebuildRun(run: AgentEvent[], replies: Message[] | null, offset = 0): AgentEvent[] {
   const starts: number[] = [];
   /** The turn's first `context` after the previous turn's end, if any (from there on: linear). */
   const contextAfter = (from: number, to: number) => {
@@ -122,7 +131,8 @@ function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] 
     previous = i;
   });
   const end = run.findLast((e) => e.type === 'run_finished');
-  const turns = end?.type === 'run_finished' ? end.turns : Math.max(starts.length, replies?.length ?? 0);
+  // `offset` turns were left out before these (the run's end counts them).
+  const turns = end?.type === 'run_finished' ? end.turns - offset : Math.max(starts.length, replies?.length ?? 0);
   if (turns > starts.length) {
     // The last turn did not finish: it starts at its context, else its usage, else at the
     // error or the end.
@@ -149,7 +159,7 @@ function rebuildRun(run: AgentEvent[], replies: Message[] | null): AgentEvent[] 
     segment.forEach((e, i) => {
       if ((end < 0 || i < end) && (e.type === 'context' || e.type === 'compacted')) head = i + 1;
     });
-    out.push({ type: 'turn_started', turn: t + 1 });
+    out.push({ type: 'turn_started', turn: offset + t + 1 });
     append(out, segment.slice(0, head));
     append(out, deltas(reply));
     const terminated = segment.some((e) => e.type === 'loop_detected' && e.action === 'terminated');

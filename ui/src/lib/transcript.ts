@@ -14,6 +14,7 @@ import type {
   FileChange,
   LoopAction,
   LoopKind,
+  Omitted,
   RewindInfo,
   StopReason,
   TokenUsage,
@@ -167,6 +168,8 @@ export interface Transcript {
   compactions: Compaction[];
   /** How full the model's context was at the latest model call (or after a compaction). */
   context?: ContextInfo;
+  /** A stored session opened on its last turns: what its start left out. */
+  omitted?: Omitted;
 }
 
 /** A user prompt is not an agent event: the UI adds it when it sends one. */
@@ -189,7 +192,7 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 
 /** The whole session's usage: every run's total. */
 export function totalUsage(t: Transcript): TokenUsage {
-  return t.runs.reduce((sum, run) => addUsage(sum, run.end?.usage ?? run.usage), ZERO);
+  return t.runs.reduce((sum, run) => addUsage(sum, run.end?.usage ?? run.usage), t.omitted?.usage ?? ZERO);
 }
 
 /** True while the last run has not finished. */

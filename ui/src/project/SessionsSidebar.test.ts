@@ -1,6 +1,6 @@
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { SessionController } from '../lib/session.svelte';
+import { OPEN_TURNS, SessionController } from '../lib/session.svelte';
 import SessionsSidebar from './SessionsSidebar.svelte';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
@@ -36,7 +36,7 @@ describe('SessionsSidebar', () => {
     await vi.waitFor(() => expect(items().map((i) => i.dataset.sessionId)).toEqual(['s1', 's2']));
     await fireEvent.click(within(item('s2')).getByTestId('session-open'));
     await vi.waitFor(() => expect(session.sessionId).toBe('s2'));
-    expect(api.loadSession).toHaveBeenCalledWith('/p', 's2');
+    expect(api.loadSession).toHaveBeenCalledWith('/p', 's2', OPEN_TURNS);
   });
 
   it('deletes a session and reloads the list', async () => {

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent, RewindPreview } from '../lib/bindings';
-import { SessionController } from '../lib/session.svelte';
+import { OPEN_TURNS, SessionController } from '../lib/session.svelte';
 import { edit, editRun, editSession, rewound, stored, summaryOf } from '../test/changes';
 import { kept } from '../test/events';
 import { toolMessages, toolRun } from '../test/sessions';
@@ -29,7 +29,7 @@ async function open(session = before) {
   const s = new SessionController('/p');
   render(TranscriptPanel, { props: { session: s } });
   await s.open('s1');
-  expect(api.loadSession).toHaveBeenCalledWith('/p', 's1');
+  expect(api.loadSession).toHaveBeenCalledWith('/p', 's1', OPEN_TURNS);
   return s;
 }
 

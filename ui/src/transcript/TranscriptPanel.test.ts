@@ -6,6 +6,7 @@ import { SessionController } from '../lib/session.svelte';
 import { call, usage } from '../test/events';
 import { emptyTranscript, reduceAll, type TranscriptAction } from '../lib/transcript';
 import TranscriptPanel from './TranscriptPanel.svelte';
+import tails from '../test/generated/tails.json';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
 const api = vi.mocked(await import('../lib/api'));
@@ -78,6 +79,27 @@ describe('TranscriptPanel', () => {
     await fireEvent.click(screen.getByTestId('show-earlier'));
     await vi.waitFor(() => expect(answers()).toBe(25));
     expect(screen.queryByTestId('show-earlier')).toBeNull();
+  });
+
+  it('opens a long session on its last turns and loads the rest when asked for more', async () => {
+    // The Rust side's cut of a 31-turn run: its last 10 turns, 21 left out.
+    const [long] = (tails as unknown as { cases: { whole: object; part: object }[] }).cases;
+    const header = { id: 's1', title: 'walk', created: '', updated: '', project: '/p' };
+    const answer = (part: object) => ({ header, warnings: [], ...part }) as never;
+    api.loadSession.mockImplementation(async (_p, _s, tail) => answer(tail ? long!.part : long!.whole));
+    const session = new SessionController('/p');
+    render(TranscriptPanel, { props: { session } });
+    await session.open('s1');
+    await tick();
+    const answers = () => screen.getAllByTestId('message-assistant').map((m) => m.textContent?.trim());
+    expect(answers()).toHaveLength(10);
+    expect(answers()[0]).toBe('turn 22');
+    expect(screen.getByTestId('show-earlier').textContent).toContain('21 more turns');
+    await fireEvent.click(screen.getByTestId('show-earlier'));
+    await vi.waitFor(() => expect(answers()).toHaveLength(20));
+    expect(api.loadSession).toHaveBeenLastCalledWith('/p', 's1');
+    expect(answers()[0]).toBe('turn 12');
+    expect(screen.getByTestId('show-earlier').textContent).toContain('11 more turns');
   });
 
   it('sends with Ctrl+Enter, shows the prompt, and locks send while running', async () => {

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::{
-    AgentEvent, Message, ProjectSettings, ProviderKind, SandboxStatus, SessionHeader, TrustReport,
+    AgentEvent, Message, ProjectSettings, ProviderKind, SandboxStatus, SessionHeader, TokenUsage,
+    TrustReport,
 };
 
 /// The one error every desktop command returns.
@@ -159,13 +160,30 @@ pub struct ConnectionReport {
     pub model_available: Option<bool>,
 }
 
-/// A whole stored session, for the transcript view.
+/// A stored session, for the transcript view: whole, or its last turns (`omitted` then says
+/// what was left out).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionTranscript {
     pub header: SessionHeader,
     pub messages: Vec<Message>,
     pub events: Vec<AgentEvent>,
     pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub omitted: Option<Omitted>,
+}
+
+/// The start of a session a transcript sent in part leaves out, up to a turn boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+pub struct Omitted {
+    /// Prompts (runs) left out whole, before the first one sent.
+    pub runs: u32,
+    /// Turns left out at the start of the first run sent.
+    pub turns: u32,
+    /// Every turn left out: the whole runs' and the first run's.
+    pub hidden_turns: u32,
+    /// Token usage of the runs left out whole.
+    pub usage: TokenUsage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -18,8 +18,8 @@ mod usage;
 
 pub use app::{
     AppError, AppErrorCode, ConnectionReport, ExportFormat, FilePreview, KeyStatus, ModelInfo,
-    ProjectInfo, RecentProject, SessionTranscript, ToolCallMode, ToolProbeReport, WorkspaceChange,
-    WorkspaceEntry, WorkspaceTree,
+    Omitted, ProjectInfo, RecentProject, SessionTranscript, ToolCallMode, ToolProbeReport,
+    WorkspaceChange, WorkspaceEntry, WorkspaceTree,
 };
 pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
