@@ -10,6 +10,9 @@ use thirtyfour::error::WebDriverErrorInner;
 
 use crate::procs;
 
+/// The turns the view opens a stored session on (`OPEN_TURNS`, ui/src/lib/session.svelte.ts).
+const OPEN_TURNS: u32 = 20;
+
 /// When the main window painted, split at the page's navigation start.
 pub struct Start {
     /// Process start to first contentful paint.
@@ -87,8 +90,10 @@ pub async fn window_count(app: &App) -> Result<usize> {
 pub struct Open {
     /// Click to the frame after the transcript's final banner is in the page.
     pub total: f64,
-    /// `load_session` over IPC, parse included, nothing rendered.
+    /// `load_session` of the whole session over IPC, parse included, nothing rendered.
     pub load: f64,
+    /// The same for the last turns the view opens on.
+    pub load_tail: f64,
     pub cards: u64,
     /// From the click: the UI asked for the session, had it, had rebuilt the transcript.
     pub marks: [Option<f64>; 3],
@@ -114,9 +119,14 @@ pub async fn open_transcript_ms(app: &App, session: &str) -> Result<Open> {
         .wd
         .execute_async(
             "const [project, sessionId, done] = arguments;
-             const t0 = performance.now();
-             window.__TAURI_INTERNALS__.invoke('load_session', { project, sessionId })
-               .then(() => done(performance.now() - t0), (e) => done(-1));",
+             const invoke = window.__TAURI_INTERNALS__.invoke;
+             const timed = async (tail) => {
+               const t0 = performance.now();
+               await invoke('load_session', { project, sessionId, tail });
+               return performance.now() - t0;
+             };
+             timed(null).then(async (whole) => done([whole, await timed(OPEN_TURNS)]), () => done(null));"
+                .replace("OPEN_TURNS", &OPEN_TURNS.to_string()),
             vec![json!(project), json!(session)],
         )
         .await?
@@ -161,7 +171,8 @@ pub async fn open_transcript_ms(app: &App, session: &str) -> Result<Open> {
     }
     Ok(Open {
         total: measured["ms"].as_f64().ok_or("no timing")?,
-        load: load.as_f64().ok_or("no load timing")?,
+        load: load[0].as_f64().ok_or("no load timing")?,
+        load_tail: load[1].as_f64().ok_or("no load timing")?,
         cards: measured["cards"].as_u64().unwrap_or(0),
         marks: [0, 1, 2].map(|i| measured["marks"][i].as_f64()),
     })
