@@ -12,12 +12,24 @@ interface LiveRun {
   id: Promise<string>;
   transcript: Transcript;
   queue: AgentEvent[];
+  /** A batch is waiting: for a frame (`frame`), with `timer` as the fallback. */
+  frame?: number;
   timer?: ReturnType<typeof setTimeout>;
+  /** When the last batch went to the view. */
+  flushed: number;
   finished: boolean;
 }
 
-/** How long events gather before the view updates: one render per batch, not per token. */
+/**
+ * How long events gather before the view updates: one render per batch, not per token. A
+ * batch goes out at the start of an animation frame, so its work never lands in the middle of
+ * one and delays it (a 50,000-token answer: frames of ~20 ms at p95 when batches ran on a
+ * timer); a window that paints no frames (hidden) still gets it after `MAX_WAIT_MS`.
+ */
 const BATCH_MS = 30;
+const MAX_WAIT_MS = 100;
+/** A frame this close to `BATCH_MS` after the last batch is late enough. */
+const FRAME_SLACK_MS = 8;
 
 /** Turns a stored session opens on (two of the panel's pages); the rest comes when asked for. */
 export const OPEN_TURNS = 20;
@@ -76,6 +88,7 @@ export class SessionController {
       transcript: reduce(before, { type: 'user_prompt', text: prompt }),
       queue: [],
       finished: false,
+      flushed: Number.NEGATIVE_INFINITY,
     };
     this.#live.add(run);
     this.#show(run);
@@ -284,11 +297,22 @@ export class SessionController {
 
   #receive(run: LiveRun, event: AgentEvent): void {
     run.queue.push(event);
-    run.timer ??= setTimeout(() => this.#flush(run), BATCH_MS);
+    if (run.timer !== undefined) return;
+    const frames = typeof requestAnimationFrame !== 'undefined';
+    run.timer = setTimeout(() => this.#flush(run), frames ? MAX_WAIT_MS : BATCH_MS);
+    if (!frames) return;
+    const onFrame = (now: number) => {
+      if (now - run.flushed < BATCH_MS - FRAME_SLACK_MS) run.frame = requestAnimationFrame(onFrame);
+      else this.#flush(run);
+    };
+    run.frame = requestAnimationFrame(onFrame);
   }
 
   #flush(run: LiveRun): void {
-    run.timer = undefined;
+    clearTimeout(run.timer);
+    if (run.frame !== undefined) cancelAnimationFrame(run.frame);
+    run.timer = run.frame = undefined;
+    run.flushed = performance.now();
     const events = run.queue.splice(0);
     const t = reduceAll(run.transcript, events);
     if (events.some((e) => e.type === 'run_finished')) run.finished = true;

@@ -54,6 +54,48 @@ describe('SessionController', () => {
     expect(s.transcript.runs[0]!.turns.map((t) => t.text)).toEqual(["I'll write it.", 'Done.']);
   });
 
+  it('shows a batch of events at the start of a frame, and without frames after a while', async () => {
+    // Frames run when the test says; the clock is the fake one.
+    vi.useFakeTimers();
+    const frames: FrameRequestCallback[] = [];
+    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f));
+    vi.stubGlobal('cancelAnimationFrame', () => {});
+    const frame = () => frames.splice(0).forEach((f) => f(performance.now()));
+    try {
+      const s = new SessionController('/p');
+      await s.send('go');
+      const text = () => s.transcript.runs[0]!.turns[0]?.text;
+      emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 100 });
+      emit({ type: 'turn_started', turn: 1 });
+      emit({ type: 'text_delta', text: 'a' });
+      expect(text()).toBeUndefined();
+      // The first batch goes out at the next frame.
+      frame();
+      expect(text()).toBe('a');
+      // The next waits for a frame BATCH_MS after it: earlier frames pass it by.
+      emit({ type: 'text_delta', text: 'b' });
+      vi.advanceTimersByTime(10);
+      frame();
+      expect(text()).toBe('a');
+      vi.advanceTimersByTime(15);
+      frame();
+      expect(text()).toBe('ab');
+      // No frames (a hidden window): it still goes out, after MAX_WAIT_MS.
+      emit({ type: 'text_delta', text: 'c' });
+      vi.advanceTimersByTime(99);
+      expect(text()).toBe('ab');
+      vi.advanceTimersByTime(1);
+      expect(text()).toBe('abc');
+      // And the frame that was asked for then finds nothing to do.
+      frame();
+      expect(text()).toBe('abc');
+    } finally {
+      // In this order: fake timers fake frames too, and the stubs put back what they found.
+      vi.unstubAllGlobals();
+      vi.useRealTimers();
+    }
+  });
+
   it('continues the open session with its id', async () => {
     const s = new SessionController('/p');
     s.draft = 'one';
