@@ -3,7 +3,7 @@
 // coming back shows it live again.
 import * as api from './api';
 import type { AgentEvent, AppError, ApprovalDecision, RewindMode, SessionTranscript } from './bindings';
-import { fromStored } from './stored';
+import { fromStored, placeOfMessage } from './stored';
 import { emptyTranscript, reduce, reduceAll, type AlwaysAllow, type Transcript } from './transcript';
 
 interface LiveRun {
@@ -57,6 +57,8 @@ export class SessionController {
   error = $state<AppError | null>(null);
   /** Bumped when the session list may have changed. */
   listVersion = $state(0);
+  /** A search hit to bring into view: its run and turn (0: the prompt), and a fresh `at`. */
+  found = $state.raw<{ run: number; turn: number; at: number } | null>(null);
   /** Sessions with a run going on in this window (the sidebar's badge). */
   liveSessions = $state<string[]>([]);
 
@@ -147,9 +149,13 @@ export class SessionController {
   /** Called when an answer changed the project's settings (a rule saved by "Always allow"). */
   onSettingsChanged: (() => void) | null = null;
 
-  /** Opens a stored session, or its live run when one is going. */
-  async open(sessionId: string): Promise<void> {
+  /**
+   * Opens a stored session, or its live run when one is going; with `message` (a search hit's
+   * index in the history) the whole session, to show that message.
+   */
+  async open(sessionId: string, message?: number): Promise<void> {
     this.error = null;
+    this.found = null;
     if (sessionId !== this.sessionId) this.unqueue();
     const live = [...this.#live].find((r) => r.sessionId === sessionId && !r.finished);
     if (live) {
@@ -160,10 +166,13 @@ export class SessionController {
     await this.#try(async () => {
       // Marks for scripts/bench-desktop.sh (IPC, rebuild, render): cheap, and kept.
       performance.mark('paddock:session-open');
-      const stored = await api.loadSession(this.project, sessionId, OPEN_TURNS);
+      const whole = message !== undefined;
+      const stored = await api.loadSession(this.project, sessionId, whole ? undefined : OPEN_TURNS);
       performance.mark('paddock:session-loaded');
       this.sessionId = sessionId;
       this.#showStored(stored);
+      const place = whole ? placeOfMessage(stored.messages, message) : null;
+      if (place) this.found = { ...place, at: performance.now() };
       performance.mark('paddock:session-rebuilt');
     });
   }
@@ -263,6 +272,7 @@ export class SessionController {
 
   newSession(): void {
     this.unqueue();
+    this.found = null;
     this.#shown = null;
     this.sessionId = null;
     this.transcript = emptyTranscript();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, Message } from './bindings';
-import { fromStored, replayActions } from './stored';
+import { fromStored, placeOfMessage, replayActions } from './stored';
 import { emptyTranscript, reduce, type TranscriptAction } from './transcript';
 import {
   assistant,
@@ -26,6 +26,28 @@ function expectSameView(actions: TranscriptAction[], messages: Message[]) {
   expect(stored).toEqual(live(actions));
   return stored;
 }
+
+describe('placeOfMessage', () => {
+  it('finds the run and turn a message of the history shows in', () => {
+    const messages: Message[] = [
+      userText('one'),
+      assistant(text('looking'), toolUse(write)),
+      results(['c1', 'ok']),
+      assistant(text('done')),
+      userText('two'),
+      assistant(text('sure')),
+    ];
+    expect([0, 1, 2, 3, 4, 5, 6].map((i) => placeOfMessage(messages, i))).toEqual([
+      { run: 0, turn: 0 },
+      { run: 0, turn: 1 },
+      { run: 0, turn: 1 },
+      { run: 0, turn: 2 },
+      { run: 1, turn: 0 },
+      { run: 1, turn: 1 },
+      null,
+    ]);
+  });
+});
 
 describe('a stored session renders like the live stream', () => {
   it('tool calls, an approval, thinking, usage and two runs', () => {

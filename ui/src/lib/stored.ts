@@ -41,6 +41,21 @@ export function replayActions(messages: Message[], events: AgentEvent[], firstTu
   return out;
 }
 
+/** Where message `index` shows: its prompt's run (0-based) and turn (0: the prompt itself). */
+export function placeOfMessage(messages: Message[], index: number): { run: number; turn: number } | null {
+  let run = -1;
+  let turn = 0;
+  for (let i = 0; i <= index && i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === 'user' && !m.content.some((b) => b.type === 'tool_result')) {
+      run++;
+      turn = 0;
+    } else if (m.role === 'assistant') turn++;
+    if (i === index) return run < 0 ? null : { run, turn };
+  }
+  return null;
+}
+
 interface PromptGroup {
   prompt: string;
   /** The assistant messages that answered it, in order (one per model call). */

@@ -74,6 +74,9 @@ describe('SessionsSidebar', () => {
     await vi.waitFor(() => expect(items().map((i) => i.dataset.sessionId)).toEqual(['s2']));
     expect(api.searchSessions).toHaveBeenCalledWith('/p', 'parser');
     expect(item('s2')).toHaveTextContent('the bug in parser');
+    // A hit opens its session whole, to show the message it found.
+    await fireEvent.click(within(item('s2')).getByTestId('session-open'));
+    await vi.waitFor(() => expect(api.loadSession).toHaveBeenCalledWith('/p', 's2', undefined));
   });
 
   it('starts a new session', async () => {

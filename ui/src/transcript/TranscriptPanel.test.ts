@@ -1,6 +1,6 @@
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import { tick } from 'svelte';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { AgentEvent } from '../lib/bindings';
 import { SessionController } from '../lib/session.svelte';
 import { call, usage } from '../test/events';
@@ -100,6 +100,32 @@ describe('TranscriptPanel', () => {
     expect(api.loadSession).toHaveBeenLastCalledWith('/p', 's1');
     expect(answers()[0]).toBe('turn 12');
     expect(screen.getByTestId('show-earlier').textContent).toContain('11 more turns');
+  });
+
+  it('opens a search hit whole and brings its turn into view', async () => {
+    const [long] = (tails as unknown as { cases: { whole: object; part: object }[] }).cases;
+    const header = { id: 's1', title: 'walk', created: '', updated: '', project: '/p' };
+    api.loadSession.mockResolvedValue({ header, warnings: [], ...long!.whole } as never);
+    const scrolled: Element[] = [];
+    // jsdom has no scrollIntoView: this test's own, gone after it.
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this);
+    };
+    onTestFinished(() => {
+      delete (Element.prototype as Partial<Element>).scrollIntoView;
+    });
+    const session = new SessionController('/p');
+    render(TranscriptPanel, { props: { session } });
+    // Message 9: the prompt, then a reply and its results per turn: turn 5's reply.
+    await session.open('s1', 9);
+    expect(api.loadSession).toHaveBeenCalledWith('/p', 's1', undefined);
+    await vi.waitFor(() => expect(scrolled).toHaveLength(1));
+    const turn = scrolled[0] as HTMLElement;
+    expect(turn.dataset.turn).toBe('5');
+    expect(turn.textContent).toContain('turn 5');
+    expect(document.activeElement).toBe(turn);
+    // Every turn from there on is rendered.
+    expect(screen.getAllByTestId('message-assistant')).toHaveLength(27);
   });
 
   it('sends with Ctrl+Enter, shows the prompt, and locks send while running', async () => {
