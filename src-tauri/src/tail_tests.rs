@@ -352,13 +352,6 @@ fn the_uis_copy_of_the_cases_is_current() {
     );
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../ui/src/test/generated/tails.json");
-    if std::env::var_os("PADDOCK_UPDATE_GENERATED").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "ui/src/test/generated/tails.json is stale: run PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --lib tail"
-    );
+    let how = "cargo test -p paddock-desktop --lib tail";
+    paddock_protocol::generated::check_committed(&path, &generated, how).unwrap();
 }

@@ -6,6 +6,8 @@ mod app;
 mod changes;
 mod context;
 mod events;
+#[doc(hidden)]
+pub mod generated;
 mod grants;
 mod mcp;
 mod message;

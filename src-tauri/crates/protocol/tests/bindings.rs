@@ -49,14 +49,6 @@ fn generate() -> String {
 #[test]
 fn committed_typescript_bindings_are_current() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/lib/bindings.ts");
-    let generated = generate();
-    if std::env::var_os("PADDOCK_UPDATE_GENERATED").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "ui/src/lib/bindings.ts is stale: run PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings"
-    );
+    let how = "cargo test -p paddock-protocol --test bindings";
+    paddock_protocol::generated::check_committed(&path, &generate(), how).unwrap();
 }

@@ -135,12 +135,6 @@ fn grants_map_to_a_policy() {
 fn the_committed_json_schema_is_current() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../docs/settings.schema.json");
     let generated = serde_json::to_string_pretty(&settings::json_schema()).unwrap() + "\n";
-    if std::env::var_os("PADDOCK_UPDATE_GENERATED").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "docs/settings.schema.json is stale: run PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-host settings"
-    );
+    let how = "cargo test -p paddock-host settings";
+    paddock_protocol::generated::check_committed(&path, &generated, how).unwrap();
 }
