@@ -279,6 +279,24 @@ impl App {
         Ok(())
     }
 
+    /// Clicks what closes its own window (the picker, once it has opened a project): the
+    /// click's reply can find that window gone, which is no error here.
+    pub async fn click_closing(&self, css: &str) -> Result<()> {
+        match self.click(css).await {
+            Err(e)
+                if e.downcast_ref::<WebDriverError>().is_some_and(|e| {
+                    matches!(
+                        e.as_inner(),
+                        thirtyfour::error::WebDriverErrorInner::NoSuchWindow(_)
+                    )
+                }) =>
+            {
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
     /// Clears an input and types `text` into it.
     pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
         let e = self.wait_for(css).await?;

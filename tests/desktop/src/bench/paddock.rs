@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use paddock_desktop_e2e::{App, Result, testid};
 use serde_json::{Value, json};
-use thirtyfour::error::WebDriverErrorInner;
 
 use crate::procs;
 
@@ -50,18 +49,7 @@ pub async fn open_from_picker(app: &App, root: &Path) -> Result<()> {
     app.wait_for(&testid("project-path-input")).await?;
     app.type_into(&testid("project-path-input"), &root.to_string_lossy())
         .await?;
-    let open = app.wait_for(&testid("open-path-button")).await?;
-    app.wait_until("the open button enabled", || async {
-        Ok(open.is_enabled().await?)
-    })
-    .await?;
-    // The picker closes itself once the project is open: the click's reply can find its
-    // window gone (it does when both windows share one web process).
-    if let Err(e) = open.click().await
-        && !matches!(e.as_inner(), WebDriverErrorInner::NoSuchWindow(_))
-    {
-        return Err(e.into());
-    }
+    app.click_closing(&testid("open-path-button")).await?;
     let name = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

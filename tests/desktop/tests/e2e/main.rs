@@ -40,7 +40,7 @@ fn sel(id: &str, attrs: &[(&str, &str)]) -> String {
 async fn open_project(app: &App, root: &Path) -> Result<()> {
     app.type_into(&testid("project-path-input"), &root.to_string_lossy())
         .await?;
-    app.click(&testid("open-path-button")).await?;
+    app.click_closing(&testid("open-path-button")).await?;
     app.switch_to_window_with("project=").await
 }
 
@@ -173,7 +173,7 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
     let other = home.project("orchard", Some(&fake_settings(&fake, json!({}))))?;
     app.type_into(&testid("project-path-input"), &other.to_string_lossy())
         .await?;
-    app.click(&testid("open-path-button")).await?;
+    app.click_closing(&testid("open-path-button")).await?;
     app.switch_to_window_with("orchard").await?;
     app.wait_for(&testid("tab-transcript")).await?;
     app.wait_until("the picker closed itself", || async {
@@ -196,7 +196,7 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
     // Restart: the session is still there and opens with its transcript.
     app.quit().await?;
     let app = driver.launch().await?;
-    app.click(&sel(
+    app.click_closing(&sel(
         "recent-project",
         &[("data-path", &root.to_string_lossy())],
     ))
