@@ -53,11 +53,11 @@ pub fn keep_tail(
     })?;
     let (run, group) = (&runs[at], &groups[at]);
     let starts = turn_starts(events, run);
-    // Leave out the run's first turns when its finished turns and replies line up that far;
-    // else cut before the run.
+    // Leave out the run's first turns when a finished turn and a reply follow them (the
+    // history is saved less often than the events: it may lag); else cut before the run.
     let wanted = counts[at] - keep;
     let dropped = match usize::try_from(wanted) {
-        Ok(n) if n < starts.len() && n <= group.replies.len() => n,
+        Ok(n) if n < starts.len() && n < group.replies.len() => n,
         _ => 0,
     };
     if at == 0 && dropped == 0 {

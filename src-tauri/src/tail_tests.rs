@@ -204,6 +204,23 @@ fn failed_last() -> Session {
     s
 }
 
+/// `prompts` three-turn prompts, then a 31-turn run whose history has only 26 replies:
+/// Paddock stopped between saves (the history is saved less often than the events).
+fn lagging(prompts: usize) -> Session {
+    let mut s = Session::default();
+    for p in 0..prompts.saturating_sub(1) {
+        s.prompt(&format!("prompt {p}"));
+        s.tool_turn(false);
+        s.tool_turn(false);
+        s.answer();
+    }
+    let long = long_run();
+    s.messages
+        .extend(long.messages.into_iter().take(1 + 2 * 26));
+    s.events.extend(long.events);
+    s
+}
+
 /// Cases: name, session, tail asked for, what should be left out.
 fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
     let usage = |runs: u64| TokenUsage::new(3_000 * runs, 150 * runs);
@@ -250,6 +267,17 @@ fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
                 turns: 3,
                 hidden_turns: 5,
                 usage: TokenUsage::new(2_000, 100),
+            }),
+        ),
+        (
+            "a history that lags its events: cut before the lagging run",
+            lagging(4),
+            5,
+            Some(Omitted {
+                runs: 3,
+                turns: 0,
+                hidden_turns: 9,
+                usage: usage(3),
             }),
         ),
         ("short: nothing to leave out", many_prompts(), 18, None),
@@ -305,6 +333,15 @@ fn sessions_that_do_not_pair_up_are_sent_whole() {
     s.messages.push(Message::assistant_text("answer"));
     let (mut messages, mut events) = (s.messages.clone(), s.events.clone());
     assert_eq!(keep_tail(&mut messages, &mut events, 2), None);
+    assert_eq!((messages, events), (s.messages, s.events));
+}
+
+#[test]
+fn a_history_that_lags_its_events_is_never_cut_inside_the_lagging_run() {
+    // Keeping 5 turns of its 31 would leave out exactly the 26 replies the history has.
+    let s = lagging(1);
+    let (mut messages, mut events) = (s.messages.clone(), s.events.clone());
+    assert_eq!(keep_tail(&mut messages, &mut events, 5), None);
     assert_eq!((messages, events), (s.messages, s.events));
 }
 
