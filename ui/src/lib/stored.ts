@@ -47,7 +47,7 @@ export function placeOfMessage(messages: Message[], index: number): { run: numbe
   let turn = 0;
   for (let i = 0; i <= index && i < messages.length; i++) {
     const m = messages[i]!;
-    if (m.role === 'user' && !m.content.some((b) => b.type === 'tool_result')) {
+    if (isPrompt(m)) {
       run++;
       turn = 0;
     } else if (m.role === 'assistant') turn++;
@@ -56,22 +56,20 @@ export function placeOfMessage(messages: Message[], index: number): { run: numbe
   return null;
 }
 
+/** A prompt is a user message with text and no tool results. */
+const isPrompt = (m: Message) => m.role === 'user' && !m.content.some((b) => b.type === 'tool_result');
+
 interface PromptGroup {
   prompt: string;
   /** The assistant messages that answered it, in order (one per model call). */
   replies: Message[];
 }
 
-/** A prompt is a user message with text and no tool results. */
 function promptGroups(messages: Message[]): PromptGroup[] {
   const groups: PromptGroup[] = [];
   for (const m of messages) {
-    if (m.role === 'user') {
-      if (m.content.some((b) => b.type === 'tool_result')) continue;
-      groups.push({ prompt: textOf(m.content), replies: [] });
-    } else {
-      groups.at(-1)?.replies.push(m);
-    }
+    if (isPrompt(m)) groups.push({ prompt: textOf(m.content), replies: [] });
+    else if (m.role === 'assistant') groups.at(-1)?.replies.push(m);
   }
   return groups;
 }

@@ -195,6 +195,10 @@ export function totalUsage(t: Transcript): TokenUsage {
   return t.runs.reduce((sum, run) => addUsage(sum, run.end?.usage ?? run.usage), t.omitted?.usage ?? ZERO);
 }
 
+/** The turns the view counts for these runs (a run with none still takes a place). */
+export const turnPlaces = (runs: readonly Run[]): number =>
+  runs.reduce((n, r) => n + Math.max(r.turns.length, 1), 0);
+
 /** True while the last run has not finished. */
 export function isRunning(t: Transcript): boolean {
   const last = t.runs.at(-1);
