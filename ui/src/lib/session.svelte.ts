@@ -57,8 +57,8 @@ export class SessionController {
   error = $state<AppError | null>(null);
   /** Bumped when the session list may have changed. */
   listVersion = $state(0);
-  /** A search hit to bring into view: its run and turn (0: the prompt), and a fresh `at`. */
-  found = $state.raw<{ run: number; turn: number; at: number } | null>(null);
+  /** A search hit to bring into view: its run and turn (0: the prompt); a new object each time. */
+  found = $state.raw<{ run: number; turn: number } | null>(null);
   /** Sessions with a run going on in this window (the sidebar's badge). */
   liveSessions = $state<string[]>([]);
 
@@ -172,7 +172,7 @@ export class SessionController {
       this.sessionId = sessionId;
       this.#showStored(stored);
       const place = whole ? placeOfMessage(stored.messages, message) : null;
-      if (place) this.found = { ...place, at: performance.now() };
+      if (place) this.found = place;
       performance.mark('paddock:session-rebuilt');
     });
   }
