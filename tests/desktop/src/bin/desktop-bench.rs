@@ -7,6 +7,8 @@
 
 #[path = "../bench/launch.rs"]
 mod launch;
+#[path = "../bench/order.rs"]
+mod order;
 #[path = "../bench/paddock.rs"]
 mod paddock;
 #[path = "../bench/procs.rs"]
@@ -112,6 +114,20 @@ async fn main() -> Result<()> {
         std::env::var_os("PADDOCK_FLOOR_APP").ok_or("set PADDOCK_FLOOR_APP to the floor app")?,
     ))?;
     println!("Paddock: {}\nfloor:   {}", app.display(), floor.display());
+    let placed = order::placement(&app)?;
+    println!(
+        "startup functions (src-tauri/startup-order.txt): {} of {} recorded are in the binary, \
+         {:.1} MB of code in {:.1} MB of 64 KB blocks: {}",
+        placed.found,
+        placed.recorded,
+        placed.bytes as f64 / 1e6,
+        placed.mapped as f64 / 1e6,
+        if placed.together() {
+            "side by side"
+        } else {
+            "NOT side by side (see src-tauri/build.rs)"
+        }
+    );
     let driver = Driver::start(&home, "bench").await?;
     let mut b = Bench {
         home,
