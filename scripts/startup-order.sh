@@ -6,8 +6,10 @@
 # that few of the recorded names are left in the binary. Takes ~5 minutes after the build.
 #   PADDOCK_SKIP_SETUP=1 ...   skip scripts/setup.sh
 #   CARGO_TARGET_DIR=...       honoured (default: target/)
-# How: the release app runs under valgrind's callgrind in Xvfb; xdotool types a small
-# project's path into the picker; the functions callgrind saw in the binary are the list.
+# How: the release app runs under valgrind's callgrind in Xvfb, in a home like the desktop
+# benchmark's (tests/desktop's bench-home: a trusted project with settings and a session);
+# xdotool types the project's path into the picker; the functions callgrind saw in the binary
+# are the list.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,18 +29,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 target="${CARGO_TARGET_DIR:-target}"
 
-step "building the UI and the app (release)"
+step "building the UI, the app (release) and bench-home"
 build_ui
 timeout 3600 cargo build --locked --release -p paddock-desktop
+timeout 1800 cargo build --locked -p paddock-desktop-e2e --bin bench-home
 app="$target/release/paddock-desktop"
 
 step "recording (callgrind under Xvfb; the app runs ~50 times slower)"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/home" "$work/demo/src"
-echo 'fn main() {}' >"$work/demo/src/main.rs"
-echo '# Demo' >"$work/demo/README.md"
-HOME="$work/home" timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- sh -c '
+"$target/debug/bench-home" >"$work/home.sh"
+# shellcheck disable=SC1091
+. "$work/home.sh"
+trap 'rm -rf "$work" "$HOME"' EXIT
+timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- sh -c '
   printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
   valgrind --tool=callgrind --dump-instr=no --demangle=no --callgrind-out-file="$2/callgrind.out" \
     "$1" >"$2/app.log" 2>&1 &
@@ -54,7 +57,7 @@ HOME="$work/home" timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-se
   xdotool windowfocus --sync "$window"
   xdotool key --clearmodifiers Tab
   sleep 2
-  xdotool type --delay 50 "$2/demo"
+  xdotool type --delay 50 "$3"
   sleep 2
   xdotool key Return
   waited=0
@@ -65,7 +68,7 @@ HOME="$work/home" timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-se
   sleep 60 # the project window settles: sessions, workspace, watcher
   kill -TERM "$app"
   wait "$app"
-' sh "$app" "$work"
+' sh "$app" "$work" "$PROJECT"
 
 step "writing src-tauri/startup-order.txt"
 # callgrind names each function once with "fn=(id) name" (or "cfn=" when first seen as a

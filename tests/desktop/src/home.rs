@@ -1,6 +1,7 @@
 //! A throwaway home for one test: HOME, the XDG folders and Paddock's data dir all inside a
 //! temporary folder, so every file the app writes can be found (and searched for secrets).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
@@ -10,8 +11,9 @@ use crate::Result;
 
 pub struct TestHome {
     dir: TempDir,
-    /// Keep WebKit's GPU compositing on (needed for WebDriver screenshots).
-    compositing: bool,
+    /// Keep WebKit's GPU compositing on (needed for WebDriver screenshots) and log at debug
+    /// level; off: as users run the app.
+    test_mode: bool,
     /// Folders put before PATH for the app (stub programs such as `xdg-open`).
     path_prefix: Vec<PathBuf>,
 }
@@ -31,15 +33,15 @@ impl TestHome {
         }
         Ok(Self {
             dir,
-            compositing: true,
+            test_mode: true,
             path_prefix: Vec::new(),
         })
     }
 
-    /// Runs the app as users get it (software rendering on Linux). WebDriver screenshots
-    /// hang in that mode, so only the benchmark uses it.
-    pub fn with_default_rendering(mut self) -> Self {
-        self.compositing = false;
+    /// Runs the app as users get it: software rendering on Linux, the default log level.
+    /// WebDriver screenshots hang in that mode, so the benchmark and few tests use it.
+    pub fn as_users_run(mut self) -> Self {
+        self.test_mode = false;
         self
     }
 
@@ -112,35 +114,53 @@ impl TestHome {
     /// Points the command (tauri-driver, and through it the app) at this home. The display
     /// and the D-Bus session (the keychain) are inherited.
     pub fn apply(&self, cmd: &mut Command) {
-        let home = self.dir.path();
-        // WebKitWebDriver's screenshots hang when WebKitGTK runs without compositing (the
-        // app's default on Linux, see src-tauri/src/main.rs).
-        if self.compositing {
-            cmd.env("PADDOCK_GPU_COMPOSITING", "1");
-        } else {
-            cmd.env_remove("PADDOCK_GPU_COMPOSITING");
+        for (name, value) in self.env() {
+            match value {
+                Some(v) => cmd.env(name, v),
+                None => cmd.env_remove(name),
+            };
         }
+    }
+
+    /// The environment `apply` sets (`Some`) and removes (`None`).
+    pub fn env(&self) -> Vec<(&'static str, Option<OsString>)> {
+        let home = self.dir.path();
+        let path = |p: PathBuf| Some(p.into_os_string());
+        let mut env = vec![
+            // WebKitWebDriver's screenshots hang when WebKitGTK runs without compositing
+            // (the app's default on Linux, see src-tauri/src/main.rs).
+            (
+                "PADDOCK_GPU_COMPOSITING",
+                self.test_mode.then(|| "1".into()),
+            ),
+            ("HOME", path(home.to_path_buf())),
+            ("XDG_CONFIG_HOME", path(home.join(".config"))),
+            ("XDG_DATA_HOME", path(home.join(".local/share"))),
+            ("XDG_CACHE_HOME", path(home.join(".cache"))),
+            ("XDG_STATE_HOME", path(home.join(".local/state"))),
+            ("PADDOCK_DATA_DIR", path(self.data_dir())),
+            ("PADDOCK_LOG", self.test_mode.then(|| "debug".into())),
+            ("PADDOCK_CONFIG_DIR", None),
+            // Keys must come from the keychain in these tests, never from the environment.
+            ("ANTHROPIC_API_KEY", None),
+            ("OPENAI_API_KEY", None),
+            ("PADDOCK_OPENAI_COMPAT_API_KEY", None),
+        ];
         if !self.path_prefix.is_empty() {
             let mut paths = self.path_prefix.clone();
             paths.extend(std::env::split_paths(
                 &std::env::var_os("PATH").unwrap_or_default(),
             ));
             if let Ok(joined) = std::env::join_paths(paths) {
-                cmd.env("PATH", joined);
+                env.push(("PATH", Some(joined)));
             }
         }
-        cmd.env("HOME", home)
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_DATA_HOME", home.join(".local/share"))
-            .env("XDG_CACHE_HOME", home.join(".cache"))
-            .env("XDG_STATE_HOME", home.join(".local/state"))
-            .env("PADDOCK_DATA_DIR", self.data_dir())
-            .env("PADDOCK_LOG", "debug")
-            .env_remove("PADDOCK_CONFIG_DIR")
-            // Keys must come from the keychain in these tests, never from the environment.
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("PADDOCK_OPENAI_COMPAT_API_KEY");
+        env
+    }
+
+    /// Keeps the folder after this value is gone (for a script that runs the app in it).
+    pub fn keep(self) -> PathBuf {
+        self.dir.keep()
     }
 
     /// Every file under the home whose bytes contain `needle` (logs, data, config, caches,

@@ -98,7 +98,7 @@ async fn main() -> Result<()> {
         parts = PARTS.iter().map(|p| (*p).to_owned()).collect();
     }
     let wanted = |part: &str| parts.iter().any(|p| p == part);
-    let home = TestHome::new()?.with_default_rendering();
+    let home = TestHome::new()?.as_users_run();
     let fake = FakeServer::start().await?;
     let idle = json!({"version": 1, "provider": "openai-compatible",
         "baseUrl": "http://127.0.0.1:9/v1", "model": "fake-model", "preset": "readonly"});

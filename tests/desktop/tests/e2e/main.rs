@@ -236,7 +236,7 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the built app, Xvfb, a keyring and tauri-driver: scripts/desktop-e2e.sh"]
 async fn by_default_the_app_process_loads_no_gpu_stack() -> Result<()> {
-    let home = TestHome::new()?.with_default_rendering();
+    let home = TestHome::new()?.as_users_run();
     let root = home.project("plain", None)?;
     let driver = Driver::start(&home, "no-gpu-stack").await?;
     let app = driver.launch().await?;
