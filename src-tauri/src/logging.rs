@@ -3,13 +3,18 @@
 
 use std::path::Path;
 
-use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_appender::rolling::{Builder, Rotation};
 use tracing_subscriber::EnvFilter;
 
 /// Overrides the log filter (e.g. `PADDOCK_LOG=debug`).
 pub const LOG_ENV: &str = "PADDOCK_LOG";
 const DEFAULT_FILTER: &str = "info,hyper=warn,reqwest=warn,tao=warn,wry=warn";
+/// Lines queued for the writer thread. The appender's default, 128,000, is a channel it
+/// allocates and touches whole at start: 4 MB of the app's memory for a log that writes a few
+/// lines a second. Past this many (a burst the thread has not caught up with), lines are
+/// dropped rather than block the caller.
+const BUFFERED_LINES: usize = 4_096;
 
 /// Starts logging to `<dir>/paddock.<date>.log`. Keep the guard for the app's lifetime: it
 /// flushes the writer thread on drop.
@@ -25,7 +30,10 @@ pub fn init(dir: &Path) -> Result<WorkerGuard, String> {
         .max_log_files(7)
         .build(dir)
         .map_err(|e| format!("cannot write logs to {}: {e}", dir.display()))?;
-    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let (writer, guard) = NonBlockingBuilder::default()
+        .buffered_lines_limit(BUFFERED_LINES)
+        .lossy(true)
+        .finish(appender);
     let filter =
         EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     tracing_subscriber::fmt()

@@ -4,6 +4,7 @@
 
 mod common;
 mod composer;
+mod icon;
 mod ipc;
 mod keys;
 mod mcp;
