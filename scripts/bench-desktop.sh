@@ -9,6 +9,8 @@
 #   CARGO_TARGET_DIR=...       honoured (default: target/)
 #   scripts/bench-desktop.sh transcript stream   only these parts (start, memory, transcript,
 #                              stream; default all)
+#   BENCH_SMAPS_DIR=dir ...    keep each measured process's /proc/pid/smaps there (read them
+#                              with scripts/smaps-diff.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

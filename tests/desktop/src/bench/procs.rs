@@ -10,6 +10,7 @@ use paddock_desktop_e2e::proc_tree::{descendants, mesa_libraries, pids};
 
 /// One process of an app's tree.
 pub struct Proc {
+    pub pid: u32,
     pub name: String,
     pub pss_mb: f64,
     /// The Mesa/LLVM libraries mapped into it (file names), empty when none.
@@ -39,6 +40,7 @@ impl Snapshot {
             let name = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
             let (mesa, mesa_kb) = mesa_libraries(p).unwrap_or_default();
             procs.push(Proc {
+                pid: p,
                 name: name.trim().to_owned(),
                 pss_mb: pss / 1024.0,
                 mesa,
@@ -57,6 +59,22 @@ impl Snapshot {
             procs,
             foreign_webkit,
         })
+    }
+
+    /// Copies each process's /proc/pid/smaps into `dir` as `<label>.<app|web|network>.<pid>`
+    /// (what `BENCH_SMAPS_DIR` asks for: where each process's memory lies, mapping by mapping).
+    pub fn save_smaps(&self, dir: &Path, label: &str) -> Result<()> {
+        std::fs::create_dir_all(dir)?;
+        for (i, p) in self.procs.iter().enumerate() {
+            let kind = if i == 0 {
+                "app".to_owned()
+            } else {
+                short(&p.name)
+            };
+            let file = dir.join(format!("{label}.{kind}.{}", p.pid));
+            std::fs::copy(format!("/proc/{}/smaps", p.pid), file)?;
+        }
+        Ok(())
     }
 
     pub fn total_mb(&self) -> f64 {

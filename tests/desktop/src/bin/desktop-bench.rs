@@ -19,7 +19,7 @@ mod stream;
 mod wd;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use paddock_desktop_e2e::{Driver, Result, TestHome, app_binary, testid};
@@ -211,11 +211,11 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
             (FLOOR_LOW_2, &LOWERED_2[..]),
         ] {
             let launched = launch::floor(home, floor, args).await?;
-            rows[row].push(settled(launched.pid).await?);
+            rows[row].push(settled(launched.pid, row, round).await?);
             launched.stop().await?;
         }
         let launched = launch::paddock(home, app).await?;
-        rows[PICKER].push(settled(launched.pid).await?);
+        rows[PICKER].push(settled(launched.pid, PICKER, round).await?);
         launched.stop().await?;
 
         for (row, args) in [
@@ -225,7 +225,7 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
         ] {
             let session = wd::floor_session(&floor_driver, args).await?;
             let pid = procs::wait_new_pid(floor, &mut seen_floor).await?;
-            rows[row].push(settled(pid).await?);
+            rows[row].push(settled(pid, row, round).await?);
             tokio::time::timeout(Duration::from_secs(20), session.quit())
                 .await
                 .map_err(|_| "the floor's WebDriver session did not end")??;
@@ -240,14 +240,14 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
             })
             .await
             .unwrap_or_else(|_| picker_gone = false);
-        rows[PADDOCK_1].push(settled(pid).await?);
+        rows[PADDOCK_1].push(settled(pid, PADDOCK_1, round).await?);
         paddock::open_another(&session, &b.second).await?;
         session
             .wait_until("two project windows, no picker", || async {
                 Ok(paddock::window_count(&session).await? == 2)
             })
             .await?;
-        rows[PADDOCK_2].push(settled(pid).await?);
+        rows[PADDOCK_2].push(settled(pid, PADDOCK_2, round).await?);
         session.quit().await?;
         println!("memory round {round}/{MEMORY_ROUNDS} done");
     }
@@ -288,10 +288,19 @@ async fn transcript_opening(b: &mut Bench) -> Result<(Vec<f64>, Vec<paddock::Ope
     Ok((paints, opens))
 }
 
-/// Waits `SETTLE`, then reads the app's processes.
-async fn settled(pid: u32) -> Result<Snapshot> {
+/// Waits `SETTLE`, then reads the app's processes; with `BENCH_SMAPS_DIR` set, also keeps
+/// their smaps there, named after the row and round.
+async fn settled(pid: u32, row: usize, round: usize) -> Result<Snapshot> {
     tokio::time::sleep(SETTLE).await;
-    Snapshot::of(pid)
+    let snapshot = Snapshot::of(pid)?;
+    if let Some(dir) = std::env::var_os("BENCH_SMAPS_DIR") {
+        let label: String = ROWS[row]
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        snapshot.save_smaps(Path::new(&dir), &format!("{label}.round{round}"))?;
+    }
+    Ok(snapshot)
 }
 
 fn median(v: &[f64]) -> f64 {
