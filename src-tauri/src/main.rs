@@ -4,7 +4,26 @@
 fn main() {
     #[cfg(target_os = "linux")]
     software_rendering_by_default();
+    #[cfg(target_os = "linux")]
+    interpreted_javascript_by_default();
     paddock_desktop::run();
+}
+
+/// The page's JavaScript runs in JavaScriptCore's interpreter, without its JIT compilers
+/// (regular expressions, for Markdown and highlighting, keep theirs). Measured by
+/// `scripts/bench-desktop.sh`: the web process keeps ~8 MB less (the compilers' code and
+/// data), and neither opening a 10,000-event transcript nor the frames of a long stream got
+/// slower: the page's time goes to the DOM, layout and IPC, not to script. Less JIT is also
+/// less of the engine exposed to the untrusted text the page shows. The web process inherits
+/// the variable; one the user set (`JSC_useJIT`, `JSC_useBaselineJIT`) wins.
+#[cfg(target_os = "linux")]
+fn interpreted_javascript_by_default() {
+    if ["JSC_useJIT", "JSC_useBaselineJIT"]
+        .iter()
+        .all(|v| std::env::var_os(v).is_none())
+    {
+        set_var("JSC_useBaselineJIT", "0");
+    }
 }
 
 /// WebKitGTK's GPU compositing costs Paddock (a page of text) far more than it gives: measured

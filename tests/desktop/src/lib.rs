@@ -102,6 +102,11 @@ impl Driver {
         proc_tree::count_named(self.pid()?, "WebKitWebProces")
     }
 
+    /// `var` in each web process's environment (None where it is unset).
+    pub fn web_process_env(&self, var: &str) -> Result<Vec<Option<String>>> {
+        proc_tree::env_of_named(self.pid()?, "WebKitWebProces", var)
+    }
+
     /// The Mesa/LLVM libraries mapped into the running app's own process.
     pub fn app_mesa_libraries(&self) -> Result<Vec<String>> {
         let app =

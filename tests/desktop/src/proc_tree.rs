@@ -58,6 +58,27 @@ pub fn count_named(pid: u32, prefix: &str) -> Result<usize> {
         .count())
 }
 
+/// `var` in the environment of each process below `pid` whose name starts with `prefix`
+/// (None where it is unset).
+pub fn env_of_named(pid: u32, prefix: &str, var: &str) -> Result<Vec<Option<String>>> {
+    let mut found = Vec::new();
+    for p in descendants(pid)? {
+        if !std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|n| n.starts_with(prefix))
+        {
+            continue;
+        }
+        let environ = std::fs::read(format!("/proc/{p}/environ"))?;
+        let wanted = format!("{var}=");
+        found.push(
+            environ
+                .split(|&b| b == 0)
+                .find_map(|entry| entry.strip_prefix(wanted.as_bytes()))
+                .map(|v| String::from_utf8_lossy(v).into_owned()),
+        );
+    }
+    Ok(found)
+}
+
 /// The process below `pid` running `binary`, if any.
 pub fn find_running(pid: u32, binary: &Path) -> Result<Option<u32>> {
     let binary = binary.canonicalize()?;

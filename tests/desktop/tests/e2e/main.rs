@@ -232,7 +232,8 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
 }
 
 /// As users run it (no GPU compositing; WebDriver cannot take screenshots then): the app's own
-/// process never loads Mesa and its LLVM (~21 MB), and the pages work.
+/// process never loads Mesa and its LLVM (~21 MB), the page's JavaScript runs without the JIT
+/// compilers (~8 MB; src-tauri/src/main.rs), and the pages work.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the built app, Xvfb, a keyring and tauri-driver: scripts/desktop-e2e.sh"]
 async fn by_default_the_app_process_loads_no_gpu_stack() -> Result<()> {
@@ -245,6 +246,10 @@ async fn by_default_the_app_process_loads_no_gpu_stack() -> Result<()> {
     app.wait_for(&testid("tab-transcript")).await?;
     assert_eq!(driver.app_mesa_libraries()?, Vec::<String>::new());
     assert_eq!(driver.web_processes()?, 1);
+    assert_eq!(
+        driver.web_process_env("JSC_useBaselineJIT")?,
+        vec![Some("0".to_owned())]
+    );
     app.quit().await?;
     driver.stop().await
 }
