@@ -1,12 +1,15 @@
 // Small wording and number helpers shared by the screens.
 import type { ErrorKind, ExitReason, TokenUsage } from './bindings';
 
-const num = new Intl.NumberFormat('en');
+// Made on first use: an ICU formatter built at load costs every window (the picker too)
+// memory for number formatting it may never show.
+let numbers: Intl.NumberFormat | undefined;
+const num = (n: number) => (numbers ??= new Intl.NumberFormat('en')).format(n);
 
 /** "1,234 in · 5 out", with "(1,000 cached)" after the input when the prompt cache served some. */
 export const formatTokens = (u: TokenUsage) => {
-  const cached = u.cache_read_tokens ? ` (${num.format(u.cache_read_tokens)} cached)` : '';
-  return `${num.format(u.input_tokens)} in${cached} · ${num.format(u.output_tokens)} out`;
+  const cached = u.cache_read_tokens ? ` (${num(u.cache_read_tokens)} cached)` : '';
+  return `${num(u.input_tokens)} in${cached} · ${num(u.output_tokens)} out`;
 };
 
 export function formatDuration(ms: number): string {

@@ -17,17 +17,26 @@ import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 
 const languages = { bash, css, diff, go, ini, javascript, json, python, rust, sql, typescript, xml, yaml };
-for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
-hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
-hljs.registerAliases(['js', 'jsx', 'mjs', 'cjs'], { languageName: 'javascript' });
-hljs.registerAliases(['ts', 'tsx', 'mts', 'cts'], { languageName: 'typescript' });
-hljs.registerAliases(['py'], { languageName: 'python' });
-hljs.registerAliases(['rs'], { languageName: 'rust' });
-hljs.registerAliases(['html', 'htm', 'svg', 'svelte', 'vue'], { languageName: 'xml' });
-hljs.registerAliases(['yml'], { languageName: 'yaml' });
-hljs.registerAliases(['toml', 'cfg', 'conf'], { languageName: 'ini' });
-hljs.registerAliases(['scss', 'less'], { languageName: 'css' });
-hljs.registerAliases(['patch'], { languageName: 'diff' });
+
+// Registered on first use: each definition builds its modes when registered, a cost every
+// window paid at load whether or not it ever showed code.
+let registered = false;
+function ready(): typeof hljs {
+  if (registered) return hljs;
+  registered = true;
+  for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
+  hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
+  hljs.registerAliases(['js', 'jsx', 'mjs', 'cjs'], { languageName: 'javascript' });
+  hljs.registerAliases(['ts', 'tsx', 'mts', 'cts'], { languageName: 'typescript' });
+  hljs.registerAliases(['py'], { languageName: 'python' });
+  hljs.registerAliases(['rs'], { languageName: 'rust' });
+  hljs.registerAliases(['html', 'htm', 'svg', 'svelte', 'vue'], { languageName: 'xml' });
+  hljs.registerAliases(['yml'], { languageName: 'yaml' });
+  hljs.registerAliases(['toml', 'cfg', 'conf'], { languageName: 'ini' });
+  hljs.registerAliases(['scss', 'less'], { languageName: 'css' });
+  hljs.registerAliases(['patch'], { languageName: 'diff' });
+  return hljs;
+}
 
 export function escapeHtml(s: string): string {
   return s
@@ -41,14 +50,14 @@ export function escapeHtml(s: string): string {
 /** The registered language for a name or alias, lowercased; undefined when there is none. */
 export function languageOf(name: string | undefined): string | undefined {
   const n = name?.trim().toLowerCase();
-  return n && hljs.getLanguage(n) ? n : undefined;
+  return n && ready().getLanguage(n) ? n : undefined;
 }
 
 /** A code block as highlighted HTML (escaped text when the language is unknown). */
 export function highlightCode(code: string, lang: string | undefined): string {
   const name = languageOf(lang?.trim().split(/\s+/)[0]);
   if (!name) return escapeHtml(code);
-  return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+  return ready().highlight(code, { language: name, ignoreIllegals: true }).value;
 }
 
 /** The highlighting language of a file, by its extension. */
@@ -68,7 +77,7 @@ const HLJS_TAG = /<span class="(?:hljs|language)-[\w-]+(?: [\w-]+)*">|<\/span>/g
 export function highlightLine(text: string, language: string | undefined): string {
   if (!language) return escapeHtml(text);
   try {
-    const html = hljs.highlight(text, { language, ignoreIllegals: true }).value;
+    const html = ready().highlight(text, { language, ignoreIllegals: true }).value;
     if (/[<>"]/.test(html.replace(HLJS_TAG, ''))) return escapeHtml(text);
     return html;
   } catch {
