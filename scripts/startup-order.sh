@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records which of Paddock's functions run while it starts and opens a project, into
 # src-tauri/startup-order.txt; release builds link those functions side by side (see
-# src-tauri/build.rs), so the app keeps ~2 MB of its code resident instead of ~10.
+# src-tauri/build.rs), so a project window keeps 3.5 MB of its code resident instead of 5.6.
 # Run it after a dependency update or a large change, when scripts/bench-desktop.sh reports
 # that few of the recorded names are left in the binary. Takes ~5 minutes after the build.
 #   PADDOCK_SKIP_SETUP=1 ...   skip scripts/setup.sh

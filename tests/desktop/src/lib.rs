@@ -216,6 +216,16 @@ pub struct App {
 }
 
 /// `[data-testid="id"]` plus optional attribute filters.
+/// The `.paddock/settings.json` of the benchmark's projects: an OpenAI-compatible model at
+/// `base_url` (`IDLE_MODEL_URL` for a project that stays idle).
+pub fn bench_settings(base_url: &str) -> serde_json::Value {
+    serde_json::json!({"version": 1, "provider": "openai-compatible",
+        "baseUrl": base_url, "model": "fake-model", "preset": "readonly"})
+}
+
+/// Where nothing listens: a project with this model stays idle.
+pub const IDLE_MODEL_URL: &str = "http://127.0.0.1:9/v1";
+
 pub fn testid(id: &str) -> String {
     format!("[data-testid=\"{id}\"]")
 }

@@ -48,27 +48,28 @@ pub fn descendants(pid: u32) -> Result<Vec<u32>> {
     Ok(tree)
 }
 
-/// How many processes below `pid` (itself included) have a name starting with `prefix`.
-pub fn count_named(pid: u32, prefix: &str) -> Result<usize> {
+/// The processes below `pid` (itself included) whose name starts with `prefix`.
+fn named(pid: u32, prefix: &str) -> Result<Vec<u32>> {
     Ok(descendants(pid)?
         .into_iter()
         .filter(|p| {
             std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|n| n.starts_with(prefix))
         })
-        .count())
+        .collect())
+}
+
+/// How many processes below `pid` (itself included) have a name starting with `prefix`.
+pub fn count_named(pid: u32, prefix: &str) -> Result<usize> {
+    Ok(named(pid, prefix)?.len())
 }
 
 /// `var` in the environment of each process below `pid` whose name starts with `prefix`
 /// (None where it is unset).
 pub fn env_of_named(pid: u32, prefix: &str, var: &str) -> Result<Vec<Option<String>>> {
+    let wanted = format!("{var}=");
     let mut found = Vec::new();
-    for p in descendants(pid)? {
-        if !std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|n| n.starts_with(prefix))
-        {
-            continue;
-        }
+    for p in named(pid, prefix)? {
         let environ = std::fs::read(format!("/proc/{p}/environ"))?;
-        let wanted = format!("{var}=");
         found.push(
             environ
                 .split(|&b| b == 0)

@@ -66,12 +66,7 @@ impl Snapshot {
     pub fn save_smaps(&self, dir: &Path, label: &str) -> Result<()> {
         std::fs::create_dir_all(dir)?;
         for (i, p) in self.procs.iter().enumerate() {
-            let kind = if i == 0 {
-                "app".to_owned()
-            } else {
-                short(&p.name)
-            };
-            let file = dir.join(format!("{label}.{kind}.{}", p.pid));
+            let file = dir.join(format!("{label}.{}.{}", self.kind(i), p.pid));
             std::fs::copy(format!("/proc/{}/smaps", p.pid), file)?;
         }
         Ok(())
@@ -100,6 +95,14 @@ impl Snapshot {
         self.total_mb() - self.app_mb() - web - net
     }
 
+    /// "app" for the first process (the app itself), else `short` of its name.
+    fn kind(&self, i: usize) -> String {
+        match self.procs.get(i) {
+            Some(p) if i > 0 => short(&p.name),
+            _ => "app".to_owned(),
+        }
+    }
+
     /// Where Mesa is mapped and its PSS there: "app 21 MB, web 20 MB", or "none".
     pub fn mesa_summary(&self) -> String {
         let loaded: Vec<String> = self
@@ -107,14 +110,7 @@ impl Snapshot {
             .iter()
             .enumerate()
             .filter(|(_, p)| !p.mesa.is_empty())
-            .map(|(i, p)| {
-                let name = if i == 0 {
-                    "app".to_owned()
-                } else {
-                    short(&p.name)
-                };
-                format!("{name} {:.0} MB", p.mesa_mb)
-            })
+            .map(|(i, p)| format!("{} {:.0} MB", self.kind(i), p.mesa_mb))
             .collect();
         if loaded.is_empty() {
             "none".to_owned()

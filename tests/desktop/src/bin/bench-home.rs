@@ -6,16 +6,13 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use paddock_desktop_e2e::{Result, TestHome};
-use serde_json::json;
+use paddock_desktop_e2e::{IDLE_MODEL_URL, Result, TestHome, bench_settings};
 
 const EVENTS: usize = 2_000;
 
 fn main() -> Result<()> {
     let home = TestHome::new()?.as_users_run();
-    let settings = json!({"version": 1, "provider": "openai-compatible",
-        "baseUrl": "http://127.0.0.1:9/v1", "model": "fake-model", "preset": "readonly"});
-    let project = home.project("demo", Some(&settings))?;
+    let project = home.project("demo", Some(&bench_settings(IDLE_MODEL_URL)))?;
     paddock_desktop_e2e::transcript::write_session(&home.data_dir(), &project, EVENTS)?;
     for (name, value) in home.env() {
         match value {

@@ -22,10 +22,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use paddock_desktop_e2e::{Driver, Result, TestHome, app_binary, testid};
+use paddock_desktop_e2e::{
+    Driver, IDLE_MODEL_URL, Result, TestHome, app_binary, bench_settings, testid,
+};
 use paddock_fake_model::FakeServer;
 use procs::Snapshot;
-use serde_json::json;
 
 /// Launches per app for spawn-to-page-loaded (after one warm-up each), and transcript openings.
 const RUNS: usize = 7;
@@ -100,10 +101,8 @@ async fn main() -> Result<()> {
     let wanted = |part: &str| parts.iter().any(|p| p == part);
     let home = TestHome::new()?.as_users_run();
     let fake = FakeServer::start().await?;
-    let idle = json!({"version": 1, "provider": "openai-compatible",
-        "baseUrl": "http://127.0.0.1:9/v1", "model": "fake-model", "preset": "readonly"});
-    let live = json!({"version": 1, "provider": "openai-compatible",
-        "baseUrl": format!("{}/v1", fake.url()), "model": "fake-model", "preset": "readonly"});
+    let idle = bench_settings(IDLE_MODEL_URL);
+    let live = bench_settings(&format!("{}/v1", fake.url()));
     let root = home.project("bench", Some(&idle))?;
     let second = home.project("second", Some(&idle))?;
     let streamed = home.project("streamed", Some(&live))?;
