@@ -43,6 +43,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         always_allow,
         mcp_servers::add_mcp_server,
         links::open_link,
+        notify::next_notification_click,
         projects::set_model,
         mcp_servers::import_mcp_servers,
         mcp_servers::set_mcp_value,

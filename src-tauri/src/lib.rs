@@ -112,8 +112,11 @@ fn exit_on_signals<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
     });
 }
 
-/// A project window's runs stop with it, and its watcher goes.
+/// A project window's runs stop with it, and its watcher and notification clicks go.
 fn window_closed<R: tauri::Runtime>(app: &tauri::AppHandle<R>, label: &str) {
+    if let Some(notifier) = app.try_state::<Arc<notify::Notifier>>() {
+        notifier.forget(label);
+    }
     let Some(desktop) = app.try_state::<Desktop>() else {
         return;
     };

@@ -1,6 +1,7 @@
 // @vitest-environment node
 // The picker window loads only its own code (issue 18: the web process's memory). A static
-// import from the picker's side into the project window's code would undo that silently.
+// import from the picker's side into the project window's code would undo that silently. And
+// the scripts are ASCII, which WebKit keeps at one byte a character (see vite.config.ts).
 import { build, type Rollup } from 'vite';
 import { describe, expect, it } from 'vitest';
 
@@ -43,5 +44,10 @@ describe('the bundle', () => {
     expect(pickerModules.some((m) => m.endsWith('/picker/Picker.svelte'))).toBe(true);
     // The project window does get them, so the pattern above still names real modules.
     expect(loaded(all, project).filter((m) => heavy.test(m)).length).toBeGreaterThan(10);
+
+    // The source has characters above U+00FF ('…', '→'); the output spells them as escapes.
+    const wide = /[^\t\n\r -~]/;
+    expect(all.filter((c) => wide.test(c.code)).map((c) => c.fileName)).toEqual([]);
+    expect(all.some((c) => c.code.includes('\\u2026'))).toBe(true);
   }, 60_000);
 });

@@ -242,3 +242,36 @@ fn one_window_per_project() {
     };
     assert_eq!(paths, [canon(&b), canon(&a)], "newest first");
 }
+
+#[test]
+fn a_notification_click_reaches_the_window_that_asks() {
+    let ipc = app();
+    let notifier = ipc
+        .app
+        .state::<Arc<paddock_desktop::notify::Notifier>>()
+        .inner()
+        .clone();
+    notifier.clicked("main", "call-3".into());
+    notifier.clicked("project-0123", "call-elsewhere".into());
+    let click = ipc
+        .call("next_notification_click", json!({"after": 0}))
+        .unwrap();
+    assert_eq!(click, json!({"seq": 1, "call_id": "call-3"}));
+
+    // Asked from now on, it waits for the next click.
+    let answered = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !answered.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                notifier.clicked("main", "call-4".into());
+            }
+        });
+        let click = ipc
+            .call("next_notification_click", json!({"after": null}))
+            .unwrap();
+        answered.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(click["call_id"], "call-4");
+        assert!(click["seq"].as_u64().unwrap() >= 2, "{click}");
+    });
+}

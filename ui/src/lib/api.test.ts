@@ -30,3 +30,38 @@ describe('the change, rewind and compaction commands', () => {
     await expect(api.undoRewind('/p', 's1')).rejects.toEqual({ code: 'busy', message: 'a run is going' });
   });
 });
+
+describe('notification clicks', () => {
+  it('asks for each click in turn, after the one it last had, until the window closes', async () => {
+    const asked: unknown[] = [];
+    const clicks = [{ seq: 3, call_id: 'call-7' }, { seq: 4, call_id: '' }, null];
+    invoke.mockImplementation(async (_command, args) => {
+      asked.push(args);
+      return clicks.shift();
+    });
+    const shown: string[] = [];
+    api.onNotificationClick((id) => shown.push(id));
+    await vi.waitFor(() => expect(asked).toHaveLength(3));
+    expect(invoke).toHaveBeenCalledWith('next_notification_click', { after: null });
+    expect(asked).toEqual([{ after: null }, { after: 3 }, { after: 4 }]);
+    expect(shown).toEqual(['call-7', '']);
+  });
+
+  it('stops asking once stopped, and after a failure', async () => {
+    let release: (click: unknown) => void = () => {};
+    invoke.mockImplementationOnce(() => new Promise((resolve) => (release = resolve)));
+    const shown: string[] = [];
+    const stop = api.onNotificationClick((id) => shown.push(id));
+    stop();
+    release({ seq: 1, call_id: 'late' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(shown).toEqual([]);
+    expect(invoke).toHaveBeenCalledTimes(1);
+
+    invoke.mockReset();
+    invoke.mockRejectedValue({ code: 'internal', message: 'gone' });
+    api.onNotificationClick((id) => shown.push(id));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(invoke).toHaveBeenCalledTimes(1);
+  });
+});

@@ -15,6 +15,7 @@ import type {
   McpServerConfig,
   McpServerStatus,
   ModelInfo,
+  NotificationClick,
   ProjectInfo,
   ProjectInstructions,
   ProjectSettings,
@@ -220,12 +221,27 @@ export function watchWorkspace(
   channel.onmessage = onChange;
   return call<null>('watch_workspace', { project, onChange: channel });
 }
-/** Calls `onCall` with the call id when this window's notification is clicked ('' for a
- * finished run); resolves to a function that stops listening. */
-export async function onNotificationClick(onCall: (callId: string) => void): Promise<() => void> {
+/** Calls `onCall` with the call id when one of this window's notifications is clicked ('' for
+ * a finished run); returns a function that stops listening. It asks the shell for each click
+ * in turn rather than taking a Tauri event: see src-tauri/src/notify.rs. */
+export function onNotificationClick(onCall: (callId: string) => void): () => void {
   if (!isTauri()) return () => {};
-  const { getCurrentWebviewWindow } = await import('@tauri-apps/api/webviewWindow');
-  return getCurrentWebviewWindow().listen<string>('paddock://focus-call', (e) => onCall(e.payload));
+  let stopped = false;
+  void (async () => {
+    let after: number | null = null;
+    while (!stopped) {
+      const click: NotificationClick | null = await call<NotificationClick | null>('next_notification_click', {
+        after,
+      }).catch(() => null);
+      // Null: the window is closing (or the shell failed; asking again would only spin).
+      if (!click || stopped) return;
+      after = click.seq;
+      onCall(click.call_id);
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
 }
 export const sandboxStatus = (project: string) =>
   call<SandboxStatus>('sandbox_status', { project });

@@ -330,6 +330,16 @@ display_name?: string,
  */
 context_window?: number, };
 
+export type NotificationClick = { 
+/**
+ * Counts the window's clicks; passed back as `after`, it waits for the next one.
+ */
+seq: number, 
+/**
+ * The call to show; empty for a run's end.
+ */
+call_id: string, };
+
 export type Omitted = { 
 /**
  * Prompts (runs) left out whole, before the first one sent.

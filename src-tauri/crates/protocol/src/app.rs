@@ -101,6 +101,16 @@ pub struct WorkspaceChange {
     pub paths: Vec<String>,
 }
 
+/// A click on one of a window's desktop notifications (`next_notification_click`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct NotificationClick {
+    /// Counts the window's clicks; passed back as `after`, it waits for the next one.
+    #[ts(type = "number")]
+    pub seq: u64,
+    /// The call to show; empty for a run's end.
+    pub call_id: String,
+}
+
 /// A size-capped look at a workspace file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FilePreview {

@@ -20,8 +20,8 @@ mod usage;
 
 pub use app::{
     AppError, AppErrorCode, ConnectionReport, ExportFormat, FilePreview, KeyStatus, ModelInfo,
-    Omitted, ProjectInfo, RecentProject, SessionTranscript, ToolCallMode, ToolProbeReport,
-    WorkspaceChange, WorkspaceEntry, WorkspaceTree,
+    NotificationClick, Omitted, ProjectInfo, RecentProject, SessionTranscript, ToolCallMode,
+    ToolProbeReport, WorkspaceChange, WorkspaceEntry, WorkspaceTree,
 };
 pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
