@@ -7,6 +7,7 @@ pub mod error;
 pub mod grants;
 pub mod keys;
 pub mod links;
+pub mod local_time;
 pub mod logging;
 pub mod mcp_servers;
 pub mod notify;

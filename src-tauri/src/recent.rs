@@ -41,7 +41,7 @@ impl RecentProjects {
                     name: name_of(&path),
                     exists: path.is_dir(),
                     path: e.path,
-                    last_opened: e.last_opened,
+                    last_opened: crate::local_time::local(&e.last_opened),
                 }
             })
             .collect()

@@ -12,8 +12,14 @@ use paddock_protocol::{
 
 use crate::error::{AppResult, ToAppError, app_error};
 
+/// The project's sessions, newest first, their times in the local offset (see `local_time`).
 pub fn list(store: &SessionStore, root: &Path) -> AppResult<Vec<SessionSummary>> {
-    store.list(root).map_err(ToAppError::app_error)
+    let mut sessions = store.list(root).map_err(ToAppError::app_error)?;
+    for s in &mut sessions {
+        s.created = crate::local_time::local(&s.created);
+        s.updated = crate::local_time::local(&s.updated);
+    }
+    Ok(sessions)
 }
 
 pub fn search(store: &SessionStore, root: &Path, query: &str) -> AppResult<Vec<SearchHit>> {

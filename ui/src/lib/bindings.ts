@@ -481,7 +481,7 @@ export type ProviderKind = "anthropic" | "openai" | "openai-compatible";
 
 export type RecentProject = { path: string, name: string, 
 /**
- * RFC 3339, UTC.
+ * RFC 3339, in the machine's local offset.
  */
 last_opened: string, 
 /**
@@ -600,7 +600,8 @@ export type SessionRecord = { "type": "header" } & SessionHeader | { "type": "me
 
 export type SessionSummary = { id: string, title: string, model: string, created: string, 
 /**
- * Last write, RFC 3339, UTC.
+ * Last write, RFC 3339: UTC as stored, the local offset from the desktop's
+ * `list_sessions`.
  */
 updated: string, size_bytes: number, };
 

@@ -25,10 +25,19 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "Dec 4, 2026, 2:05 PM" for a time the shell sent in the local offset, read off its own
+ * fields (the wall clock as written). Not `Date`/`Intl`: a local time or a locale format in
+ * JavaScript loads ICU's zone and locale data into the web process (src-tauri's
+ * local_time.rs). Unchanged when it is not RFC 3339. */
 export function formatDate(rfc3339: string): string {
-  const d = new Date(rfc3339);
-  if (Number.isNaN(d.getTime())) return rfc3339;
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const m = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})/.exec(rfc3339);
+  const month = m ? MONTHS[Number(m[2]) - 1] : undefined;
+  if (!m || !month) return rfc3339;
+  const hour = Number(m[4]);
+  const h12 = hour % 12 === 0 ? 12 : hour % 12;
+  return `${month} ${Number(m[3])}, ${m[1]}, ${h12}:${m[5]} ${hour < 12 ? 'AM' : 'PM'}`;
 }
 
 /** "Turn 3 of 100", or "Turn 3" when the run's limit is unknown. */

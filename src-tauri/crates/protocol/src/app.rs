@@ -67,7 +67,7 @@ pub struct ProjectInfo {
 pub struct RecentProject {
     pub path: String,
     pub name: String,
-    /// RFC 3339, UTC.
+    /// RFC 3339, in the machine's local offset.
     pub last_opened: String,
     /// False when the folder no longer exists.
     pub exists: bool,

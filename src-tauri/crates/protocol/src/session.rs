@@ -42,7 +42,8 @@ pub struct SessionSummary {
     pub title: String,
     pub model: String,
     pub created: String,
-    /// Last write, RFC 3339, UTC.
+    /// Last write, RFC 3339: UTC as stored, the local offset from the desktop's
+    /// `list_sessions`.
     pub updated: String,
     #[ts(type = "number")]
     pub size_bytes: u64,
