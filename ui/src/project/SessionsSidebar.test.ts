@@ -79,6 +79,25 @@ describe('SessionsSidebar', () => {
     await vi.waitFor(() => expect(api.loadSession).toHaveBeenCalledWith('/p', 's2', undefined));
   });
 
+  it('has a search box that Escape and its clear button empty, with no WebKit search field', async () => {
+    render(SessionsSidebar, { props: { session: new SessionController('/p') } });
+    const box = screen.getByRole<HTMLInputElement>('searchbox', { name: 'Search sessions' });
+    // type="search" would make WebKit load an SVG document for its clear button.
+    expect(box.type).toBe('text');
+    expect(document.querySelector('input[type=search]')).toBeNull();
+    expect(screen.queryByTestId('session-search-clear')).toBeNull();
+
+    await fireEvent.input(box, { target: { value: 'parser' } });
+    await fireEvent.keyDown(box, { key: 'Escape' });
+    expect(box.value).toBe('');
+
+    await fireEvent.input(box, { target: { value: 'parser' } });
+    await fireEvent.click(screen.getByTestId('session-search-clear'));
+    expect(box.value).toBe('');
+    expect(document.activeElement).toBe(box);
+    expect(screen.queryByTestId('session-search-clear')).toBeNull();
+  });
+
   it('starts a new session', async () => {
     const session = new SessionController('/p');
     session.sessionId = 's1';
