@@ -1,17 +1,14 @@
 // Words and numbers for the context meter, compaction dividers and the instructions indicator.
 import type { CompactionReason, ContextInfo, ProjectInstructions } from './bindings';
 import { plural } from './diff';
+import { shortNumber } from './format';
 import type { Compaction, Rewind, Transcript } from './transcript';
 
 /** Past this share of the window the meter changes colour (the kernel compacts at 80 % by default). */
 export const METER_WARN = 0.8;
 
-// Made on first use, like format.ts's number formatter.
-let compact: Intl.NumberFormat | undefined;
-
 /** "950", "12.3k", "200k", "1M". */
-export const shortTokens = (n: number): string =>
-  (compact ??= new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 })).format(n).replace('K', 'k');
+export const shortTokens = shortNumber;
 
 /** Used share of the window (0…), or undefined when the window is unknown. */
 export const fullness = (c: ContextInfo): number | undefined =>

@@ -1,10 +1,42 @@
 // Small wording and number helpers shared by the screens.
 import type { ErrorKind, ExitReason, TokenUsage } from './bindings';
 
-// Made on first use: an ICU formatter built at load costs every window (the picker too)
-// memory for number formatting it may never show.
-let numbers: Intl.NumberFormat | undefined;
-const num = (n: number) => (numbers ??= new Intl.NumberFormat('en')).format(n);
+// Numbers and times are spelled here, not by Intl or toLocaleString: the first Intl number
+// format loads ICU's numbering systems and locale data into the web process (~1 MB), and an
+// idle project window shows a number ("Total 0 in · 0 out"). The UI is English throughout.
+
+/** "1,234,567" (up to three decimals, as Intl's 'en' format). */
+export function groupDigits(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const [whole = '0', fraction] = Math.abs(n).toFixed(3).replace(/\.?0+$/, '').split('.');
+  const sign = n < 0 && (whole !== '0' || fraction) ? '-' : '';
+  return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${fraction ? `.${fraction}` : ''}`;
+}
+
+const SCALES: [number, string][] = [
+  [1e3, 'k'],
+  [1e6, 'M'],
+  [1e9, 'B'],
+  [1e12, 'T'],
+];
+
+/** Rounds to one decimal, a tie away from zero (Intl's default, halfExpand). */
+const tenths = (x: number): number => Math.round(x * 10) / 10;
+
+/** "950", "12.3k", "200k", "1M": at most one decimal, as Intl's compact 'en' format. */
+export function shortNumber(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const a = Math.abs(n);
+  let [value, unit] = [tenths(a), ''];
+  // The next scale up once the rounded number reaches 1000 (999,999 reads 1M, not 1000k).
+  for (const [size, name] of SCALES) {
+    if (value < 1000) break;
+    [value, unit] = [tenths(a / size), name];
+  }
+  return `${n < 0 ? '-' : ''}${value}${unit}`;
+}
+
+const num = groupDigits;
 
 /** "1,234 in · 5 out", with "(1,000 cached)" after the input when the prompt cache served some. */
 export const formatTokens = (u: TokenUsage) => {

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ToolGrantInfo } from './bindings';
-import { exitText, formatDuration, formatTokens } from './format';
+import { exitText, formatDuration, formatTokens, groupDigits, shortNumber } from './format';
 import { groupGrants, splitMcpName } from './grants';
 import { treeRows } from './tree';
 
@@ -54,5 +54,39 @@ describe('format', () => {
     expect(formatDuration(12)).toBe('12 ms');
     expect(formatDuration(1500)).toBe('1.5 s');
     expect(exitText('max_turns', 10)).toContain('max turns');
+  });
+});
+
+describe('numbers without Intl', () => {
+  it.each([
+    [0, '0'],
+    [999, '999'],
+    [1_000, '1,000'],
+    [1_234_567, '1,234,567'],
+    [-1_234, '-1,234'],
+    [1_234.5678, '1,234.568'],
+    [0.5, '0.5'],
+  ])('%d reads %s, as Intl.NumberFormat("en") would', (n, s) => {
+    expect(groupDigits(n)).toBe(s);
+    expect(new Intl.NumberFormat('en').format(n)).toBe(s);
+  });
+
+  it.each([950, 1_234, 12_345, 200_000, 999_949, 999_999, 1_047_576, 1_250, 1_350, 25_000_000, 2_000_000_000])(
+    '%d reads as Intl compact "en" would',
+    (n) => {
+      const intl = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+      expect(shortNumber(n)).toBe(intl.format(n).replace('K', 'k'));
+    },
+  );
+
+  it('asks Intl for nothing (it loads ICU into the web process)', () => {
+    const spy = vi.spyOn(Intl, 'NumberFormat');
+    const toLocale = vi.spyOn(Number.prototype, 'toLocaleString');
+    formatTokens({ input_tokens: 1234, output_tokens: 5, cache_read_tokens: 1000 });
+    shortNumber(12_345);
+    expect(spy).not.toHaveBeenCalled();
+    expect(toLocale).not.toHaveBeenCalled();
+    spy.mockRestore();
+    toLocale.mockRestore();
   });
 });
