@@ -1,6 +1,7 @@
 // @vitest-environment node
-// The picker window loads only its own code (issue 18: the web process's memory). A static
-// import from the picker's side into the project window's code would undo that silently. And
+// The picker window loads only its own code (issue 18: the web process's memory), and the
+// project window loads Markdown and highlighting only when it first shows something to render.
+// A static import would undo either silently. And
 // the scripts are ASCII, which WebKit keeps at one byte a character (see vite.config.ts).
 import { build, type Rollup } from 'vite';
 import { describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ function loaded(all: Chunk[], from: Chunk): string[] {
 }
 
 describe('the bundle', () => {
-  it('gives the picker none of the project window, Markdown or highlighting', async () => {
+  it('gives the picker none of the project window, and neither window Markdown or highlighting at load', async () => {
     const all = await chunks();
     const entry = all.find((c) => c.isEntry);
     const picker = all.find((c) => c.facadeModuleId?.endsWith('/picker/Picker.svelte'));
@@ -42,8 +43,15 @@ describe('the bundle', () => {
     const heavy = /\/src\/(project|transcript|settings|workspace|diff)\/|\/node_modules\/(marked|highlight\.js|dompurify)\//;
     expect(pickerModules.filter((m) => heavy.test(m))).toEqual([]);
     expect(pickerModules.some((m) => m.endsWith('/picker/Picker.svelte'))).toBe(true);
-    // The project window does get them, so the pattern above still names real modules.
-    expect(loaded(all, project).filter((m) => heavy.test(m)).length).toBeGreaterThan(10);
+    // The project window does get its own, so the pattern above still names real modules.
+    const projectModules = [...loaded(all, entry), ...loaded(all, project)];
+    expect(projectModules.filter((m) => heavy.test(m)).length).toBeGreaterThan(10);
+
+    // Markdown and highlighting wait for the first transcript, diff or preview (lib/lazy.svelte.ts).
+    const renderers = /\/node_modules\/(marked|highlight\.js|dompurify)\//;
+    expect(projectModules.filter((m) => renderers.test(m))).toEqual([]);
+    const everything = all.flatMap((c) => Object.keys(c.modules));
+    expect(everything.filter((m) => renderers.test(m)).length).toBeGreaterThan(3);
 
     // The source has characters above U+00FF ('…', '→'); the output spells them as escapes.
     const wide = /[^\t\n\r -~]/;

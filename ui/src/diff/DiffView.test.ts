@@ -1,8 +1,14 @@
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FileChange } from '../lib/bindings';
 import { edit, hunk, line, textChange } from '../test/changes';
 import DiffView from './DiffView.svelte';
+import { highlighting } from '../lib/lazy.svelte';
+
+// Loaded on first use in the app; here up front, as in a window that has shown one.
+beforeAll(async () => {
+  await highlighting.get();
+});
 
 const gutters = () =>
   screen.getAllByTestId('diff-line').map((row) => {

@@ -2,6 +2,7 @@
 // flight. A run keeps streaming into its own transcript when the user opens another session;
 // coming back shows it live again.
 import * as api from './api';
+import { transcriptReady } from './lazy.svelte';
 import type { AgentEvent, AppError, ApprovalDecision, RewindMode, SessionTranscript } from './bindings';
 import { fromStored, placeOfMessage } from './stored';
 import { emptyTranscript, reduce, reduceAll, type AlwaysAllow, type Transcript } from './transcript';
@@ -83,6 +84,8 @@ export class SessionController {
     }
     if (!prompt || this.running || this.compacting) return;
     this.error = null;
+    // Markdown's code is there long before the model's first words.
+    void transcriptReady();
     const before = this.transcript;
     const run: LiveRun = {
       sessionId: this.sessionId,
@@ -167,7 +170,11 @@ export class SessionController {
       // Marks for scripts/bench-desktop.sh (IPC, rebuild, render): cheap, and kept.
       performance.mark('paddock:session-open');
       const whole = message !== undefined;
-      const stored = await api.loadSession(this.project, sessionId, whole ? undefined : OPEN_TURNS);
+      // Markdown's code loads alongside, so the transcript shows rendered from its first frame.
+      const [stored] = await Promise.all([
+        api.loadSession(this.project, sessionId, whole ? undefined : OPEN_TURNS),
+        transcriptReady(),
+      ]);
       performance.mark('paddock:session-loaded');
       this.sessionId = sessionId;
       this.#showStored(stored);

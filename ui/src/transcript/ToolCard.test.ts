@@ -1,9 +1,15 @@
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ToolCard as Card } from '../lib/transcript';
 import ToolCard from './ToolCard.svelte';
 import { APPROVER_KEY, type Approver } from './context';
 import { edit } from '../test/changes';
+import { markdown } from '../lib/lazy.svelte';
+
+// Loaded on first use in the app; here up front, as in a window that has shown one.
+beforeAll(async () => {
+  await markdown.get();
+});
 
 const base: Card = {
   id: 'c1',

@@ -1,11 +1,17 @@
 import { render, screen } from '@testing-library/svelte';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent, ExitReason } from '../lib/bindings';
 import { fromStored } from '../lib/stored';
 import { emptyTranscript, reduce, type TranscriptAction } from '../lib/transcript';
 import { kept, usage } from '../test/events';
 import { errorMessages, errorRun, prompt, toolMessages, toolRun } from '../test/sessions';
 import TranscriptView from './TranscriptView.svelte';
+import { markdown } from '../lib/lazy.svelte';
+
+// Loaded on first use in the app; here up front, as in a window that has shown one.
+beforeAll(async () => {
+  await markdown.get();
+});
 
 const live = (actions: TranscriptAction[]) => actions.reduce(reduce, emptyTranscript());
 
