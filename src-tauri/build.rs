@@ -29,8 +29,8 @@ fn main() {
 /// a project side by side, in the order of `startup-order.txt` (recorded by
 /// `scripts/startup-order.sh`). The kernel maps each page of code it faults in together with
 /// its neighbours, so those ~3 MB scattered over a 22 MB text section kept 5.6 MB of it
-/// resident in a project window (7.7 in the picker); together, 3.5 (2.1). Names the binary no longer has are skipped, so a stale list only
-/// costs memory, never the build.
+/// resident in a project window (7.7 in the picker); together, 3.5 (2.1). Names the binary no
+/// longer has are skipped, so a stale list only costs memory, never the build.
 fn order_startup_code() {
     println!("cargo:rerun-if-changed={ORDER_FILE}");
     let env = |name| std::env::var(name).unwrap_or_default();

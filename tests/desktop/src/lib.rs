@@ -215,7 +215,6 @@ pub struct App {
     artifacts: PathBuf,
 }
 
-/// `[data-testid="id"]` plus optional attribute filters.
 /// The `.paddock/settings.json` of the benchmark's projects: an OpenAI-compatible model at
 /// `base_url` (`IDLE_MODEL_URL` for a project that stays idle).
 pub fn bench_settings(base_url: &str) -> serde_json::Value {
@@ -226,6 +225,7 @@ pub fn bench_settings(base_url: &str) -> serde_json::Value {
 /// Where nothing listens: a project with this model stays idle.
 pub const IDLE_MODEL_URL: &str = "http://127.0.0.1:9/v1";
 
+/// `[data-testid="id"]` plus optional attribute filters.
 pub fn testid(id: &str) -> String {
     format!("[data-testid=\"{id}\"]")
 }
