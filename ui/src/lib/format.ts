@@ -36,12 +36,10 @@ export function shortNumber(n: number): string {
   return `${n < 0 ? '-' : ''}${value}${unit}`;
 }
 
-const num = groupDigits;
-
 /** "1,234 in · 5 out", with "(1,000 cached)" after the input when the prompt cache served some. */
 export const formatTokens = (u: TokenUsage) => {
-  const cached = u.cache_read_tokens ? ` (${num(u.cache_read_tokens)} cached)` : '';
-  return `${num(u.input_tokens)} in${cached} · ${num(u.output_tokens)} out`;
+  const cached = u.cache_read_tokens ? ` (${groupDigits(u.cache_read_tokens)} cached)` : '';
+  return `${groupDigits(u.input_tokens)} in${cached} · ${groupDigits(u.output_tokens)} out`;
 };
 
 export function formatDuration(ms: number): string {

@@ -25,6 +25,13 @@ export class Lazy<T> {
     );
     return this.#loading;
   }
+
+  /** `current`, and the load started when it is not there yet: for a view that shows plain
+   * text until then (a failed load leaves it plain). */
+  use(): T | null {
+    if (!this.current) void this.get().catch(() => {});
+    return this.current;
+  }
 }
 
 /** The answer's Markdown view (transcript/Markdown.svelte, with marked, DOMPurify, highlight.js). */
