@@ -6,13 +6,13 @@ use std::sync::Arc;
 use paddock_host::trust::TrustPolicy;
 use paddock_host::{RewindRequest, RunOptions, workspace};
 use paddock_protocol::{
-    AgentEvent, AppError, ApprovalDecision, CallExplanation, ConnectionReport, ExportFormat,
+    AgentEvent, AppError, ApprovalDecision, Batch, CallExplanation, ConnectionReport, ExportFormat,
     FileChange, FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo,
     ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview,
-    RuleEntry, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo,
-    ToolPreset, ToolProbeReport, WorkspaceChange, WorkspaceTree,
+    RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript,
+    ToolGrantInfo, ToolPreset, ToolProbeReport, WorkspaceChange, WorkspaceTree,
 };
-use tauri::ipc::{Channel, Invoke};
+use tauri::ipc::Invoke;
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 
 use crate::error::ToAppError;
@@ -55,6 +55,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         test_connection,
         test_tool_calling,
         send_prompt,
+        next_run_events,
         stop_run,
         approve,
         list_sessions,
@@ -73,6 +74,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         workspace_tree,
         read_workspace_file,
         watch_workspace,
+        next_workspace_changes,
         sandbox_status,
     ]
 }
@@ -313,20 +315,35 @@ pub async fn send_prompt<R: Runtime>(
     project: String,
     session_id: Option<String>,
     prompt: String,
-    on_event: Channel<AgentEvent>,
-) -> Result<String> {
+) -> Result<RunStarted> {
     let root = projects::canonical(&project)?;
-    // A closed window drops its channel; the run carries on and is saved.
-    let sink = Arc::new(deltas::merging(move |event| {
-        let _ = on_event.send(event);
-    }));
+    let label = window.label().to_owned();
+    let (feed, writer) = state.events.open(&label);
+    // The feed closes when the run's last event is in (the sink, and so the writer, dropped).
+    let sink = Arc::new(deltas::merging(move |event| writer.push(event)));
     let sink = notify::sink(
         window,
         projects::name_of(&root),
         notifier.inner().clone(),
         sink,
     );
-    runs::send_prompt(&state, &root, session_id, prompt, sink).await
+    match runs::send_prompt(&state, &root, session_id, prompt, sink).await {
+        Ok(session_id) => Ok(RunStarted { session_id, feed }),
+        Err(e) => {
+            state.events.close(&label, feed);
+            Err(e)
+        }
+    }
+}
+
+/// The events of this window's run `feed` since the last call, waiting for one.
+#[tauri::command]
+pub async fn next_run_events<R: Runtime>(
+    window: WebviewWindow<R>,
+    state: State<'_, Desktop>,
+    feed: u64,
+) -> Result<Batch<AgentEvent>> {
+    Ok(state.events.next(window.label(), feed).await)
 }
 
 #[tauri::command]
@@ -585,20 +602,37 @@ pub async fn read_workspace_file(project: String, path: String) -> Result<FilePr
     .await
 }
 
+/// Starts (or replaces) this window's watcher; returns the feed its changes come on.
 #[tauri::command]
 pub async fn watch_workspace<R: Runtime>(
     window: WebviewWindow<R>,
     state: State<'_, Desktop>,
     project: String,
-    on_change: Channel<WorkspaceChange>,
-) -> Result<()> {
+) -> Result<u64> {
     let root = projects::canonical(&project)?;
     let workspace = workspace::watchable_root(&root).map_err(ToAppError::app_error)?;
-    let watch = watch::watch(&workspace, move |change| {
-        let _ = on_change.send(change);
-    })?;
-    state.set_watcher(window.label(), watch);
-    Ok(())
+    let (feed, writer) = state.changes.open(window.label());
+    // Replacing the watcher drops the old writer: the old feed's page is told it is done.
+    match watch::watch(&workspace, move |change| writer.push(change)) {
+        Ok(watch) => {
+            state.set_watcher(window.label(), watch);
+            Ok(feed)
+        }
+        Err(e) => {
+            state.changes.close(window.label(), feed);
+            Err(e)
+        }
+    }
+}
+
+/// The changes on this window's workspace `feed` since the last call, waiting for one.
+#[tauri::command]
+pub async fn next_workspace_changes<R: Runtime>(
+    window: WebviewWindow<R>,
+    state: State<'_, Desktop>,
+    feed: u64,
+) -> Result<Batch<WorkspaceChange>> {
+    Ok(state.changes.next(window.label(), feed).await)
 }
 
 #[tauri::command]

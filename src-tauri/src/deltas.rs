@@ -1,7 +1,7 @@
 //! A run's events on their way to the page: text and thinking deltas that come within one
 //! frame are merged into one event, everything else passes at once and in order. A fast model
-//! sends hundreds of deltas a second, and each crossing to the page is a script evaluation
-//! there; the page shows at most one frame of them anyway.
+//! sends hundreds of deltas a second; one event per frame keeps the run's feed short, and the
+//! page shows at most one frame of them anyway.
 
 use std::time::Duration;
 

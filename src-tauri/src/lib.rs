@@ -4,6 +4,7 @@
 pub mod commands;
 pub mod deltas;
 pub mod error;
+pub mod feed;
 pub mod grants;
 pub mod keys;
 pub mod links;
@@ -62,6 +63,12 @@ pub fn run() {
             Ok(())
         })
         .on_page_load(move |webview, payload| {
+            // A new page will not ask for what the old one's feeds hold.
+            if payload.event() == PageLoadEvent::Started
+                && let Some(desktop) = webview.try_state::<Desktop>()
+            {
+                desktop.forget_window(webview.label());
+            }
             // Start-up time as users feel it, for the logs and the benchmark.
             if payload.event() == PageLoadEvent::Finished {
                 let ms = started.elapsed().as_millis();
@@ -121,7 +128,7 @@ fn window_closed<R: tauri::Runtime>(app: &tauri::AppHandle<R>, label: &str) {
     let Some(desktop) = app.try_state::<Desktop>() else {
         return;
     };
-    desktop.drop_watcher(label);
+    desktop.forget_window(label);
     if let Some(root) = desktop.project_for_window(label) {
         tracing::info!(project = %root.display(), "project window closed; stopping its runs");
         desktop.runs().stop_project(&root);

@@ -1,5 +1,5 @@
 //! The app's state behind every command: the run service (sessions, keys, live runs), the
-//! recent list, the open projects and the workspace watchers.
+//! recent list, the open projects, the workspace watchers and the feeds to the pages.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,6 +8,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use paddock_host::session::SessionStore;
 use paddock_host::trust::TrustStore;
 use paddock_host::{KeyStore, LiveProject, LiveRuns, RunService, ServerPath};
+use paddock_protocol::{AgentEvent, WorkspaceChange};
+
+use crate::feed::Feeds;
 
 use crate::recent::RecentProjects;
 use crate::watch::WorkspaceWatch;
@@ -18,6 +21,9 @@ pub struct Desktop {
     projects: Mutex<HashMap<PathBuf, Arc<LiveProject>>>,
     /// One watcher per window label.
     watchers: Mutex<HashMap<String, WorkspaceWatch>>,
+    /// Runs' events and workspace changes, waiting for their pages to ask.
+    pub events: Feeds<AgentEvent>,
+    pub changes: Feeds<WorkspaceChange>,
 }
 
 impl Desktop {
@@ -33,6 +39,8 @@ impl Desktop {
             recent: RecentProjects::new(data_dir),
             projects: Mutex::default(),
             watchers: Mutex::default(),
+            events: Feeds::default(),
+            changes: Feeds::default(),
         }
     }
 
@@ -79,8 +87,11 @@ impl Desktop {
         lock(&self.watchers).insert(window.to_owned(), watch);
     }
 
-    pub fn drop_watcher(&self, window: &str) {
+    /// The window closed or loaded a new page: its watcher stops and its feeds go.
+    pub fn forget_window(&self, window: &str) {
         lock(&self.watchers).remove(window);
+        self.events.forget(window);
+        self.changes.forget(window);
     }
 
     /// Everything that must stop with the app: runs cancelled, MCP servers shut down.

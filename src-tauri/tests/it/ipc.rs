@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use paddock_desktop::commands;
 use paddock_desktop::state::Desktop;
+use paddock_fake_model::{FakeServer, Reply};
+use paddock_protocol::AgentEvent;
 use serde_json::{Value, json};
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{
@@ -13,7 +15,7 @@ use tauri::test::{
 use tauri::webview::InvokeRequest;
 use tauri::{Manager, WebviewWindow, WebviewWindowBuilder};
 
-use crate::common::MemoryKeys;
+use crate::common::{MemoryKeys, setup};
 
 struct Ipc {
     app: tauri::App<MockRuntime>,
@@ -23,19 +25,11 @@ struct Ipc {
 
 fn app() -> Ipc {
     let data = tempfile::tempdir().unwrap();
-    let app = mock_builder()
-        .invoke_handler(commands::handler())
-        .build(mock_context(noop_assets()))
-        .unwrap();
-    app.manage(Desktop::new(
+    let (app, window) = mock_app(Desktop::new(
         data.path(),
         crate::common::trust_store(data.path()),
         Arc::new(MemoryKeys::default()),
     ));
-    app.manage(Arc::new(paddock_desktop::notify::Notifier::default()));
-    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
     Ipc {
         app,
         window,
@@ -43,8 +37,31 @@ fn app() -> Ipc {
     }
 }
 
+/// The commands over `desktop` on the mock runtime, and its "main" window.
+fn mock_app(desktop: Desktop) -> (tauri::App<MockRuntime>, WebviewWindow<MockRuntime>) {
+    // A run's end in an unfocused window is a desktop notification.
+    let app = mock_builder()
+        .plugin(tauri_plugin_notification::init())
+        .invoke_handler(commands::handler())
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    app.manage(desktop);
+    app.manage(Arc::new(paddock_desktop::notify::Notifier::default()));
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    (app, window)
+}
+
 impl Ipc {
     fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        call(&self.window, cmd, args)
+    }
+}
+
+/// `cmd` as the page in `window` calls it.
+fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    {
         let request = InvokeRequest {
             cmd: cmd.into(),
             callback: CallbackFn(0),
@@ -54,7 +71,7 @@ impl Ipc {
             headers: Default::default(),
             invoke_key: INVOKE_KEY.to_string(),
         };
-        get_ipc_response(&self.window, request).map(|b| b.deserialize::<Value>().unwrap())
+        get_ipc_response(window, request).map(|b| b.deserialize::<Value>().unwrap())
     }
 }
 
@@ -274,4 +291,98 @@ fn a_notification_click_reaches_the_window_that_asks() {
         assert_eq!(click["call_id"], "call-4");
         assert!(click["seq"].as_u64().unwrap() >= 2, "{click}");
     });
+}
+
+/// A run's events reach the page that asks, in batches, in order, ending with `run_finished`;
+/// hostile: another window asking for the same feed gets nothing and takes nothing.
+#[test]
+fn a_run_streams_to_the_window_that_started_it_and_no_other() {
+    let fake = tauri::async_runtime::block_on(FakeServer::start()).unwrap();
+    fake.push(Reply::text("one two three four five six").with_chunk_chars(4));
+    let s = setup(&fake, json!({}));
+    let root = s.root.to_str().unwrap().to_owned();
+    let (app, window) = mock_app(s.desktop);
+    let other = WebviewWindowBuilder::new(&app, "project-0123", Default::default())
+        .build()
+        .unwrap();
+
+    let started = call(
+        &window,
+        "send_prompt",
+        json!({"project": root, "sessionId": null, "prompt": "count"}),
+    )
+    .unwrap();
+    let feed = started["feed"].clone();
+    assert!(started["session_id"].is_string(), "{started}");
+    let stolen = call(&other, "next_run_events", json!({"feed": feed})).unwrap();
+    assert_eq!(stolen, json!({"items": [], "done": true}));
+
+    let mut events: Vec<AgentEvent> = Vec::new();
+    loop {
+        let batch = call(&window, "next_run_events", json!({"feed": feed})).unwrap();
+        let items: Vec<AgentEvent> = serde_json::from_value(batch["items"].clone()).unwrap();
+        events.extend(items);
+        if batch["done"] == json!(true) {
+            break;
+        }
+    }
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "one two three four five six");
+    assert!(
+        matches!(events.last(), Some(AgentEvent::RunFinished { .. })),
+        "{events:#?}"
+    );
+    // Read to its end, the feed is gone: asking again answers done at once.
+    let after = call(&window, "next_run_events", json!({"feed": feed})).unwrap();
+    assert_eq!(after, json!({"items": [], "done": true}));
+    assert!(app.state::<Desktop>().events.is_empty());
+}
+
+/// A refused prompt leaves no feed behind.
+#[test]
+fn a_refused_prompt_opens_no_feed() {
+    let ipc = app();
+    let err = ipc
+        .call(
+            "send_prompt",
+            json!({"project": "/no/such/project", "sessionId": null, "prompt": "hi"}),
+        )
+        .unwrap_err();
+    assert!(err["code"].is_string(), "{err}");
+    assert!(ipc.app.state::<Desktop>().events.is_empty());
+}
+
+/// The workspace watcher's changes come on the feed `watch_workspace` returns; watching again
+/// ends the old feed.
+#[test]
+fn workspace_changes_come_on_the_watch_feed() {
+    let ipc = app();
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join(".agent-workspace")).unwrap();
+    let path = root.to_str().unwrap();
+    let first = ipc
+        .call("watch_workspace", json!({"project": path}))
+        .unwrap();
+    std::fs::write(root.join(".agent-workspace/new.txt"), "hi").unwrap();
+    let batch = ipc
+        .call("next_workspace_changes", json!({"feed": first}))
+        .unwrap();
+    let paths = batch["items"][0]["paths"].clone();
+    assert_eq!(paths, json!(["new.txt"]), "{batch}");
+
+    let second = ipc
+        .call("watch_workspace", json!({"project": path}))
+        .unwrap();
+    assert_ne!(first, second);
+    let old = ipc
+        .call("next_workspace_changes", json!({"feed": first}))
+        .unwrap();
+    assert_eq!(old["done"], json!(true), "{old}");
 }

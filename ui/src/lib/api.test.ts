@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 // The shell is there, and `invoke` records what each function sends it.
-vi.mock('@tauri-apps/api/core', () => ({ isTauri: () => true, invoke: vi.fn(), Channel: class {} }));
+vi.mock('@tauri-apps/api/core', () => ({ isTauri: () => true, invoke: vi.fn() }));
 const { invoke } = vi.mocked(await import('@tauri-apps/api/core'));
 const api = await import('./api');
 
@@ -63,5 +63,69 @@ describe('notification clicks', () => {
     api.onNotificationClick((id) => shown.push(id));
     await new Promise((r) => setTimeout(r, 0));
     expect(invoke).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('feeds: the events of a run, the changes of a workspace', () => {
+  /** `invoke` answering `command` from `answers` in turn, recording every call. */
+  function shell(answers: Record<string, unknown[]>) {
+    const calls: [string, unknown][] = [];
+    invoke.mockImplementation(async (command, args) => {
+      calls.push([command, args]);
+      const queue = answers[command];
+      if (!queue?.length) throw { code: 'internal', message: `unexpected ${command}` };
+      return queue.shift();
+    });
+    return calls;
+  }
+
+  it('sendPrompt resolves with the session, then hands over every batch in order until done', async () => {
+    const text = (t: string) => ({ type: 'text_delta', text: t });
+    const calls = shell({
+      send_prompt: [{ session_id: 's9', feed: 4 }],
+      next_run_events: [
+        { items: [text('a'), text('b')], done: false },
+        { items: [], done: false },
+        { items: [text('c')], done: true },
+      ],
+    });
+    const got: unknown[] = [];
+    await expect(api.sendPrompt('/p', null, 'hi', (e) => got.push(e))).resolves.toBe('s9');
+    await vi.waitFor(() => expect(got).toHaveLength(3));
+    expect(got).toEqual([text('a'), text('b'), text('c')]);
+    expect(calls).toEqual([
+      ['send_prompt', { project: '/p', sessionId: null, prompt: 'hi' }],
+      ['next_run_events', { feed: 4 }],
+      ['next_run_events', { feed: 4 }],
+      ['next_run_events', { feed: 4 }],
+    ]);
+    // Done: it asked no more.
+    await new Promise((r) => setTimeout(r, 0));
+    expect(calls).toHaveLength(4);
+  });
+
+  it('a refused prompt rejects with the AppError and asks for no events', async () => {
+    const calls = shell({});
+    invoke.mockRejectedValueOnce({ code: 'busy', message: 'a run is going' });
+    await expect(api.sendPrompt('/p', 's1', 'hi', () => {})).rejects.toEqual({
+      code: 'busy',
+      message: 'a run is going',
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('watchWorkspace follows its feed, and a failed ask ends it without spinning', async () => {
+    const calls = shell({
+      watch_workspace: [7],
+      next_workspace_changes: [{ items: [{ paths: ['a.txt'] }], done: false }],
+    });
+    const got: unknown[] = [];
+    await api.watchWorkspace('/p', (c) => got.push(c));
+    await vi.waitFor(() => expect(calls).toHaveLength(3));
+    expect(got).toEqual([{ paths: ['a.txt'] }]);
+    expect(calls[0]).toEqual(['watch_workspace', { project: '/p' }]);
+    expect(calls[2]).toEqual(['next_workspace_changes', { feed: 7 }]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(calls).toHaveLength(3);
   });
 });

@@ -1,10 +1,11 @@
 // The only module that talks to the Tauri shell. Every command of docs/desktop-ipc.md has one
 // typed function here; components import these, never `invoke`.
-import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
+import { invoke, isTauri } from '@tauri-apps/api/core';
 import type {
   AgentEvent,
   AppError,
   ApprovalDecision,
+  Batch,
   CallExplanation,
   ConnectionReport,
   ExportFormat,
@@ -24,6 +25,7 @@ import type {
   RewindMode,
   RuleEntry,
   RewindPreview,
+  RunStarted,
   SandboxStatus,
   SearchHit,
   SessionSummary,
@@ -122,17 +124,17 @@ export const testToolCalling = (provider: ProviderKind, baseUrl: string | null, 
 export const openLink = (url: string) => call<null>('open_link', { url });
 
 // Runs and sessions
-/** Starts a run; events arrive on `onEvent` (possibly before this resolves with the id). */
-export function sendPrompt(
+/** Starts a run and resolves with its session id; the run's events then reach `onEvent`, in
+ * order, until its `run_finished`. */
+export async function sendPrompt(
   project: string,
   sessionId: string | null,
   prompt: string,
   onEvent: (event: AgentEvent) => void,
 ): Promise<string> {
-  if (!isTauri()) return Promise.reject(NO_BACKEND);
-  const channel = new Channel<AgentEvent>();
-  channel.onmessage = onEvent;
-  return call<string>('send_prompt', { project, sessionId, prompt, onEvent: channel });
+  const started = await call<RunStarted>('send_prompt', { project, sessionId, prompt });
+  void follow('next_run_events', started.feed, onEvent);
+  return started.session_id;
 }
 export const stopRun = (project: string, sessionId: string) =>
   call<null>('stop_run', { project, sessionId });
@@ -212,15 +214,29 @@ export const workspaceTree = (project: string) =>
 export const readWorkspaceFile = (project: string, path: string) =>
   call<FilePreview>('read_workspace_file', { project, path });
 /** Starts (or replaces) this window's watcher; `onChange` gets debounced batches. */
-export function watchWorkspace(
+export async function watchWorkspace(
   project: string,
   onChange: (change: WorkspaceChange) => void,
-): Promise<null> {
-  if (!isTauri()) return Promise.reject(NO_BACKEND);
-  const channel = new Channel<WorkspaceChange>();
-  channel.onmessage = onChange;
-  return call<null>('watch_workspace', { project, onChange: channel });
+): Promise<void> {
+  const feed = await call<number>('watch_workspace', { project });
+  void follow('next_workspace_changes', feed, onChange);
 }
+
+/**
+ * Hands every item of one of the shell's feeds to `onItem`, in order, asking for the next
+ * batch until the feed is done. Asking, rather than a Tauri channel, keeps the app process
+ * from evaluating a script in the page per item: see src-tauri/src/feed.rs.
+ */
+async function follow<T>(command: string, feed: number, onItem: (item: T) => void): Promise<void> {
+  for (;;) {
+    // A failed ask ends it: the shell is gone, and asking again would only spin.
+    const batch = await call<Batch<T>>(command, { feed }).catch(() => null);
+    if (!batch) return;
+    for (const item of batch.items) onItem(item);
+    if (batch.done) return;
+  }
+}
+
 /** Calls `onCall` with the call id when one of this window's notifications is clicked ('' for
  * a finished run); returns a function that stops listening. It asks the shell for each click
  * in turn rather than taking a Tauri event: see src-tauri/src/notify.rs. */

@@ -53,6 +53,8 @@ export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "s
 
 export type ApprovalDecision = "once" | "session" | "deny";
 
+export type Batch<T> = { items: Array<T>, done: boolean, };
+
 export type CallExplanation = { tool: string, 
 /**
  * Allow: runs; Ask: waits for the user; Deny: refused.
@@ -541,6 +543,12 @@ messages_dropped: number, };
 export type Role = "user" | "assistant";
 
 export type RuleEntry = { "allow": string } | { "ask": string } | { "deny": string };
+
+export type RunStarted = { session_id: string, 
+/**
+ * Ask `next_run_events` with it for the run's events.
+ */
+feed: number, };
 
 export type SandboxEngine = { "engine": "bubblewrap", version: string, } | { "engine": "namespaces" } | { "engine": "landlock", abi: number, } | { "engine": "none", reason: string, } | { "engine": "disabled" };
 

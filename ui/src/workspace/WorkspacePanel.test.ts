@@ -21,7 +21,6 @@ beforeEach(() => {
   api.workspaceTree.mockResolvedValue(tree('notes/', 'notes/a.md', 'hello.txt'));
   api.watchWorkspace.mockImplementation(async (_p, onChange) => {
     notify = onChange;
-    return null;
   });
 });
 

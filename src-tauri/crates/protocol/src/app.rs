@@ -101,6 +101,23 @@ pub struct WorkspaceChange {
     pub paths: Vec<String>,
 }
 
+/// What `send_prompt` started: the session, and the feed its run's events come on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RunStarted {
+    pub session_id: String,
+    /// Ask `next_run_events` with it for the run's events.
+    #[ts(type = "number")]
+    pub feed: u64,
+}
+
+/// What a feed holds since the page last asked (`next_run_events`, `next_workspace_changes`),
+/// in order; `done`: nothing more will come, stop asking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Batch<T> {
+    pub items: Vec<T>,
+    pub done: bool,
+}
+
 /// A click on one of a window's desktop notifications (`next_notification_click`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct NotificationClick {

@@ -19,9 +19,10 @@ mod trust;
 mod usage;
 
 pub use app::{
-    AppError, AppErrorCode, ConnectionReport, ExportFormat, FilePreview, KeyStatus, ModelInfo,
-    NotificationClick, Omitted, ProjectInfo, RecentProject, SessionTranscript, ToolCallMode,
-    ToolProbeReport, WorkspaceChange, WorkspaceEntry, WorkspaceTree,
+    AppError, AppErrorCode, Batch, ConnectionReport, ExportFormat, FilePreview, KeyStatus,
+    ModelInfo, NotificationClick, Omitted, ProjectInfo, RecentProject, RunStarted,
+    SessionTranscript, ToolCallMode, ToolProbeReport, WorkspaceChange, WorkspaceEntry,
+    WorkspaceTree,
 };
 pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,

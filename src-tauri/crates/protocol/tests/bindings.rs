@@ -18,12 +18,12 @@ fn generate() -> String {
     let cfg = &Config::default();
     let mut decls = decls!(cfg;
         serde_json::Value,
-        AgentEvent, ApprovalDecision, AppError, AppErrorCode, ConnectionReport, ContentBlock,
+        AgentEvent, ApprovalDecision, AppError, Batch<()>, AppErrorCode, ConnectionReport, ContentBlock,
         DenyReason, ToolStatus, TrustItem, TrustReport, TrustState,
         ErrorKind, ExitReason, ExportFormat, FilePreview, Grant, KeyStatus,
         LoopAction, LoopKind, McpServerConfig, McpServerState, McpServerStatus, Message,
         ModelInfo, NotificationClick, Omitted, ProjectInfo, Protection, ProtectionKind, ProtectionState, SandboxEngine, ProjectSettings, ProviderKind,
-        RecentProject, Role, SandboxStatus, SearchHit, SessionHeader, SessionRecord,
+        RecentProject, Role, RunStarted, SandboxStatus, SearchHit, SessionHeader, SessionRecord,
         SessionSummary, SessionTranscript, StopReason, TeammateSettings, TokenUsage, ToolCall,
         ToolGrantInfo, ToolPreset, ToolResult, ToolSpec, WorkspaceChange, WorkspaceEntry,
         WorkspaceMode, WorkspaceTree,

@@ -1,6 +1,7 @@
 //! A streamed answer of 50,000 tokens from the fake model, with the transcript's frame times
 //! sampled from outside the UI: a requestAnimationFrame loop installed over WebDriver records
 //! every frame; the intervals over the stream's last seconds are its frame time at the end.
+//! The app's memory is read with the project open, before the prompt and after the run.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -8,6 +9,8 @@ use std::time::{Duration, Instant};
 use paddock_desktop_e2e::{App, Result, testid};
 use paddock_fake_model::{FakeServer, Reply};
 use serde_json::Value;
+
+use crate::procs::Snapshot;
 
 /// 4 characters a token, the fake server's and the kernel's estimate.
 pub const TOKENS: usize = 50_000;
@@ -64,9 +67,14 @@ pub struct Frames {
     pub end: Stats,
     pub all: Stats,
     pub idle: Stats,
+    /// The app's processes with the project open, before the prompt and after the run.
+    pub before: Snapshot,
+    pub after: Snapshot,
 }
 
 const IDLE: Duration = Duration::from_secs(2);
+/// How long the app sits before its memory is read (as in the idle rows).
+const SETTLE: Duration = Duration::from_secs(5);
 
 pub struct Stats {
     pub frames: u64,
@@ -90,13 +98,15 @@ impl Stats {
     }
 }
 
-/// In the project window of `root`: sends a prompt, samples frames until the run's banner
-/// shows, and returns the frame statistics.
-pub async fn measure(app: &App, root: &Path) -> Result<Frames> {
+/// In the project window of `root` (app process `pid`): sends a prompt, samples frames until
+/// the run's banner shows, and returns the frame statistics and the memory around the run.
+pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
     crate::paddock::open_from_picker(app, root).await?;
     app.click(&testid("tab-transcript")).await?;
     app.type_into(&testid("prompt-input"), "Explain the parser at length")
         .await?;
+    tokio::time::sleep(SETTLE).await;
+    let before = Snapshot::of(pid)?;
     // The sampler runs in the page; WebDriver only starts it and collects the result.
     app.wd
         .execute(
@@ -137,6 +147,8 @@ pub async fn measure(app: &App, root: &Path) -> Result<Frames> {
             return Err("the streamed answer did not finish within 600 s".into());
         }
     }
+    tokio::time::sleep(SETTLE).await;
+    let after = Snapshot::of(pid)?;
     let result = app
         .wd
         .execute(
@@ -165,5 +177,7 @@ pub async fn measure(app: &App, root: &Path) -> Result<Frames> {
         end: Stats::from(&v["end"]),
         all: Stats::from(&v["all"]),
         idle: Stats::from(&v["idle"]),
+        before,
+        after,
     })
 }

@@ -154,7 +154,8 @@ async fn main() -> Result<()> {
         // Once: it takes tens of seconds.
         stream::script(&b.fake);
         let session = b.driver.launch().await?;
-        let frames = stream::measure(&session, &b.streamed).await;
+        let pid = procs::wait_new_pid(&b.app, &mut b.seen_app).await?;
+        let frames = stream::measure(&session, pid, &b.streamed).await;
         session.quit().await?;
         report.frames = Some(frames?);
     }
@@ -488,5 +489,21 @@ fn print_stream(f: &stream::Frames) {
         "    (the same window idle before the prompt: p50 {:.1} / p95 {:.1} / max {:.1} ms, {} of \
          {} over)",
         f.idle.p50, f.idle.p95, f.idle.max, f.idle.over_budget, f.idle.frames
+    );
+    let parts = |s: &Snapshot| {
+        let (web, _) = s.by_kind("WebKitWeb");
+        let (net, _) = s.by_kind("WebKitNet");
+        [s.total_mb(), s.app_mb(), web, net]
+    };
+    let (before, after) = (parts(&f.before), parts(&f.after));
+    let shown: Vec<String> = ["total", "app", "web", "network"]
+        .iter()
+        .zip(before.iter().zip(after))
+        .map(|(name, (b, a))| format!("{name} {b:.0} -> {a:.0} MB ({:+.1})", a - b))
+        .collect();
+    println!(
+        "  memory around the run, project window open, {} s settled: {}",
+        SETTLE.as_secs(),
+        shown.join(", ")
     );
 }
