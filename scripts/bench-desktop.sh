@@ -3,8 +3,8 @@
 # tauri/wry/WebKitGTK versions (bench/desktop-floor), both release builds under Xvfb, measured
 # in the same run: spawn to page loaded, idle PSS per process (floor; Paddock with one and two
 # project windows), Mesa/LLVM mapped or not; then a 10,000-event transcript's opening and the
-# frame time at the end of a streamed 50,000-token answer. Prints figures and targets; not a
-# pass/fail test.
+# frame time at the end of a streamed 50,000-token answer, with the app's memory before and
+# after that run. Prints figures and targets; not a pass/fail test.
 #   PADDOCK_SKIP_SETUP=1 ...   skip scripts/setup.sh
 #   CARGO_TARGET_DIR=...       honoured (default: target/)
 #   scripts/bench-desktop.sh transcript stream   only these parts (start, memory, transcript,

@@ -67,14 +67,18 @@ pub struct Frames {
     pub end: Stats,
     pub all: Stats,
     pub idle: Stats,
-    /// The app's processes with the project open, before the prompt and after the run.
+    /// The app's processes with the project open, before the prompt, `SETTLE` after the run
+    /// and `LATER` after it.
     pub before: Snapshot,
     pub after: Snapshot,
+    pub later: Snapshot,
 }
 
 const IDLE: Duration = Duration::from_secs(2);
-/// How long the app sits before its memory is read (as in the idle rows).
-const SETTLE: Duration = Duration::from_secs(5);
+/// How long the app sits before its memory is read (as in the idle rows), and again later
+/// (what it holds for good).
+pub const SETTLE: Duration = Duration::from_secs(5);
+pub const LATER: Duration = Duration::from_secs(30);
 
 pub struct Stats {
     pub frames: u64,
@@ -106,7 +110,7 @@ pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
     app.type_into(&testid("prompt-input"), "Explain the parser at length")
         .await?;
     tokio::time::sleep(SETTLE).await;
-    let before = Snapshot::of(pid)?;
+    let before = snapshot(pid, "before")?;
     // The sampler runs in the page; WebDriver only starts it and collects the result.
     app.wd
         .execute(
@@ -148,7 +152,9 @@ pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
         }
     }
     tokio::time::sleep(SETTLE).await;
-    let after = Snapshot::of(pid)?;
+    let after = snapshot(pid, "after")?;
+    tokio::time::sleep(LATER - SETTLE).await;
+    let later = snapshot(pid, "later")?;
     let result = app
         .wd
         .execute(
@@ -179,5 +185,15 @@ pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
         idle: Stats::from(&v["idle"]),
         before,
         after,
+        later,
     })
+}
+
+/// The app's processes now; with `BENCH_SMAPS_DIR` set, their smaps kept there too.
+fn snapshot(pid: u32, when: &str) -> Result<Snapshot> {
+    let snapshot = Snapshot::of(pid)?;
+    if let Some(dir) = std::env::var_os("BENCH_SMAPS_DIR") {
+        snapshot.save_smaps(Path::new(&dir), &format!("stream-{when}"))?;
+    }
+    Ok(snapshot)
 }

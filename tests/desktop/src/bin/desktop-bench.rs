@@ -1,9 +1,10 @@
 //! Desktop benchmark (not a test): Paddock against the floor, a minimal Tauri 2 app on the
 //! same stack (bench/desktop-floor), measured in the same run and interleaved: spawn to page
 //! loaded, idle PSS per process with one and two windows, whether Mesa/LLVM is mapped; then
-//! Paddock alone: opening a 10,000-event transcript and the frame time at the end of a
-//! streamed 50,000-token answer. Run by `scripts/bench-desktop.sh` (release builds, Xvfb,
-//! D-Bus); `PADDOCK_APP` and `PADDOCK_FLOOR_APP` name the two binaries.
+//! Paddock alone: opening a 10,000-event transcript, and the frame time at the end of a
+//! streamed 50,000-token answer with the memory before and after it. Run by
+//! `scripts/bench-desktop.sh` (release builds, Xvfb, D-Bus); `PADDOCK_APP` and
+//! `PADDOCK_FLOOR_APP` name the two binaries.
 
 #[path = "../bench/launch.rs"]
 mod launch;
@@ -495,15 +496,17 @@ fn print_stream(f: &stream::Frames) {
         let (net, _) = s.by_kind("WebKitNet");
         [s.total_mb(), s.app_mb(), web, net]
     };
-    let (before, after) = (parts(&f.before), parts(&f.after));
-    let shown: Vec<String> = ["total", "app", "web", "network"]
-        .iter()
-        .zip(before.iter().zip(after))
-        .map(|(name, (b, a))| format!("{name} {b:.0} -> {a:.0} MB ({:+.1})", a - b))
-        .collect();
-    println!(
-        "  memory around the run, project window open, {} s settled: {}",
-        SETTLE.as_secs(),
-        shown.join(", ")
-    );
+    let before = parts(&f.before);
+    for (snapshot, wait) in [(&f.after, stream::SETTLE), (&f.later, stream::LATER)] {
+        let shown: Vec<String> = ["total", "app", "web", "network"]
+            .iter()
+            .zip(before.iter().zip(parts(snapshot)))
+            .map(|(name, (b, a))| format!("{name} {b:.0} -> {a:.0} MB ({:+.1})", a - b))
+            .collect();
+        println!(
+            "  memory with the project window open, before the run and {} s after it ended: {}",
+            wait.as_secs(),
+            shown.join(", ")
+        );
+    }
 }
