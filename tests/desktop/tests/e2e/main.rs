@@ -233,7 +233,7 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
 
 /// As users run it (no GPU compositing; WebDriver cannot take screenshots then): the app's own
 /// process never loads Mesa and its LLVM (~21 MB), the page's JavaScript runs without the JIT
-/// compilers (~8 MB; src-tauri/src/main.rs), and the pages work.
+/// compilers (~8 MB) and with a small nursery (src-tauri/src/main.rs), and the pages work.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the built app, Xvfb, a keyring and tauri-driver: scripts/desktop-e2e.sh"]
 async fn by_default_the_app_process_loads_no_gpu_stack() -> Result<()> {
@@ -249,6 +249,11 @@ async fn by_default_the_app_process_loads_no_gpu_stack() -> Result<()> {
     assert_eq!(
         driver.web_process_env("JSC_useBaselineJIT")?,
         vec![Some("0".to_owned())]
+    );
+    assert_eq!(
+        driver.web_process_env("JSC_largeHeapSize")?,
+        vec![Some("8388608".to_owned())],
+        "the JavaScript nursery is 8 MB (src-tauri/src/main.rs)"
     );
     app.quit().await?;
     driver.stop().await
