@@ -11,7 +11,6 @@ use paddock_host::{KeyStore, LiveProject, LiveRuns, RunService, ServerPath};
 use paddock_protocol::{AgentEvent, WorkspaceChange};
 
 use crate::feed::Feeds;
-
 use crate::recent::RecentProjects;
 use crate::watch::WorkspaceWatch;
 
