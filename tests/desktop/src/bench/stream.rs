@@ -75,9 +75,8 @@ pub struct Frames {
 }
 
 const IDLE: Duration = Duration::from_secs(2);
-/// How long the app sits before its memory is read (as in the idle rows), and again later
-/// (what it holds for good).
-pub const SETTLE: Duration = Duration::from_secs(5);
+/// When the memory is read again after the run (what it holds for good); the first reading
+/// is `SETTLE` after it, as in the idle rows.
 pub const LATER: Duration = Duration::from_secs(30);
 
 pub struct Stats {
@@ -109,8 +108,7 @@ pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
     app.click(&testid("tab-transcript")).await?;
     app.type_into(&testid("prompt-input"), "Explain the parser at length")
         .await?;
-    tokio::time::sleep(SETTLE).await;
-    let before = snapshot(pid, "before")?;
+    let before = crate::settled(pid, "stream-before").await?;
     // The sampler runs in the page; WebDriver only starts it and collects the result.
     app.wd
         .execute(
@@ -151,10 +149,6 @@ pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
             return Err("the streamed answer did not finish within 600 s".into());
         }
     }
-    tokio::time::sleep(SETTLE).await;
-    let after = snapshot(pid, "after")?;
-    tokio::time::sleep(LATER - SETTLE).await;
-    let later = snapshot(pid, "later")?;
     let result = app
         .wd
         .execute(
@@ -176,6 +170,9 @@ pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
             vec![serde_json::json!(END_WINDOW_MS)],
         )
         .await?;
+    let after = crate::settled(pid, "stream-after").await?;
+    tokio::time::sleep(LATER - crate::SETTLE).await;
+    let later = crate::read(pid, "stream-later")?;
     let v = result.json();
     Ok(Frames {
         stream_ms: v["stream_ms"].as_f64().unwrap_or(f64::NAN),
@@ -187,13 +184,4 @@ pub async fn measure(app: &App, pid: u32, root: &Path) -> Result<Frames> {
         after,
         later,
     })
-}
-
-/// The app's processes now; with `BENCH_SMAPS_DIR` set, their smaps kept there too.
-fn snapshot(pid: u32, when: &str) -> Result<Snapshot> {
-    let snapshot = Snapshot::of(pid)?;
-    if let Some(dir) = std::env::var_os("BENCH_SMAPS_DIR") {
-        snapshot.save_smaps(Path::new(&dir), &format!("stream-{when}"))?;
-    }
-    Ok(snapshot)
 }

@@ -212,11 +212,11 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
             (FLOOR_LOW_2, &LOWERED_2[..]),
         ] {
             let launched = launch::floor(home, floor, args).await?;
-            rows[row].push(settled(launched.pid, row, round).await?);
+            rows[row].push(settled(launched.pid, &row_label(row, round)).await?);
             launched.stop().await?;
         }
         let launched = launch::paddock(home, app).await?;
-        rows[PICKER].push(settled(launched.pid, PICKER, round).await?);
+        rows[PICKER].push(settled(launched.pid, &row_label(PICKER, round)).await?);
         launched.stop().await?;
 
         for (row, args) in [
@@ -226,7 +226,7 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
         ] {
             let session = wd::floor_session(&floor_driver, args).await?;
             let pid = procs::wait_new_pid(floor, &mut seen_floor).await?;
-            rows[row].push(settled(pid, row, round).await?);
+            rows[row].push(settled(pid, &row_label(row, round)).await?);
             tokio::time::timeout(Duration::from_secs(20), session.quit())
                 .await
                 .map_err(|_| "the floor's WebDriver session did not end")??;
@@ -241,14 +241,14 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
             })
             .await
             .unwrap_or_else(|_| picker_gone = false);
-        rows[PADDOCK_1].push(settled(pid, PADDOCK_1, round).await?);
+        rows[PADDOCK_1].push(settled(pid, &row_label(PADDOCK_1, round)).await?);
         paddock::open_another(&session, &b.second).await?;
         session
             .wait_until("two project windows, no picker", || async {
                 Ok(paddock::window_count(&session).await? == 2)
             })
             .await?;
-        rows[PADDOCK_2].push(settled(pid, PADDOCK_2, round).await?);
+        rows[PADDOCK_2].push(settled(pid, &row_label(PADDOCK_2, round)).await?);
         session.quit().await?;
         println!("memory round {round}/{MEMORY_ROUNDS} done");
     }
@@ -289,19 +289,29 @@ async fn transcript_opening(b: &mut Bench) -> Result<(Vec<f64>, Vec<paddock::Ope
     Ok((paints, opens))
 }
 
-/// Waits `SETTLE`, then reads the app's processes; with `BENCH_SMAPS_DIR` set, also keeps
-/// their smaps there, named after the row and round.
-async fn settled(pid: u32, row: usize, round: usize) -> Result<Snapshot> {
+/// Waits `SETTLE`, then reads the app's processes (`read`).
+async fn settled(pid: u32, label: &str) -> Result<Snapshot> {
     tokio::time::sleep(SETTLE).await;
+    read(pid, label)
+}
+
+/// The app's processes now; with `BENCH_SMAPS_DIR` set, also keeps their smaps there, named
+/// after `label`.
+fn read(pid: u32, label: &str) -> Result<Snapshot> {
     let snapshot = Snapshot::of(pid)?;
     if let Some(dir) = std::env::var_os("BENCH_SMAPS_DIR") {
-        let label: String = ROWS[row]
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
-        snapshot.save_smaps(Path::new(&dir), &format!("{label}.round{round}"))?;
+        snapshot.save_smaps(Path::new(&dir), label)?;
     }
     Ok(snapshot)
+}
+
+/// The smaps label of a memory row's round: its name in letters, digits and dashes.
+fn row_label(row: usize, round: usize) -> String {
+    let name: String = ROWS[row]
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("{name}.round{round}")
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -497,7 +507,7 @@ fn print_stream(f: &stream::Frames) {
         [s.total_mb(), s.app_mb(), web, net]
     };
     let before = parts(&f.before);
-    for (snapshot, wait) in [(&f.after, stream::SETTLE), (&f.later, stream::LATER)] {
+    for (snapshot, wait) in [(&f.after, SETTLE), (&f.later, stream::LATER)] {
         let shown: Vec<String> = ["total", "app", "web", "network"]
             .iter()
             .zip(before.iter().zip(parts(snapshot)))
