@@ -1,5 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { splitBlocks } from './blocks';
+import { splitBlocks, type Block } from './blocks';
+
+/** `chars` of prose in paragraphs of 90 words, like the desktop benchmark's long answer. */
+function prose(chars: number): string {
+  const words = ['the', 'parser', 'allocates', 'a', 'buffer', 'for', 'each', 'token', '`Vec`'];
+  let text = '';
+  for (let i = 1; text.length < chars; i++) text += words[i % words.length] + (i % 90 ? ' ' : '.\n\n');
+  return text.slice(0, chars);
+}
 
 describe('splitBlocks', () => {
   it('splits an answer into blocks with their code', () => {
@@ -24,5 +34,27 @@ describe('splitBlocks', () => {
     const first = splitBlocks('one\n\ntwo');
     const other = splitBlocks('three', first, 'one\n\ntwo');
     expect(other.map((b) => b.raw)).toEqual(['three']);
+  });
+
+  it('keeps no earlier tick of a streamed answer alive in its blocks', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const answer = prose(100_000);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    let text = '';
+    let seen = '';
+    let blocks: Block[] = [];
+    for (let at = 0; at < answer.length; at += 64) {
+      text += answer.slice(at, at + 64);
+      blocks = splitBlocks(text, blocks, seen);
+      seen = text;
+    }
+    gc();
+    const held = process.memoryUsage().heapUsed - before;
+    expect(blocks.length).toBeGreaterThan(150);
+    // Blocks cut from the text of the tick that finished them would hold ~10 MB here (each
+    // keeps that tick's whole answer); blocks with their own text, about the answer's size.
+    expect(held).toBeLessThan(2_000_000);
   });
 });
