@@ -7,12 +7,17 @@
 //!   --windows N   open N windows in all (the others sized like Paddock's project windows)
 //!   --related     the other windows share the first one's web process (WebKit related view)
 //!   --lowered     no GPU stack in the app process, as Paddock runs (its src-tauri/src/main.rs)
+//!   --project-sized  the first window sized like a project window too (else like the picker)
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tauri::webview::PageLoadEvent;
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder, Wry};
+
+/// A Paddock project window's size (src-tauri/src/windows.rs).
+const PROJECT_W: f64 = 1200.0;
+const PROJECT_H: f64 = 800.0;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -25,6 +30,7 @@ fn main() {
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(1);
     let related = args.iter().any(|a| a == "--related");
+    let project_sized = args.iter().any(|a| a == "--project-sized");
     let built = tauri::Builder::default()
         .on_page_load(|webview, payload| {
             if payload.event() == PageLoadEvent::Finished {
@@ -37,6 +43,11 @@ fn main() {
             }
         })
         .setup(move |app| {
+            // A window's pixels are memory (X shared memory, the web process's backing store):
+            // compared with a project window, the first window takes a project window's size.
+            if project_sized && let Some(main) = app.get_webview_window("main") {
+                main.set_size(tauri::LogicalSize::new(PROJECT_W, PROJECT_H))?;
+            }
             if windows > 1 {
                 open_more(app.handle(), windows - 1, related)?;
             }
@@ -82,7 +93,7 @@ fn build(app: &AppHandle, i: usize) -> WebviewWindowBuilder<'_, Wry, AppHandle> 
         WebviewUrl::App("index.html".into()),
     )
     .title("Desktop Floor")
-    .inner_size(1200.0, 800.0)
+    .inner_size(PROJECT_W, PROJECT_H)
     .min_inner_size(640.0, 480.0)
 }
 
