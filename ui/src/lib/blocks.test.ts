@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { splitBlocks, type Block } from './blocks';
 
@@ -9,6 +7,18 @@ function prose(chars: number): string {
   let text = '';
   for (let i = 1; text.length < chars; i++) text += words[i % words.length] + (i % 90 ? ' ' : '.\n\n');
   return text.slice(0, chars);
+}
+
+/** Node's collector and heap size, from inside the test worker (the UI's types leave Node out,
+ * so its modules are imported by name). */
+async function nodeHeap(): Promise<{ gc: () => void; used: () => number }> {
+  const v8: string = 'node:v8';
+  const vm: string = 'node:vm';
+  const { setFlagsFromString } = (await import(v8)) as { setFlagsFromString: (f: string) => void };
+  const { runInNewContext } = (await import(vm)) as { runInNewContext: (code: string) => unknown };
+  setFlagsFromString('--expose-gc');
+  const proc = (globalThis as unknown as { process: { memoryUsage: () => { heapUsed: number } } }).process;
+  return { gc: runInNewContext('gc') as () => void, used: () => proc.memoryUsage().heapUsed };
 }
 
 describe('splitBlocks', () => {
@@ -36,12 +46,11 @@ describe('splitBlocks', () => {
     expect(other.map((b) => b.raw)).toEqual(['three']);
   });
 
-  it('keeps no earlier tick of a streamed answer alive in its blocks', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+  it('keeps no earlier tick of a streamed answer alive in its blocks', async () => {
+    const { gc, used } = await nodeHeap();
     const answer = prose(100_000);
     gc();
-    const before = process.memoryUsage().heapUsed;
+    const before = used();
     let text = '';
     let seen = '';
     let blocks: Block[] = [];
@@ -51,7 +60,7 @@ describe('splitBlocks', () => {
       seen = text;
     }
     gc();
-    const held = process.memoryUsage().heapUsed - before;
+    const held = used() - before;
     expect(blocks.length).toBeGreaterThan(150);
     // Blocks cut from the text of the tick that finished them would hold ~10 MB here (each
     // keeps that tick's whole answer); blocks with their own text, about the answer's size.
