@@ -46,6 +46,23 @@ describe('splitBlocks', () => {
     expect(other.map((b) => b.raw)).toEqual(['three']);
   });
 
+  it('reads \\r\\n line endings as \\n, streamed or whole', () => {
+    const crlf = 'One.\r\n\r\nTwo,\r\nstill one.\r\n\r\n```sh\r\nls\r\n```\r\n\r\nThree.';
+    const whole = splitBlocks(crlf.replaceAll('\r\n', '\n'));
+    expect(whole.map((b) => b.raw.trim())).toEqual(['One.', 'Two,\nstill one.', '```sh\nls\n```', 'Three.']);
+    // Ticks that end between \r and \n, and everywhere else.
+    let blocks: Block[] = [];
+    let seen = '';
+    for (let n = 1; n <= crlf.length; n += 3) {
+      const text = crlf.slice(0, n);
+      blocks = splitBlocks(text, blocks, seen);
+      seen = text;
+    }
+    blocks = splitBlocks(crlf, blocks, seen);
+    expect(blocks.map((b) => [b.at, b.raw])).toEqual(whole.map((b) => [b.at, b.raw]));
+    expect(blocks[2]?.code).toEqual({ text: 'ls', lang: 'sh' });
+  });
+
   it('keeps no earlier tick of a streamed answer alive in its blocks', async () => {
     const { gc, used } = await nodeHeap();
     const answer = prose(100_000);

@@ -1,5 +1,6 @@
 // A streamed answer as Markdown blocks, so a finished block is lexed and rendered once: each
-// tick re-reads only the last block (which may still grow) and what came after it.
+// tick re-reads only the last block (which may still grow) and what came after it, and only
+// at the block level: a block's inline Markdown is read when it is rendered.
 import { Lexer, type Token } from 'marked';
 
 export interface Block {
@@ -36,11 +37,22 @@ function toBlocks(tokens: Token[], base: number): Block[] {
   return out;
 }
 
-/** Splits `text` into blocks, reusing `previous` (the blocks of an earlier, shorter text it
+/** Block tokens only: the inline pass `lex` adds is most of its cost, and `renderBlock`
+ * does it again anyway. */
+const blockTokens = (text: string): Token[] => lexer().blockTokens(text, []);
+
+/** `text` with the line endings Markdown's rules read (`\n`), as `lex` would make them.
+ * Offsets count in this text, so a model that writes `\r\n` gets the same blocks as one that
+ * writes `\n`; a prefix of the input stays a prefix of the output. */
+export const lineEnds = (text: string): string =>
+  text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+
+/** Splits `raw` into blocks, reusing `previous` (the blocks of an earlier, shorter text it
  * starts with) up to their last one. */
-export function splitBlocks(text: string, previous: Block[] = [], previousText = ''): Block[] {
+export function splitBlocks(raw: string, previous: Block[] = [], previousText = ''): Block[] {
+  const text = lineEnds(raw);
   const last = previous.at(-1);
-  if (!last || !text.startsWith(previousText)) return toBlocks(lexer().lex(text), 0);
+  if (!last || !raw.startsWith(previousText)) return toBlocks(blockTokens(text), 0);
   const kept = previous.slice(0, -1);
-  return kept.concat(toBlocks(lexer().lex(text.slice(last.at)), last.at));
+  return kept.concat(toBlocks(blockTokens(text.slice(last.at)), last.at));
 }

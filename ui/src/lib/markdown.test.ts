@@ -48,4 +48,13 @@ describe('renderMarkdown', () => {
     const a = dom(renderMarkdown('[docs](https://example.com/a)')).querySelector('a');
     expect(a?.getAttribute('href')).toBe('https://example.com/a');
   });
+
+  it('keeps only inert links and read-only task boxes, block after block', () => {
+    for (let i = 0; i < 2; i++) {
+      const d = dom(renderMarkdown('[a](./notes.md) [b](file:///etc/passwd)\n\n- [x] done\n\n<input type="text" value="x">'));
+      expect([...d.querySelectorAll('a')].map((a) => a.getAttribute('href'))).toEqual([null, null]);
+      const inputs = [...d.querySelectorAll('input')];
+      expect(inputs.map((n) => [n.type, n.disabled])).toEqual([['checkbox', true]]);
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // then DOMPurify with a short allow list. Model output is untrusted: no scripts, handlers,
 // styles, forms or frames, and no images, since a remote image URL is a classic way to leak
 // data out of a conversation.
-import DOMPurify from 'dompurify';
+import DOMPurify, { type DOMPurify as DOMPurifyInstance } from 'dompurify';
 import { Marked, type Tokens } from 'marked';
 import { escapeHtml, highlightCode } from './highlight';
 
@@ -24,26 +24,31 @@ const marked = new Marked({
   },
 });
 
-let hooked = false;
-function purify(html: string): string {
-  if (!hooked) {
-    // Only inert links: checkboxes from task lists stay read-only, other inputs go.
-    DOMPurify.addHook('uponSanitizeElement', (node, data) => {
-      if (data.tagName === 'input' && (node as Element).getAttribute('type') !== 'checkbox') {
-        node.parentNode?.removeChild(node);
-      }
-    });
-    DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-      if (node.tagName === 'INPUT') node.setAttribute('disabled', '');
-      if (node.tagName === 'A') {
-        const href = node.getAttribute('href') ?? '';
-        if (!/^(https?:|mailto:|#)/i.test(href)) node.removeAttribute('href');
-      }
-    });
-    hooked = true;
-  }
-  return DOMPurify.sanitize(html, { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false });
+/** The page's sanitizer: an instance of its own, configured once. `sanitize` given a config
+ * reads it anew on every call, and a streamed answer's last block is sanitized every frame. */
+let purifier: DOMPurifyInstance | undefined;
+function sanitizer(): DOMPurifyInstance {
+  if (purifier) return purifier;
+  const p = DOMPurify(window);
+  p.setConfig({ ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false });
+  // Only inert links: checkboxes from task lists stay read-only, other inputs go.
+  p.addHook('uponSanitizeElement', (node, data) => {
+    if (data.tagName === 'input' && (node as Element).getAttribute('type') !== 'checkbox') {
+      node.parentNode?.removeChild(node);
+    }
+  });
+  p.addHook('afterSanitizeAttributes', (node) => {
+    if (node.tagName === 'INPUT') node.setAttribute('disabled', '');
+    if (node.tagName === 'A') {
+      const href = node.getAttribute('href') ?? '';
+      if (!/^(https?:|mailto:|#)/i.test(href)) node.removeAttribute('href');
+    }
+  });
+  purifier = p;
+  return p;
 }
+
+const purify = (html: string): string => sanitizer().sanitize(html);
 
 /** One block of Markdown (see lib/blocks.ts) to sanitized HTML, safe for `{@html}`. */
 export const renderBlock = (raw: string): string => renderMarkdown(raw);
