@@ -50,8 +50,20 @@ function sanitizer(): DOMPurifyInstance {
 
 const purify = (html: string): string => sanitizer().sanitize(html);
 
+/** Blocks rendered last, by their text: a streamed answer's growing block is rendered ahead
+ * of the frame that shows it (transcript/Markdown.svelte), and shown from here. */
+const rendered = new Map<string, string>();
+const RENDERED_KEPT = 8;
+
 /** One block of Markdown (see lib/blocks.ts) to sanitized HTML, safe for `{@html}`. */
-export const renderBlock = (raw: string): string => renderMarkdown(raw);
+export function renderBlock(raw: string): string {
+  const hit = rendered.get(raw);
+  if (hit !== undefined) return hit;
+  const html = renderMarkdown(raw);
+  rendered.set(raw, html);
+  if (rendered.size > RENDERED_KEPT) rendered.delete(rendered.keys().next().value ?? '');
+  return html;
+}
 
 /** Markdown to sanitized HTML, safe for `{@html}`. */
 export function renderMarkdown(source: string): string {

@@ -1,18 +1,40 @@
 import { fireEvent, render, screen } from '@testing-library/svelte';
+import { tick } from 'svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Markdown from './Markdown.svelte';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
 const api = vi.mocked(await import('../lib/api'));
 
+const nextFrame = () => new Promise<void>((done) => requestAnimationFrame(() => void tick().then(done)));
+
 describe('Markdown', () => {
   beforeEach(() => vi.resetAllMocks());
+
+  it('shows a grown answer a frame later, and anything else at once', async () => {
+    const { rerender, container } = render(Markdown, { props: { text: 'One.\n\nTw' } });
+    expect(container.textContent).toContain('Tw');
+    await rerender({ text: 'One.\n\nTwo **three**' });
+    // This frame only prepares: the page still shows the text it had.
+    expect(container.querySelector('strong')).toBeNull();
+    // Grown again before the frame came: both land together, in the next frame.
+    await rerender({ text: 'One.\n\nTwo **three** four' });
+    expect(container.textContent).not.toContain('four');
+    await nextFrame();
+    expect(container.querySelectorAll('p')[1]?.textContent).toBe('Two three four');
+    // Text that does not continue the answer (another answer in its place) is shown at once.
+    await rerender({ text: 'Something else.' });
+    expect(container.textContent?.trim()).toBe('Something else.');
+    await nextFrame();
+    expect(container.textContent?.trim()).toBe('Something else.');
+  });
 
   it('does not re-render finished blocks while an answer streams', async () => {
     const { rerender, container } = render(Markdown, { props: { text: 'Done part.\n\nStill' } });
     const first = container.querySelector('p');
     expect(first?.textContent).toBe('Done part.');
     await rerender({ text: 'Done part.\n\nStill going, with **more**.' });
+    await nextFrame();
     const paragraphs = container.querySelectorAll('p');
     expect(paragraphs[0]).toBe(first);
     expect(paragraphs[1]?.textContent).toBe('Still going, with more.');
@@ -22,10 +44,12 @@ describe('Markdown', () => {
     const { rerender, container } = render(Markdown, { props: { text: 'Intro.\n\nTitle' } });
     const intro = container.querySelector('p');
     await rerender({ text: 'Intro.\n\nTitle\n=====\n\n```sh\ncargo' });
+    await nextFrame();
     expect(container.querySelector('p')).toBe(intro);
     expect(container.querySelector('h1')?.textContent).toBe('Title');
     expect(container.querySelectorAll('p')).toHaveLength(1);
     await rerender({ text: 'Intro.\n\nTitle\n=====\n\n```sh\ncargo test\n```\n' });
+    await nextFrame();
     expect(container.querySelector('pre code')?.textContent).toBe('cargo test');
     expect(container.querySelectorAll('[data-testid=code-block]')).toHaveLength(1);
   });

@@ -34,8 +34,55 @@ async function startRun() {
 
 afterEach(() => vi.unstubAllGlobals());
 
+/** A stand-in for ResizeObserver (jsdom has none): the returned function plays a layout that
+ * changed the size of what the panel observes. */
+function resizes(): () => void {
+  const observers: (() => void)[] = [];
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      constructor(callback: () => void) {
+        observers.push(callback);
+      }
+      observe() {}
+      disconnect() {}
+    },
+  );
+  return () => observers.forEach((o) => o());
+}
+
 describe('TranscriptPanel', () => {
+  it('follows what grows while the user is at the bottom, and not once they scrolled up', async () => {
+    const resized = resizes();
+    const session = new SessionController('/p');
+    render(TranscriptPanel, { props: { session } });
+    const scroller = document.querySelector<HTMLElement>('.scroll')!;
+    let [top, height] = [0, 1000];
+    Object.defineProperties(scroller, {
+      scrollHeight: { get: () => height },
+      clientHeight: { get: () => 800 },
+      scrollTop: { get: () => top, set: (v: number) => (top = v) },
+    });
+    // An answer grew after the transcript changed (it is shown a frame later): followed.
+    height = 1400;
+    resized();
+    expect(top).toBe(1400);
+    // The user scrolls up to read: growth no longer moves the view.
+    top = 300;
+    await fireEvent.scroll(scroller);
+    height = 1800;
+    resized();
+    expect(top).toBe(300);
+    // Back at the bottom: followed again.
+    top = 1000;
+    await fireEvent.scroll(scroller);
+    height = 2200;
+    resized();
+    expect(top).toBe(2200);
+  });
+
   it('renders a long session\'s last turns, and more when the user scrolls up to the button', async () => {
+    const resized = resizes();
     let seen: (entries: { isIntersecting: boolean }[]) => void = () => {};
     vi.stubGlobal(
       'IntersectionObserver',
@@ -67,7 +114,8 @@ describe('TranscriptPanel', () => {
     const answers = () => screen.getAllByTestId('message-assistant').length;
     expect(answers()).toBe(10);
     // Opening lands at the bottom: the button in view then loads nothing.
-    await vi.waitFor(() => expect(top).toBe(5000));
+    resized();
+    expect(top).toBe(5000);
     seen([{ isIntersecting: true }]);
     await tick();
     expect(answers()).toBe(10);

@@ -8,6 +8,7 @@ mod changes;
 mod context;
 mod polish;
 mod rules;
+mod stream;
 
 use paddock_desktop_e2e::{App, Driver, Result, TestHome, WAIT, repo_root, testid};
 use paddock_fake_model::{FakeServer, Fault, Outcome, Reply};
