@@ -71,16 +71,8 @@ const STARTS: [(&str, Option<&[&str]>); 3] = [
     ("Paddock", None),
 ];
 const LOWERED_2: [&str; 4] = ["--lowered", "--windows", "2", "--related"];
-/// The floor beside Paddock's project windows: its windows sized like them.
-const SIZED_1: [&str; 1] = ["--project-sized"];
-const SIZED_LOWERED_1: [&str; 2] = ["--lowered", "--project-sized"];
-const SIZED_LOWERED_2: [&str; 5] = [
-    "--lowered",
-    "--windows",
-    "2",
-    "--related",
-    "--project-sized",
-];
+/// The floor beside Paddock's project windows (the WebDriver rows) sizes its windows like them.
+const PROJECT_SIZED: &str = "--project-sized";
 
 /// The parts of the benchmark; `desktop-bench [part…]` runs some (default: all).
 const PARTS: [&str; 4] = ["start", "memory", "transcript", "stream"];
@@ -230,11 +222,12 @@ async fn memory(b: &mut Bench) -> Result<(Vec<Vec<Snapshot>>, bool)> {
         launched.stop().await?;
 
         for (row, args) in [
-            (FLOOR_WD_1, &SIZED_1[..]),
-            (FLOOR_LOW_WD_1, &SIZED_LOWERED_1[..]),
-            (FLOOR_LOW_WD_2, &SIZED_LOWERED_2[..]),
+            (FLOOR_WD_1, &[][..]),
+            (FLOOR_LOW_WD_1, &["--lowered"][..]),
+            (FLOOR_LOW_WD_2, &LOWERED_2[..]),
         ] {
-            let session = wd::floor_session(&floor_driver, args).await?;
+            let args = [args, &[PROJECT_SIZED]].concat();
+            let session = wd::floor_session(&floor_driver, &args).await?;
             let pid = procs::wait_new_pid(floor, &mut seen_floor).await?;
             rows[row].push(settled(pid, &row_label(row, round)).await?);
             tokio::time::timeout(Duration::from_secs(20), session.quit())
