@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from './markdown';
+import { describe, expect, it, vi } from 'vitest';
+import { renderMarkdown, warmMarkdown } from './markdown';
+
+// The real highlighter, watched: warming Markdown must not make highlight.js build languages.
+vi.mock('./highlight', async (original) => {
+  const real = await original<typeof import('./highlight')>();
+  return { ...real, highlightCode: vi.fn(real.highlightCode) };
+});
+const { highlightCode } = vi.mocked(await import('./highlight'));
 
 const dom = (html: string) => {
   const div = document.createElement('div');
@@ -56,5 +63,14 @@ describe('renderMarkdown', () => {
       const inputs = [...d.querySelectorAll('input')];
       expect(inputs.map((n) => [n.type, n.disabled])).toEqual([['checkbox', true]]);
     }
+  });
+
+  it('warms up on a sample that renders and highlights nothing', () => {
+    highlightCode.mockClear();
+    warmMarkdown();
+    expect(highlightCode).not.toHaveBeenCalled();
+    // And highlighting still works once a code block comes.
+    expect(renderMarkdown('```rust\nfn x() {}\n```')).toContain('hljs-keyword');
+    expect(highlightCode).toHaveBeenCalledTimes(1);
   });
 });
