@@ -44,7 +44,7 @@ const blockTokens = (text: string): Token[] => lexer().blockTokens(text, []);
 /** `text` with the line endings Markdown's rules read (`\n`), as `lex` would make them.
  * Offsets count in this text, so a model that writes `\r\n` gets the same blocks as one that
  * writes `\n`; a prefix of the input stays a prefix of the output. */
-export const lineEnds = (text: string): string =>
+const lineEnds = (text: string): string =>
   text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 
 /** Splits `raw` into blocks, reusing `previous` (the blocks of an earlier, shorter text it
