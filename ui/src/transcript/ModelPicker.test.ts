@@ -51,4 +51,26 @@ describe('ModelPicker', () => {
       'claude-x',
     ]);
   });
+
+  it('says there is no model, and why, instead of an empty box', async () => {
+    api.listModels.mockRejectedValue({ code: 'provider', message: 'connection refused' });
+    const none = project({ settings: { ...settings, provider: 'openai-compatible', model: undefined } });
+    render(ModelPicker, { props: { info: none, disabled: false, onchange: () => {} } });
+    const select = screen.getByTestId('model-picker') as HTMLSelectElement;
+    await vi.waitFor(() => expect(screen.getByTestId('no-model-why').textContent).toContain('connection refused'));
+    expect([...select.options].map((o) => o.text)).toEqual(['No model']);
+    expect(select.disabled).toBe(true);
+    expect(select.getAttribute('aria-describedby')).toBe('no-model-why');
+    expect(select.title).toContain('choose one in Settings');
+  });
+
+  it('drops the explanation once the provider lists models', async () => {
+    api.listModels.mockResolvedValue([{ id: 'llama-3' }] as never);
+    const none = project({ settings: { ...settings, provider: 'openai-compatible', model: undefined } });
+    render(ModelPicker, { props: { info: none, disabled: false, onchange: () => {} } });
+    const select = screen.getByTestId('model-picker') as HTMLSelectElement;
+    await vi.waitFor(() => expect([...select.options].map((o) => o.value)).toEqual(['llama-3']));
+    expect(screen.queryByTestId('no-model-why')).toBeNull();
+    expect(select.disabled).toBe(false);
+  });
 });

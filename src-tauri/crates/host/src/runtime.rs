@@ -57,8 +57,11 @@ impl ProjectRuntime {
         let s = &project.settings;
         let provider = s.provider.unwrap_or(ProviderKind::OpenAiCompatible);
         let model_name = s.model.clone().ok_or_else(|| {
+            // One message for both shells: each names its own way to choose.
             HostError::Usage(
-                "no model is set: pass --model or set \"model\" in .paddock/settings.json".into(),
+                "no model is set: choose one beside Send or in Settings (desktop), pass --model \
+                 (CLI), or set \"model\" in .paddock/settings.json"
+                    .into(),
             )
         })?;
         let key = resolve_key(provider, keys)?;
