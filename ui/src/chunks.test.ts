@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 type Chunk = Rollup.OutputChunk;
 
 async function chunks(): Promise<Chunk[]> {
-  const out = await build({ logLevel: 'silent', build: { write: false } });
+  // ui/, wherever vitest was started from (vite would take the working directory).
+  const root = decodeURIComponent(new URL('..', import.meta.url).pathname);
+  const out = await build({ root, logLevel: 'silent', build: { write: false } });
   const outputs = (Array.isArray(out) ? out : [out]) as Rollup.RollupOutput[];
   return outputs.flatMap((o) => o.output.filter((c): c is Chunk => c.type === 'chunk'));
 }
