@@ -20,21 +20,37 @@ pub struct Start {
     pub to_navigation: f64,
 }
 
+/// How long the page may take to paint after the picker's input is in it.
+const PAINT_WAIT_MS: u32 = 10_000;
+
 /// Milliseconds from the process's start to the main window's first contentful paint.
 pub async fn cold_start_ms(app: &App, pid: u32) -> Result<Start> {
+    // The picker's input can be in the page a frame before its first paint: wait for the
+    // entry rather than read it once (which failed now and then as "no paint timing").
     let paint: Value = app
         .wd
-        .execute(
-            "const p = performance.getEntriesByName('first-contentful-paint')[0]
+        .execute_async(
+            "const [limit, done] = arguments;
+             const t0 = performance.now();
+             const check = () => {
+               const p = performance.getEntriesByName('first-contentful-paint')[0]
                  || performance.getEntriesByType('paint')[0];
-             return p ? [performance.timeOrigin, p.startTime] : null;",
-            Vec::new(),
+               if (p) done([performance.timeOrigin, p.startTime]);
+               else if (performance.now() - t0 > limit) done(null);
+               else setTimeout(check, 20);
+             };
+             check();",
+            vec![json!(PAINT_WAIT_MS)],
         )
         .await?
         .json()
         .clone();
     let (Some(origin), Some(fcp)) = (paint[0].as_f64(), paint[1].as_f64()) else {
-        return Err("the webview reports no paint timing (PerformancePaintTiming)".into());
+        return Err(format!(
+            "the webview reports no paint timing (PerformancePaintTiming) {PAINT_WAIT_MS} ms \
+             after the picker's input was in the page"
+        )
+        .into());
     };
     let started = procs::process_start_epoch_ms(pid)?;
     Ok(Start {
