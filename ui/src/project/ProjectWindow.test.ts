@@ -94,6 +94,35 @@ describe('ProjectWindow', () => {
     expect(screen.getByTestId('preset-select')).toBeInTheDocument();
   });
 
+  it('shows the transcript when a session is opened or started from the sidebar on another tab', async () => {
+    api.listSessions.mockResolvedValue([
+      { id: 's1', title: 'Fix the bug', model: 'm', created: '', updated: '', size_bytes: 1 },
+    ] as never);
+    api.loadSession.mockResolvedValue({
+      header: { format: 1, id: 's1', project: '/home/u/proj', model: 'm', created: '', title: 'Fix the bug' },
+      messages: [],
+      events: [],
+      warnings: [],
+    } as never);
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    await vi.waitFor(() => expect(document.title).toBe('proj — Paddock'));
+    const selected = (id: string) => screen.getByTestId(`tab-${id}`).getAttribute('aria-selected');
+
+    await fireEvent.click(screen.getByTestId('tab-grants'));
+    const open = await screen.findByTestId('session-open');
+    open.focus(); // as a real click does
+    await fireEvent.click(open);
+    await vi.waitFor(() => expect(selected('transcript')).toBe('true'));
+    expect(api.loadSession).toHaveBeenCalledWith('/home/u/proj', 's1', expect.any(Number));
+    // Opening leaves the focus in the list; a new session is ready to be written.
+    expect(document.activeElement).toBe(open);
+
+    await fireEvent.click(screen.getByTestId('tab-workspace'));
+    await fireEvent.click(screen.getByTestId('new-session'));
+    await vi.waitFor(() => expect(selected('transcript')).toBe('true'));
+    await vi.waitFor(() => expect(document.activeElement).toBe(screen.getByTestId('prompt-input')));
+  });
+
   it('says when the settings file is broken', async () => {
     api.projectInfo.mockResolvedValue(project({ settings: undefined, settings_error: 'line 2: expected a string' }));
     render(ProjectWindow, { props: { path: '/home/u/proj' } });
