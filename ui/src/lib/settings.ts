@@ -1,8 +1,10 @@
 // The settings form's context and compaction fields: what to save, or why not.
 import type { CompactionSettings } from './bindings';
 
-/** The kernel's defaults: compact by itself at 80 % of the window. */
+/** The kernel's defaults (checked against its sources by settings.test.ts): compact by itself
+ * at 80 % of the window; a run makes at most 100 model calls. */
 export const DEFAULT_THRESHOLD = 80;
+export const DEFAULT_MAX_TURNS = 100;
 export const MIN_THRESHOLD = 10;
 export const MAX_THRESHOLD = 95;
 /** The bounds the settings file accepts (host settings.rs). */
