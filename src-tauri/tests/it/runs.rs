@@ -235,6 +235,37 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
     assert_eq!(missing.code, AppErrorCode::NotFound, "{missing:?}");
 }
 
+/// A base URL the user has not trusted is left out; the error for the missing one says why,
+/// instead of asking for what the settings screen shows as set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_missing_an_untrusted_setting_says_it_waits_for_trust() {
+    let fake = FakeServer::start().await.unwrap();
+    let s = setup(&fake, json!({}));
+    write_settings(
+        &s.root,
+        &json!({"version": 1, "provider": "openai-compatible",
+                "baseUrl": "http://127.0.0.1:9/v1", "model": "fake-model"}),
+    );
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let err = runs::send_prompt(&s.desktop, &s.root, None, "hi".into(), Arc::new(tx))
+        .await
+        .unwrap_err();
+    assert!(
+        err.message.contains("no base URL is set"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.message
+            .contains("also sets baseUrl, not applied until you trust the folder"),
+        "{}",
+        err.message
+    );
+    // The kind is the underlying error's.
+    assert_eq!(err.code, AppErrorCode::Provider, "{err:?}");
+    assert!(fake.requests().is_empty(), "nothing reached any server");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
     let fake = FakeServer::start().await.unwrap();

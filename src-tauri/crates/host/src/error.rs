@@ -64,6 +64,13 @@ pub enum HostError {
     },
     #[error(transparent)]
     Trust(#[from] TrustError),
+    /// A run could not start, and the folder's settings set fields the user has not trusted
+    /// (not applied): the error says so, or it asks for what the settings screen shows as set.
+    #[error("{source} ({})", not_applied_text(pending))]
+    NotApplied {
+        source: Box<HostError>,
+        pending: Vec<TrustItem>,
+    },
     /// The workspace could not be recorded or put back.
     #[error(transparent)]
     Checkpoint(#[from] paddock_changes::CheckpointError),
@@ -84,9 +91,19 @@ fn untrusted_text(folder: &str, pending: &[TrustItem]) -> String {
     text
 }
 
+fn not_applied_text(pending: &[TrustItem]) -> String {
+    let keys: Vec<&str> = pending.iter().map(|i| i.key.as_str()).collect();
+    format!(
+        "this folder's .paddock/settings.json also sets {}, not applied until you trust the \
+         folder: review it in the project window, or run `paddock trust`",
+        keys.join(", ")
+    )
+}
+
 impl HostError {
     pub fn kind(&self) -> HostErrorKind {
         match self {
+            Self::NotApplied { source, .. } => source.kind(),
             Self::Usage(_) => HostErrorKind::Usage,
             Self::Settings(_) => HostErrorKind::Settings,
             Self::Provider(_) => HostErrorKind::Provider,

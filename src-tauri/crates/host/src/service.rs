@@ -137,6 +137,27 @@ impl RunService {
         Ok(assessment.apply(&stored))
     }
 
+    /// `error` (a run that could not start) with the folder's settings that were left out for
+    /// want of trust, when there are any: the missing base URL or model may be one of them.
+    fn with_not_applied(
+        &self,
+        root: &std::path::Path,
+        options: &RunOptions,
+        error: HostError,
+    ) -> HostError {
+        let Ok(stored) = settings::load(root) else {
+            return error;
+        };
+        let pending = self.trust.assess(root, &stored).pending_for(options);
+        if pending.is_empty() {
+            return error;
+        }
+        HostError::NotApplied {
+            source: Box::new(error),
+            pending,
+        }
+    }
+
     /// A key was stored or deleted: the next run rebuilds its provider.
     pub fn keys_changed(&self) {
         self.keys_generation.fetch_add(1, Ordering::Relaxed);
@@ -206,7 +227,8 @@ impl RunService {
                 self.keys.clone(),
                 self.keys_generation.load(Ordering::Relaxed),
             )
-            .await?;
+            .await
+            .map_err(|e| self.with_not_applied(root, &options, e))?;
         let (history, warnings, writer): (Vec<Message>, Vec<String>, SessionWriter) = match resumed
         {
             Some(r) => r,
