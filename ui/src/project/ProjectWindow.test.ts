@@ -76,6 +76,23 @@ describe('ProjectWindow', () => {
     expect(await screen.findByTestId('session-running')).toHaveTextContent('running');
   });
 
+  it("drops a run's start error once the settings change", async () => {
+    api.sendPrompt.mockRejectedValue({ code: 'invalid', message: 'no model is set' });
+    api.listModels.mockResolvedValue([{ id: 'claude-x' }, { id: 'claude-y' }] as never);
+    api.setModel.mockResolvedValue(project({ settings: { ...project().settings!, model: 'claude-y' } }));
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    await vi.waitFor(() => expect(document.title).toBe('proj — Paddock'));
+    await fireEvent.input(screen.getByTestId('prompt-input'), { target: { value: 'go' } });
+    await fireEvent.click(screen.getByTestId('send-button'));
+    expect(await screen.findByTestId('command-error')).toHaveTextContent('no model is set');
+    const picker = screen.getByTestId('model-picker') as HTMLSelectElement;
+    await vi.waitFor(() => expect(picker.options).toHaveLength(2));
+    await fireEvent.change(picker, { target: { value: 'claude-y' } });
+    await vi.waitFor(() => expect(screen.queryByTestId('command-error')).toBeNull());
+    // The prompt that could not go is still there to send again.
+    expect((screen.getByTestId('prompt-input') as HTMLTextAreaElement).value).toBe('go');
+  });
+
   it('moves between tabs with Home and End', async () => {
     render(ProjectWindow, { props: { path: '/home/u/proj' } });
     const tablist = screen.getByRole('tablist');
