@@ -60,6 +60,22 @@ describe('GrantsPanel', () => {
     expect(screen.getByTestId('preset-select')).toHaveValue('readonly');
   });
 
+  it('lists a server that did not start, or that is off, with its state and error', async () => {
+    api.mcpStatus.mockResolvedValue([
+      { name: 'everything', state: { state: 'running', tools: ['echo', 'add'] } },
+      { name: 'github', state: { state: 'failed', error: 'env.TOKEN: ${GITHUB_TOKEN} is not set' } },
+      { name: 'old', state: { state: 'disabled' } },
+    ] as never);
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    await vi.waitFor(() => expect(screen.getAllByTestId('mcp-server')).toHaveLength(3));
+    const server = (name: string) => screen.getAllByTestId('mcp-server').find((s) => s.dataset.server === name)!;
+    expect(within(server('github')).getByTestId('mcp-state')).toHaveTextContent('did not start');
+    expect(server('github')).toHaveTextContent('GITHUB_TOKEN} is not set');
+    expect(within(server('github')).queryAllByTestId('grant-row')).toHaveLength(0);
+    expect(within(server('old')).getByTestId('mcp-state')).toHaveTextContent('disabled in the settings');
+    expect(within(server('everything')).getAllByTestId('grant-row')).toHaveLength(2);
+  });
+
   it('saves a grant at once and shows the new state', async () => {
     const onchange = vi.fn();
     api.setToolGrant.mockResolvedValue(

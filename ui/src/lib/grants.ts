@@ -27,9 +27,11 @@ export function splitMcpName(name: string, servers: string[] = []): { server: st
   return { server: rest.slice(0, at), tool: rest.slice(at + 2) };
 }
 
+/** Every server named in `servers` gets a group, tools or not: one that failed to start still
+ * shows, with its state. */
 export function groupGrants(tools: ToolGrantInfo[], servers: string[] = []): GrantGroups {
   const builtIn: ToolGrantInfo[] = [];
-  const byServer = new Map<string, McpGroup>();
+  const byServer = new Map<string, McpGroup>(servers.map((server) => [server, { server, tools: [] }]));
   for (const info of tools) {
     const mcp = splitMcpName(info.name, servers);
     if (!mcp) {

@@ -21,6 +21,14 @@ describe('grants grouping', () => {
       ['b', ['x', 'z']],
     ]);
   });
+
+  it('gives a known server a group even with no tools', () => {
+    const g = groupGrants(['mcp__b__x'].map(info), ['b', 'down']);
+    expect(g.mcp.map((m) => [m.server, m.tools.length])).toEqual([
+      ['b', 1],
+      ['down', 0],
+    ]);
+  });
 });
 
 describe('treeRows', () => {
