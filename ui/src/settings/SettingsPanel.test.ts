@@ -107,6 +107,32 @@ describe('SettingsPanel', () => {
     expect(result).toHaveTextContent('connection refused');
     expect(result).toHaveAttribute('data-ok', 'false');
   });
+
+  it("drops a connection result and \"Saved.\" once a field is edited: they spoke of the old values", async () => {
+    api.testConnection.mockRejectedValue({ code: 'provider', message: 'connection refused' });
+    api.saveSettings.mockResolvedValue(project());
+    show();
+    await fireEvent.click(screen.getByTestId('test-connection'));
+    await screen.findByTestId('connection-result');
+    await fireEvent.input(screen.getByTestId('model-input'), { target: { value: 'claude-y' } });
+    expect(screen.queryByTestId('connection-result')).toBeNull();
+
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByText('Saved.')).toBeInTheDocument();
+    await fireEvent.input(screen.getByLabelText('Max turns'), { target: { value: '7' } });
+    expect(screen.queryByText('Saved.')).toBeNull();
+  });
+
+  it('says the models are being listed until the list (or its error) comes', async () => {
+    let answer: (list: never) => void = () => {};
+    api.listModels.mockReturnValue(new Promise((r) => (answer = r)) as never);
+    show();
+    const hint = () => screen.getByText(/Listing the models|offered|Could not list/);
+    expect(hint()).toHaveTextContent('Listing the models…');
+    await vi.waitFor(() => expect(api.listModels).toHaveBeenCalled());
+    answer([{ id: 'claude-x' }] as never);
+    await vi.waitFor(() => expect(hint()).toHaveTextContent('1 model offered'));
+  });
 });
 
 describe('context and compaction settings', () => {
