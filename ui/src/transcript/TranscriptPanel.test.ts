@@ -7,6 +7,7 @@ import { call, usage } from '../test/events';
 import { emptyTranscript, reduceAll, type TranscriptAction } from '../lib/transcript';
 import TranscriptPanel from './TranscriptPanel.svelte';
 import tails from '../test/generated/tails.json';
+import { project, sandbox } from '../test/project';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
 const api = vi.mocked(await import('../lib/api'));
@@ -52,6 +53,15 @@ function resizes(): () => void {
 }
 
 describe('TranscriptPanel', () => {
+  it('says where the agent works before the first prompt', () => {
+    const { unmount } = render(TranscriptPanel, { props: { session: new SessionController('/p'), info: project() } });
+    expect(screen.getByTestId('transcript-empty')).toHaveTextContent("own folder, .agent-workspace, not in the project's files");
+    unmount();
+    const whole = project({ sandbox: { ...sandbox, workspace_mode: 'project' } });
+    render(TranscriptPanel, { props: { session: new SessionController('/p'), info: whole } });
+    expect(screen.getByTestId('transcript-empty')).toHaveTextContent('Ask the agent about this project.');
+  });
+
   it('follows what grows while the user is at the bottom, and not once they scrolled up', async () => {
     const resized = resizes();
     const session = new SessionController('/p');
