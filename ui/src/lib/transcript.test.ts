@@ -375,6 +375,26 @@ describe('banners and notices', () => {
       { kind: 'error', error: 'network', message: 'connection dropped' },
     ]);
   });
+
+  it("shows a call's retries as one line, the latest, before the error", () => {
+    const retry = (n: number) => ({
+      type: 'warning' as const,
+      message: `could not connect to the server; retrying in ${n} s (attempt ${n + 1} of 4)`,
+    });
+    const t = play([
+      ...start,
+      { type: 'warning', message: 'bash withheld' },
+      retry(1),
+      retry(2),
+      retry(3),
+      { type: 'error', kind: 'network', message: 'could not connect to the server' },
+    ]);
+    expect(t.runs[0]!.turns[0]!.notices.map((n) => ('message' in n ? n.message : n.kind))).toEqual([
+      'bash withheld',
+      'could not connect to the server; retrying in 3 s (attempt 4 of 4)',
+      'could not connect to the server',
+    ]);
+  });
 });
 
 describe('delegated runs', () => {

@@ -557,10 +557,17 @@ function turnAt(d: Draft, run: Run, at: number): Turn {
   return turn;
 }
 
+/** The provider driver's retry notes end so (providers/src/driver.rs). */
+const RETRY_NOTE = /\(attempt \d+ of \d+\)$/;
+const isRetry = (n: Notice | undefined) => n?.kind === 'warning' && RETRY_NOTE.test(n.message);
+
 function addNotice(d: Draft, run: Run, notice: Notice): void {
   const owner = run.turns.length === 0 ? run : turnOf(d, run);
   owner.notices = d.own(owner.notices);
-  owner.notices.push(notice);
+  // Retries of one call show as one line, the latest: not a box per attempt saying the same.
+  const last = owner.notices.length - 1;
+  if (isRetry(notice) && isRetry(owner.notices[last])) owner.notices[last] = notice;
+  else owner.notices.push(notice);
 }
 
 /**

@@ -150,7 +150,9 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
                 };
                 if let Some(delay) = delay {
                     self.attempt += 1;
-                    // Said before the wait, so a UI shows why nothing is happening.
+                    // Said before the wait, so a UI shows why nothing is happening. The
+                    // desktop shows a call's retries as one line by this text's ending
+                    // (ui/src/lib/transcript.ts, RETRY_NOTE).
                     self.queue.push_back(ModelEvent::Notice(format!(
                         "{}; retrying in {} (attempt {} of {})",
                         failure.error.message,
