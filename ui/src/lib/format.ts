@@ -106,7 +106,8 @@ export function errorHint(kind: ErrorKind): string {
     case 'network':
       return 'Check the connection or the base URL in Settings.';
     case 'invalid_request':
-      return 'Check the model name in Settings.';
+      // Any 400: the server's own words above say what; the model name is only the usual case.
+      return 'The server refused the request as written: its message says why (often the model name, in Settings).';
     case 'invalid_response':
       return 'The server answered in an unexpected format; check the provider and base URL.';
     case 'cancelled':

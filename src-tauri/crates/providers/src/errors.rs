@@ -83,6 +83,16 @@ impl ErrorContext {
                     self.kind.key_env_var()
                 ),
             ),
+            // A local server that wants a key after all: no key was sent, so none was rejected.
+            401 if self.key.is_none() => (
+                ErrorKind::Auth,
+                false,
+                format!(
+                    "{who} asks for an API key (HTTP 401){said} and none is set for it: add one \
+                     in Settings or set {}",
+                    self.kind.key_env_var()
+                ),
+            ),
             401 => (
                 ErrorKind::Auth,
                 false,
@@ -389,6 +399,35 @@ mod tests {
 
     fn status(c: &ErrorContext, code: u16, body: &str) -> Failure {
         c.status_failure(StatusCode::from_u16(code).unwrap(), &HeaderMap::new(), body)
+    }
+
+    #[test]
+    fn a_401_without_a_key_asks_for_one_instead_of_blaming_it() {
+        let local = status(&ctx(ProviderKind::OpenAiCompatible, None), 401, "{}");
+        assert_eq!(local.error.kind, ErrorKind::Auth);
+        assert!(
+            local
+                .error
+                .message
+                .contains("asks for an API key (HTTP 401)")
+                && local
+                    .error
+                    .message
+                    .contains("PADDOCK_OPENAI_COMPAT_API_KEY")
+                && !local.error.message.contains("rejected"),
+            "{}",
+            local.error.message
+        );
+        let keyed = status(
+            &ctx(ProviderKind::OpenAiCompatible, Some("k-123456")),
+            401,
+            "{}",
+        );
+        assert!(
+            keyed.error.message.contains("rejected the API key"),
+            "{}",
+            keyed.error.message
+        );
     }
 
     #[test]
