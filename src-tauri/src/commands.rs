@@ -35,6 +35,7 @@ pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'stat
         save_settings,
         trust_project,
         decline_trust,
+        revoke_trust,
         tool_grants,
         set_tool_grant,
         set_preset,
@@ -176,6 +177,18 @@ pub async fn decline_trust(state: State<'_, Desktop>, project: String) -> Result
         .trust()
         .decline(&root, &settings)
         .map_err(ToAppError::app_error)?;
+    Ok(projects::info(state.trust(), &root))
+}
+
+/// Takes back the trust given to the folder's settings: what needed it stops applying (MCP
+/// servers it started are stopped) and the trust screen asks again.
+#[tauri::command]
+pub async fn revoke_trust(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
+    let root = projects::canonical(&project)?;
+    state.trust().revoke(&root).map_err(ToAppError::app_error)?;
+    tracing::info!(project = %root.display(), "folder trust revoked");
+    let effective = projects::effective_settings(&state.service, &root)?;
+    state.project(&root).mcp(&effective);
     Ok(projects::info(state.trust(), &root))
 }
 

@@ -159,6 +159,39 @@ fn project_commands_take_the_documented_arguments() {
     assert_eq!(ipc.call("recent_projects", json!({})).unwrap(), json!([]));
 }
 
+/// Trust given on the trust screen can be taken back from the app: the folder's fields are
+/// pending again, and a run leaves them out.
+#[test]
+fn trust_is_revoked_and_the_settings_wait_again() {
+    let ipc = app();
+    let project = tempfile::tempdir().unwrap();
+    let path = project.path().canonicalize().unwrap();
+    crate::common::write_settings(
+        &path,
+        &json!({"version": 1, "provider": "openai-compatible",
+                "baseUrl": "http://127.0.0.1:9/v1", "model": "m"}),
+    );
+    let path = path.to_str().unwrap();
+    let pending = |info: &Value| info["trust"]["pending"].as_array().unwrap().len();
+    let trusted = |info: &Value| info["trust"]["trusted"].as_array().unwrap().len();
+
+    let before = ipc.call("project_info", json!({"project": path})).unwrap();
+    assert!(pending(&before) > 0, "{before}");
+    let after = ipc.call("trust_project", json!({"project": path})).unwrap();
+    assert_eq!(pending(&after), 0, "{after}");
+    assert!(trusted(&after) > 0, "{after}");
+
+    let revoked = ipc.call("revoke_trust", json!({"project": path})).unwrap();
+    assert_eq!(trusted(&revoked), 0, "{revoked}");
+    assert_eq!(pending(&revoked), pending(&before), "{revoked}");
+    assert_eq!(
+        revoked["trust"]["declined"], false,
+        "the trust screen asks again"
+    );
+    let again = ipc.call("project_info", json!({"project": path})).unwrap();
+    assert_eq!(trusted(&again), 0, "kept: {again}");
+}
+
 #[test]
 fn errors_are_code_and_message() {
     let ipc = app();

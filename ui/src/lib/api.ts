@@ -76,6 +76,8 @@ export const saveSettings = (project: string, settings: ProjectSettings) =>
 export const trustProject = (project: string) => call<ProjectInfo>('trust_project', { project });
 /** Opens the folder without its pending settings; asked again only when they change. */
 export const declineTrust = (project: string) => call<ProjectInfo>('decline_trust', { project });
+/** Takes back the trust given to the folder's settings; the trust screen asks again. */
+export const revokeTrust = (project: string) => call<ProjectInfo>('revoke_trust', { project });
 
 // Grants
 export const toolGrants = (project: string) => call<ToolGrantInfo[]>('tool_grants', { project });

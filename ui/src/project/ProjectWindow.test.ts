@@ -202,6 +202,12 @@ describe('folder trust', () => {
     expect(screen.queryByTestId('trust-screen')).toBeNull();
     await fireEvent.click(screen.getByTestId('trust-review'));
     expect(screen.getByTestId('trust-screen')).toBeInTheDocument();
+    // The focus is on the safe choice, and Escape takes it: the review closes, still declined.
+    await vi.waitFor(() => expect(document.activeElement).toBe(screen.getByTestId('trust-decline')));
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    await vi.waitFor(() => expect(screen.queryByTestId('trust-screen')).toBeNull());
+    expect(api.declineTrust).toHaveBeenCalledTimes(2);
+    expect(api.trustProject).not.toHaveBeenCalled();
   });
 
   it('cannot trust while the trust record is damaged', async () => {

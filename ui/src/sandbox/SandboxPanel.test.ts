@@ -1,9 +1,10 @@
-import { render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
-import { project, sandbox } from '../test/project';
+import { project, sandbox, trusted } from '../test/project';
 import SandboxPanel from './SandboxPanel.svelte';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
+const api = vi.mocked(await import('../lib/api'));
 
 describe('SandboxPanel', () => {
   it('shows full confinement', () => {
@@ -36,5 +37,22 @@ describe('SandboxPanel', () => {
     expect(screen.getByText(/Landlock is not enabled in this kernel/)).toBeInTheDocument();
     expect(screen.getByTestId('sandbox-protection')).toHaveTextContent('To fix: install bubblewrap');
     expect(screen.getByText(/withheld from the agent/)).toBeInTheDocument();
+  });
+
+  it('revokes the trust given to the folder, and the screens learn what is pending again', async () => {
+    const item = { key: 'baseUrl', what: 'send your API key to http://h/v1', state: { state: 'new' as const } };
+    const given = project({ trust: { ...trusted, trusted: [item] } });
+    const revoked = project({ trust: { ...trusted, pending: [item] } });
+    api.revokeTrust.mockResolvedValue(revoked);
+    const onchange = vi.fn();
+    const { rerender } = render(SandboxPanel, { props: { info: given, onchange } });
+    expect(screen.getByTestId('trust-status')).toHaveTextContent('You trusted 1 of this folder');
+    expect(screen.getByTestId('trust-status')).toHaveTextContent('send your API key to http://h/v1');
+    await fireEvent.click(screen.getByTestId('trust-revoke'));
+    await vi.waitFor(() => expect(onchange).toHaveBeenCalledWith(revoked));
+    expect(api.revokeTrust).toHaveBeenCalledWith('/home/u/proj');
+    await rerender({ info: revoked, onchange });
+    expect(screen.getByTestId('trust-status')).toHaveTextContent('1 of this folder');
+    expect(screen.queryByTestId('trust-revoke')).toBeNull();
   });
 });

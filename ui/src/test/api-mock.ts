@@ -18,6 +18,7 @@ export const projectInfo = fn<'projectInfo'>();
 export const saveSettings = fn<'saveSettings'>();
 export const trustProject = fn<'trustProject'>();
 export const declineTrust = fn<'declineTrust'>();
+export const revokeTrust = fn<'revokeTrust'>();
 export const toolGrants = fn<'toolGrants'>();
 export const setToolGrant = fn<'setToolGrant'>();
 export const setPreset = fn<'setPreset'>();
