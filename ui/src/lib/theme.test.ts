@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isDark, setTheme, storedTheme } from './theme';
+import { followOtherWindows, isDark, setTheme, storedTheme } from './theme';
 
 describe('theme', () => {
   afterEach(() => {
@@ -29,5 +29,22 @@ describe('theme', () => {
     setTheme('light');
     expect(isDark()).toBe(false);
     expect(storedTheme()).toBe('light');
+  });
+
+  it("applies a choice another window made, and only the theme's key", () => {
+    setTheme('light');
+    const seen: string[] = [];
+    const stop = followOtherWindows((c) => seen.push(c));
+    // Another window wrote the choice; this page hears of it by a storage event.
+    localStorage.setItem('paddock.theme', 'dark');
+    window.dispatchEvent(new StorageEvent('storage', { key: 'other.key' }));
+    expect(isDark()).toBe(false);
+    window.dispatchEvent(new StorageEvent('storage', { key: 'paddock.theme', newValue: 'dark' }));
+    expect(isDark()).toBe(true);
+    expect(seen).toEqual(['dark']);
+    stop();
+    localStorage.setItem('paddock.theme', 'light');
+    window.dispatchEvent(new StorageEvent('storage', { key: 'paddock.theme', newValue: 'light' }));
+    expect(isDark()).toBe(true);
   });
 });

@@ -35,3 +35,16 @@ export function setTheme(choice: ThemeChoice, root: HTMLElement = document.docum
 
 /** Whether the page is dark now. */
 export const isDark = (root: HTMLElement = document.documentElement): boolean => root.dataset.theme === 'dark';
+
+/** Applies a choice made in another window (the storage event reaches every other page of the
+ * app) and tells `onchange`; returns the unsubscribe. */
+export function followOtherWindows(onchange: (choice: ThemeChoice) => void): () => void {
+  const listener = (event: StorageEvent) => {
+    if (event.key !== KEY && event.key !== null) return;
+    const choice = storedTheme();
+    setTheme(choice);
+    onchange(choice);
+  };
+  window.addEventListener('storage', listener);
+  return () => window.removeEventListener('storage', listener);
+}

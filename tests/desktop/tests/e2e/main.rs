@@ -183,10 +183,31 @@ async fn a_prompt_writes_a_file_and_the_session_survives_a_restart() -> Result<(
     .await?;
     assert_eq!(driver.web_processes()?, 1, "two projects, one web process");
     app.screenshot("5-second-project").await?;
+    // A theme picked in one window applies in the other at once (and back to the system's).
+    app.select(&testid("theme-select"), "dark").await?;
     app.switch_to_window_where("the first project", |url| {
         url.contains("project=") && !url.contains("orchard")
     })
     .await?;
+    app.wait_until("the first window took the dark theme", || async {
+        let theme = app
+            .wd
+            .execute("return document.documentElement.dataset.theme", Vec::new())
+            .await?;
+        Ok(theme.json() == "dark")
+    })
+    .await?;
+    assert_eq!(
+        app.wd
+            .find(By::Css(testid("theme-select")))
+            .await?
+            .prop("value")
+            .await?
+            .as_deref(),
+        Some("dark"),
+        "its theme menu says so too"
+    );
+    app.select(&testid("theme-select"), "system").await?;
     app.click(&testid("tab-workspace")).await?;
     app.wait_for(&sel(
         "workspace-entry",
