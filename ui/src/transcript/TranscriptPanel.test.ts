@@ -182,6 +182,8 @@ describe('TranscriptPanel', () => {
     expect(turn.dataset.turn).toBe('5');
     expect(turn.textContent).toContain('turn 5');
     expect(document.activeElement).toBe(turn);
+    expect(turn.classList.contains('found')).toBe(true);
+    await vi.waitFor(() => expect(turn.classList.contains('found')).toBe(false), { timeout: 4000 });
     // Every turn from there on is rendered.
     expect(screen.getAllByTestId('message-assistant')).toHaveLength(27);
   });
