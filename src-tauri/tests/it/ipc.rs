@@ -160,7 +160,7 @@ fn project_commands_take_the_documented_arguments() {
 }
 
 /// Trust given on the trust screen can be taken back from the app: the folder's fields are
-/// pending again, and a run leaves them out.
+/// pending again and the trust screen asks again (a run without them: runs.rs).
 #[test]
 fn trust_is_revoked_and_the_settings_wait_again() {
     let ipc = app();
