@@ -163,9 +163,7 @@ pub async fn trust_project(state: State<'_, Desktop>, project: String) -> Result
         .trust(&root, &settings)
         .map_err(ToAppError::app_error)?;
     tracing::info!(project = %root.display(), "folder trusted");
-    let effective = projects::effective_settings(&state.service, &root)?;
-    state.project(&root).mcp(&effective);
-    Ok(projects::info(state.trust(), &root))
+    trust_changed(&state, &root)
 }
 
 /// Opens the folder without what waits for trust; not asked again until that changes.
@@ -187,9 +185,15 @@ pub async fn revoke_trust(state: State<'_, Desktop>, project: String) -> Result<
     let root = projects::canonical(&project)?;
     state.trust().revoke(&root).map_err(ToAppError::app_error)?;
     tracing::info!(project = %root.display(), "folder trust revoked");
-    let effective = projects::effective_settings(&state.service, &root)?;
-    state.project(&root).mcp(&effective);
-    Ok(projects::info(state.trust(), &root))
+    trust_changed(&state, &root)
+}
+
+/// After the folder's trust changed: its MCP servers follow what now applies (started when
+/// trusted, shut down when revoked), and the window gets the project as it now is.
+fn trust_changed(state: &Desktop, root: &std::path::Path) -> Result<ProjectInfo> {
+    let effective = projects::effective_settings(&state.service, root)?;
+    state.project(root).mcp(&effective);
+    Ok(projects::info(state.trust(), root))
 }
 
 // Grants and rules
