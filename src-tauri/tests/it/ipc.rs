@@ -192,6 +192,33 @@ fn trust_is_revoked_and_the_settings_wait_again() {
     assert_eq!(trusted(&again), 0, "kept: {again}");
 }
 
+/// Hostile: a folder whose settings send the key and the conversation to their own address.
+/// Once its trust is revoked, a run must not reach that address (without the revoke, or with
+/// a revoke that left the record in place, the fake server would record the request).
+#[test]
+fn a_revoked_folder_address_gets_no_request() {
+    let fake = tauri::async_runtime::block_on(FakeServer::start()).unwrap();
+    fake.push(Reply::text("should never be asked"));
+    let s = setup(&fake, json!({}));
+    let root = s.root.to_str().unwrap().to_owned();
+    let (_app, window) = mock_app(s.desktop);
+    call(&window, "revoke_trust", json!({"project": root})).unwrap();
+    let err = call(
+        &window,
+        "send_prompt",
+        json!({"project": root, "sessionId": null, "prompt": "hi"}),
+    )
+    .unwrap_err();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("not applied until you trust"),
+        "{err}"
+    );
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+}
+
 #[test]
 fn errors_are_code_and_message() {
     let ipc = app();
