@@ -37,7 +37,12 @@ proposed_rules?: Array<string>,
  * What the call would do (a diff, a command and where it runs), when the tool can
  * tell without running.
  */
-preview?: CallPreview, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "checkpoint_saved" } & CheckpointInfo | { "type": "run_changes", 
+preview?: CallPreview, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, 
+/**
+ * Set when the warning says a model call is being retried: a UI shows one call's
+ * retries as one line.
+ */
+retry?: Retry, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "checkpoint_saved" } & CheckpointInfo | { "type": "run_changes", 
 /**
  * Checkpoint ids of the workspace before and after the run.
  */
@@ -490,6 +495,16 @@ last_opened: string,
  * False when the folder no longer exists.
  */
 exists: boolean, };
+
+export type Retry = { 
+/**
+ * The attempt about to be made (2 is the first retry).
+ */
+attempt: number, 
+/**
+ * How many attempts the call may take in all.
+ */
+attempts: number, };
 
 export type RewindInfo = { id: string, 
 /**

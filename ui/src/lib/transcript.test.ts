@@ -380,6 +380,7 @@ describe('banners and notices', () => {
     const retry = (n: number) => ({
       type: 'warning' as const,
       message: `could not connect to the server; retrying in ${n} s (attempt ${n + 1} of 4)`,
+      retry: { attempt: n + 1, attempts: 4 },
     });
     const t = play([
       ...start,
@@ -388,11 +389,16 @@ describe('banners and notices', () => {
       retry(2),
       retry(3),
       { type: 'error', kind: 'network', message: 'could not connect to the server' },
+      // The next call's retries start a line of their own; so does a plain warning's text.
+      retry(1),
+      { type: 'warning', message: 'a note (attempt 3 of 4)' },
     ]);
     expect(t.runs[0]!.turns[0]!.notices.map((n) => ('message' in n ? n.message : n.kind))).toEqual([
       'bash withheld',
       'could not connect to the server; retrying in 3 s (attempt 4 of 4)',
       'could not connect to the server',
+      'could not connect to the server; retrying in 1 s (attempt 2 of 4)',
+      'a note (attempt 3 of 4)',
     ]);
   });
 });

@@ -15,6 +15,7 @@ import type {
   LoopAction,
   LoopKind,
   Omitted,
+  Retry,
   RewindInfo,
   StopReason,
   TokenUsage,
@@ -70,7 +71,7 @@ export interface ToolCard {
 }
 
 export type Notice =
-  | { kind: 'warning'; message: string }
+  | { kind: 'warning'; message: string; retry?: Retry }
   | { kind: 'loop'; loop: LoopKind; repetitions: number; action: LoopAction; detail: string }
   | { kind: 'error'; error: ErrorKind; message: string };
 
@@ -318,7 +319,7 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       turnOf(d, run, event.turn).stop = event.stop_reason;
       return;
     case 'warning':
-      addNotice(d, run, { kind: 'warning', message: event.message });
+      addNotice(d, run, { kind: 'warning', message: event.message, retry: event.retry });
       return;
     case 'loop_detected':
       addNotice(d, run, {
@@ -557,16 +558,15 @@ function turnAt(d: Draft, run: Run, at: number): Turn {
   return turn;
 }
 
-/** The provider driver's retry notes end so (providers/src/driver.rs). */
-const RETRY_NOTE = /\(attempt \d+ of \d+\)$/;
-const isRetry = (n: Notice | undefined) => n?.kind === 'warning' && RETRY_NOTE.test(n.message);
+const retryOf = (n: Notice | undefined) => (n?.kind === 'warning' ? n.retry : undefined);
 
 function addNotice(d: Draft, run: Run, notice: Notice): void {
   const owner = run.turns.length === 0 ? run : turnOf(d, run);
   owner.notices = d.own(owner.notices);
   // Retries of one call show as one line, the latest: not a box per attempt saying the same.
   const last = owner.notices.length - 1;
-  if (isRetry(notice) && isRetry(owner.notices[last])) owner.notices[last] = notice;
+  const [next, prev] = [retryOf(notice), retryOf(owner.notices[last])];
+  if (next && prev && prev.attempt < next.attempt) owner.notices[last] = notice;
   else owner.notices.push(notice);
 }
 

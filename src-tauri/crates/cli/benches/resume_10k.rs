@@ -129,9 +129,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
         records += 5;
     }
     while records < RECORDS - 1 {
-        writer.emit(AgentEvent::Warning {
-            message: "padding".into(),
-        });
+        writer.emit(AgentEvent::warning("padding"));
         records += 1;
     }
     messages.push(Message {

@@ -113,7 +113,7 @@ impl Printer {
                 end_line(state);
                 err(&format!("{who}tool {name}{summary} -> {verdict}"));
             }
-            AgentEvent::Warning { message } => {
+            AgentEvent::Warning { message, .. } => {
                 end_line(state);
                 err(&format!("paddock: warning: {message}"));
             }

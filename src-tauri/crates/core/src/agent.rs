@@ -314,9 +314,9 @@ impl Agent {
                 }
             }
             if let Some(e) = &output_error {
-                self.events.emit(AgentEvent::Warning {
-                    message: format!("structured output failed: {e}"),
-                });
+                self.events.emit(AgentEvent::warning(format!(
+                    "structured output failed: {e}"
+                )));
             }
         }
         if outcome.exit == ExitReason::Aborted {

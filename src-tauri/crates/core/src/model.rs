@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use futures_util::stream::BoxStream;
-use paddock_protocol::{ErrorKind, Message, StopReason, TokenUsage, ToolCall, ToolSpec};
+use paddock_protocol::{ErrorKind, Message, Retry, StopReason, TokenUsage, ToolCall, ToolSpec};
 
 /// Everything one model call needs. Borrowed: the conversation is never copied per call;
 /// a provider serializes what it needs before `stream` returns.
@@ -53,8 +53,13 @@ pub enum ModelEvent {
     /// Tokens used, as an increment: the kernel adds every `Usage` of a response.
     Usage(TokenUsage),
     Stop(StopReason),
-    /// Something the user should know while waiting, e.g. "rate limited; retrying in 2 s".
+    /// Something the user should know while waiting, e.g. "asking again without streaming".
     Notice(String),
+    /// The call failed and is tried again after a wait; said before the wait.
+    Retrying {
+        message: String,
+        retry: Retry,
+    },
 }
 
 /// A failed model call, classified so the user knows what to do.

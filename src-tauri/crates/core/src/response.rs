@@ -100,7 +100,11 @@ impl Response {
             }
             ModelEvent::Usage(u) => self.usage += u,
             ModelEvent::Stop(reason) => self.stop = Some(reason),
-            ModelEvent::Notice(message) => events.emit(AgentEvent::Warning { message }),
+            ModelEvent::Notice(message) => events.emit(AgentEvent::warning(message)),
+            ModelEvent::Retrying { message, retry } => events.emit(AgentEvent::Warning {
+                message,
+                retry: Some(retry),
+            }),
         }
     }
 }

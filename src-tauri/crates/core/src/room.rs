@@ -77,9 +77,9 @@ impl Runner<'_> {
             }
             Err(CompactError::Cancelled) => false,
             Err(e) => {
-                events.emit(AgentEvent::Warning {
-                    message: format!("the conversation could not be compacted: {e}"),
-                });
+                events.emit(AgentEvent::warning(format!(
+                    "the conversation could not be compacted: {e}"
+                )));
                 false
             }
         }

@@ -129,9 +129,7 @@ impl Runner<'_> {
             max_turns: self.config.max_turns,
         });
         for warning in self.config.notices.iter().chain(self.tools.warnings()) {
-            events.emit(AgentEvent::Warning {
-                message: warning.clone(),
-            });
+            events.emit(AgentEvent::warning(warning.clone()));
         }
         let mut detector = self.config.loop_detection.as_ref().map(|cfg| {
             let mut d = LoopDetector::new(cfg);
@@ -228,10 +226,9 @@ impl Runner<'_> {
                 stop_reason: stop,
             });
             if stop == StopReason::MaxTokens {
-                events.emit(AgentEvent::Warning {
-                    message: "the model reached its output token limit; the answer may be cut off"
-                        .to_owned(),
-                });
+                events.emit(AgentEvent::warning(
+                    "the model reached its output token limit; the answer may be cut off",
+                ));
             }
             let before_turn = state.messages.len();
             state.messages.push(message);
@@ -354,17 +351,15 @@ impl Runner<'_> {
         let recorded = match recorder.record().await {
             Ok(r) => r,
             Err(e) => {
-                events.emit(AgentEvent::Warning {
-                    message: format!(
-                        "the workspace could not be recorded before turn {turn} ({e}); this \
-                         turn cannot be rewound"
-                    ),
-                });
+                events.emit(AgentEvent::warning(format!(
+                    "the workspace could not be recorded before turn {turn} ({e}); this \
+                     turn cannot be rewound"
+                )));
                 return;
             }
         };
         for notice in recorded.notices {
-            events.emit(AgentEvent::Warning { message: notice });
+            events.emit(AgentEvent::warning(notice));
         }
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         if state.first_record.is_none() {
@@ -393,9 +388,7 @@ impl Runner<'_> {
         let recorded = recorder.record().await;
         if let Ok(to) = &recorded {
             for notice in &to.notices {
-                events.emit(AgentEvent::Warning {
-                    message: notice.clone(),
-                });
+                events.emit(AgentEvent::warning(notice.clone()));
             }
         }
         let result = match recorded {
@@ -412,9 +405,9 @@ impl Runner<'_> {
                 to,
                 files,
             }),
-            Err(e) => events.emit(AgentEvent::Warning {
-                message: format!("the run's changes could not be listed: {e}"),
-            }),
+            Err(e) => events.emit(AgentEvent::warning(format!(
+                "the run's changes could not be listed: {e}"
+            ))),
         }
     }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use paddock_protocol::{ErrorKind, StopReason, TokenUsage, ToolCall};
+use paddock_protocol::{ErrorKind, Retry, StopReason, TokenUsage, ToolCall};
 use serde_json::Value;
 
 use crate::model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream, OwnedRequest};
@@ -88,6 +88,15 @@ impl ScriptedTurn {
     pub fn notice(mut self, message: &str) -> Self {
         self.items
             .push(ScriptItem::Event(ModelEvent::Notice(message.to_owned())));
+        self
+    }
+
+    /// The call failed and is tried again, as the provider driver says it.
+    pub fn retrying(mut self, message: &str, retry: Retry) -> Self {
+        self.items.push(ScriptItem::Event(ModelEvent::Retrying {
+            message: message.to_owned(),
+            retry,
+        }));
         self
     }
 

@@ -111,6 +111,16 @@ impl ToolStatus {
     }
 }
 
+impl AgentEvent {
+    /// A warning that is not a retry.
+    pub fn warning(message: impl Into<String>) -> Self {
+        Self::Warning {
+            message: message.into(),
+            retry: None,
+        }
+    }
+}
+
 /// Why a call was not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
@@ -123,6 +133,15 @@ pub enum DenyReason {
     User,
     /// An argument rule denies this call (the result says which).
     Rule,
+}
+
+/// A model call that failed and is tried again after a wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Retry {
+    /// The attempt about to be made (2 is the first retry).
+    pub attempt: u32,
+    /// How many attempts the call may take in all.
+    pub attempts: u32,
 }
 
 /// Everything a run tells its observers, in order. UIs and the CLI consume only this.
@@ -209,6 +228,11 @@ pub enum AgentEvent {
     },
     Warning {
         message: String,
+        /// Set when the warning says a model call is being retried: a UI shows one call's
+        /// retries as one line.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        retry: Option<Retry>,
     },
     LoopDetected {
         kind: LoopKind,

@@ -31,7 +31,9 @@ pub use changes::{
 pub use context::{
     CompactionInfo, CompactionReason, ContextInfo, InstructionFile, ProjectInstructions,
 };
-pub use events::{AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, ToolStatus};
+pub use events::{
+    AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, Retry, ToolStatus,
+};
 pub use grants::{ApprovalDecision, CallExplanation, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};

@@ -23,7 +23,7 @@ fn generate() -> String {
         ErrorKind, ExitReason, ExportFormat, FilePreview, Grant, KeyStatus,
         LoopAction, LoopKind, McpServerConfig, McpServerState, McpServerStatus, Message,
         ModelInfo, NotificationClick, Omitted, ProjectInfo, Protection, ProtectionKind, ProtectionState, SandboxEngine, ProjectSettings, ProviderKind,
-        RecentProject, Role, RunStarted, SandboxStatus, SearchHit, SessionHeader, SessionRecord,
+        RecentProject, Retry, Role, RunStarted, SandboxStatus, SearchHit, SessionHeader, SessionRecord,
         SessionSummary, SessionTranscript, StopReason, TeammateSettings, TokenUsage, ToolCall,
         ToolGrantInfo, ToolPreset, ToolResult, ToolSpec, WorkspaceChange, WorkspaceEntry,
         WorkspaceMode, WorkspaceTree,

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::StreamExt;
 use paddock_core::{ModelError, ModelEvent, ModelStream};
+use paddock_protocol::Retry;
 use reqwest::Response;
 use serde_json::Value;
 
@@ -123,7 +124,10 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
     async fn next(&mut self) -> Option<Result<ModelEvent, ModelError>> {
         loop {
             if let Some(event) = self.queue.pop_front() {
-                if !matches!(event, ModelEvent::Usage(_) | ModelEvent::Notice(_)) {
+                if !matches!(
+                    event,
+                    ModelEvent::Usage(_) | ModelEvent::Notice(_) | ModelEvent::Retrying { .. }
+                ) {
                     self.committed = true;
                 }
                 return Some(Ok(event));
@@ -150,16 +154,20 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
                 };
                 if let Some(delay) = delay {
                     self.attempt += 1;
-                    // Said before the wait, so a UI shows why nothing is happening. The
-                    // desktop shows a call's retries as one line by this text's ending
-                    // (ui/src/lib/transcript.ts, RETRY_NOTE).
-                    self.queue.push_back(ModelEvent::Notice(format!(
+                    // Said before the wait, so a UI shows why nothing is happening.
+                    let retry = Retry {
+                        attempt: self.attempt,
+                        attempts: self.transport.max_attempts(),
+                    };
+                    let message = format!(
                         "{}; retrying in {} (attempt {} of {})",
                         failure.error.message,
                         wait_text(delay),
-                        self.attempt,
-                        self.transport.max_attempts()
-                    )));
+                        retry.attempt,
+                        retry.attempts
+                    );
+                    self.queue
+                        .push_back(ModelEvent::Retrying { message, retry });
                     self.phase = Phase::Wait(delay);
                     continue;
                 }

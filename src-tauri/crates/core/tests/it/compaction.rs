@@ -227,7 +227,7 @@ async fn a_compaction_that_fails_is_a_warning_and_the_run_goes_on() {
     assert!(
         count_events(
             &events.events(),
-            |e| matches!(e, AgentEvent::Warning { message } if message.contains("summaries are down"))
+            |e| matches!(e, AgentEvent::Warning { message, .. } if message.contains("summaries are down"))
         ) >= 1
     );
 }

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use paddock_core::protocol::{
-    AgentEvent, ContentBlock, ErrorKind, ExitReason, Message, Role, StopReason, TokenUsage,
+    AgentEvent, ContentBlock, ErrorKind, ExitReason, Message, Retry, Role, StopReason, TokenUsage,
 };
 use paddock_core::scripted::ScriptedTurn;
 use paddock_core::{HistoryLog, LoopConfig};
@@ -380,14 +380,23 @@ async fn provider_notices_reach_the_user_as_warnings() {
         config_allowing(&[]),
         vec![
             ScriptedTurn::new()
-                .notice("rate limited; retrying in 2 s (attempt 2 of 4)")
+                .notice("asking again without streaming")
+                .retrying("rate limited; retrying in 2 s (attempt 2 of 4)", RETRY)
                 .delta("ok")
                 .stop(StopReason::EndTurn),
         ],
     );
+    const RETRY: Retry = Retry {
+        attempt: 2,
+        attempts: 4,
+    };
     let r = h.agent.run("go").await;
     assert_eq!(r.output, "ok");
-    assert!(h.events.events().contains(&AgentEvent::Warning {
-        message: "rate limited; retrying in 2 s (attempt 2 of 4)".into()
+    let events = h.events.events();
+    assert!(events.contains(&AgentEvent::warning("asking again without streaming")));
+    // A retry keeps its attempt as data, so a UI need not read it out of the words.
+    assert!(events.contains(&AgentEvent::Warning {
+        message: "rate limited; retrying in 2 s (attempt 2 of 4)".into(),
+        retry: Some(RETRY),
     }));
 }

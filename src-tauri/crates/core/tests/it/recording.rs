@@ -106,7 +106,7 @@ async fn turns_that_may_write_are_recorded_and_the_run_lists_its_changes() {
     assert_eq!(recorder.records.load(Ordering::SeqCst), 3);
     let notices = count_events(
         &events,
-        |e| matches!(e, AgentEvent::Warning { message } if message.contains("too large")),
+        |e| matches!(e, AgentEvent::Warning { message, .. } if message.contains("too large")),
     );
     assert_eq!(notices, 3, "the recorder's notices reach the user");
     // The changes come before the end of the run.
@@ -153,7 +153,7 @@ async fn read_only_runs_record_nothing_and_a_failed_record_is_a_warning() {
     assert_eq!(
         count_events(
             &events,
-            |e| matches!(e, AgentEvent::Warning { message } if message.contains("cannot be rewound") && message.contains("disk full"))
+            |e| matches!(e, AgentEvent::Warning { message, .. } if message.contains("cannot be rewound") && message.contains("disk full"))
         ),
         1
     );

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use paddock_core::{FnSink, Model, ModelEvent, ModelRequest};
 use paddock_fake_model::{FakeServer, Fault, Outcome, Reply};
-use paddock_protocol::{AgentEvent, ErrorKind, ExitReason, Message};
+use paddock_protocol::{AgentEvent, ErrorKind, ExitReason, Message, Retry};
 use paddock_providers::{Provider, ProviderConfig, ProviderKind};
 use serde_json::json;
 
@@ -31,22 +31,34 @@ async fn rate_limits_wait_exactly_as_long_as_retry_after_says() {
             "Retry-After honoured"
         );
         assert_eq!(notices[0].error.kind, ErrorKind::RateLimited);
-        // The stream itself says why it is waiting, before the answer.
-        let said: Vec<&str> = got
+        // The stream itself says why it is waiting, before the answer, and which attempt
+        // comes next as data (a UI shows one call's retries as one line).
+        let said: Vec<_> = got
             .events
             .iter()
             .filter_map(|e| match e {
-                ModelEvent::Notice(n) => Some(n.as_str()),
+                ModelEvent::Retrying { message, retry } => Some((message.as_str(), *retry)),
+                ModelEvent::Notice(n) => panic!("{kind}: a retry said as a plain notice: {n}"),
                 _ => None,
             })
             .collect();
         assert_eq!(said.len(), 1, "{kind}: {said:?}");
         assert!(
-            said[0].contains("retrying in 1 s (attempt 2 of"),
+            said[0].0.contains("retrying in 1 s (attempt 2 of 3)"),
             "{}",
-            said[0]
+            said[0].0
         );
-        assert!(matches!(got.events[0], ModelEvent::Notice(_)), "{kind}");
+        assert_eq!(
+            said[0].1,
+            Retry {
+                attempt: 2,
+                attempts: 3
+            }
+        );
+        assert!(
+            matches!(got.events[0], ModelEvent::Retrying { .. }),
+            "{kind}"
+        );
         let reqs = server.requests();
         assert_eq!(reqs.len(), 2);
         assert!(
