@@ -73,6 +73,13 @@ export function formatDate(rfc3339: string): string {
 /** "Turn 3 of 100", or "Turn 3" when the run's limit is unknown. */
 export const turnText = (n: number, max?: number) => (max ? `Turn ${n} of ${max}` : `Turn ${n}`);
 
+/** A turn's foot: which turn, and its tokens when any were counted (a call that failed before
+ * the server answered, or a server that reports no usage, counted none). */
+export function turnUsageText(n: number, max: number | undefined, u: TokenUsage): string {
+  const counted = u.input_tokens + u.output_tokens > 0; // input counts the cached tokens
+  return counted ? `${turnText(n, max)} · ${formatTokens(u)}` : turnText(n, max);
+}
+
 /** The banner line for how a run ended. */
 export function exitText(exit: ExitReason, turns: number): string {
   const t = `${turns} ${turns === 1 ? 'turn' : 'turns'}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolGrantInfo } from './bindings';
-import { exitText, formatDuration, formatTokens, groupDigits, shortNumber } from './format';
+import { exitText, formatDuration, formatTokens, groupDigits, shortNumber, turnUsageText } from './format';
 import { groupGrants, splitMcpName } from './grants';
 import { treeRows } from './tree';
 
@@ -62,6 +62,13 @@ describe('format', () => {
     expect(formatDuration(12)).toBe('12 ms');
     expect(formatDuration(1500)).toBe('1.5 s');
     expect(exitText('max_turns', 10)).toContain('max turns');
+  });
+
+  it("leaves out a turn's tokens when none were counted", () => {
+    const u = (input_tokens: number, output_tokens: number) => ({ input_tokens, output_tokens, cache_read_tokens: 0 });
+    expect(turnUsageText(1, 100, u(0, 0))).toBe('Turn 1 of 100');
+    expect(turnUsageText(2, undefined, u(0, 0))).toBe('Turn 2');
+    expect(turnUsageText(1, 100, u(12, 0))).toBe('Turn 1 of 100 · 12 in · 0 out');
   });
 });
 

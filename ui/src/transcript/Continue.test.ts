@@ -32,7 +32,7 @@ async function open(actions: TranscriptAction[], messages = chatSession().messag
   return s;
 }
 
-describe('Continue after the turn limit', () => {
+describe('Continue after the turn limit or a failure', () => {
   it('is offered when the last run used all its turns, and sends the prompt in the same session', async () => {
     const run = chatRun(1, 'go', 2, { maxTurns: 2, exit: 'max_turns' });
     const s = await open(run.actions, run.messages);
@@ -53,7 +53,17 @@ describe('Continue after the turn limit', () => {
     expect(screen.queryByTestId('continue-button')).toBeNull();
   });
 
-  it.each<ExitReason>(['end_turn', 'aborted', 'budget_exceeded', 'error'])('is not offered after %s', async (exit) => {
+  it('is offered as Try again after a failed run, and sends the same prompt', async () => {
+    const run = chatRun(1, 'go', 1);
+    const actions = run.actions.map((a) => (a.type === 'run_finished' ? { ...a, exit: 'error' as const } : a));
+    await open(actions, run.messages);
+    const button = within(screen.getByTestId('run-banner')).getByTestId('continue-button');
+    expect(button).toHaveTextContent('Try again');
+    await fireEvent.click(button);
+    expect(api.sendPrompt).toHaveBeenCalledWith('/p', 's1', CONTINUE_PROMPT, expect.any(Function));
+  });
+
+  it.each<ExitReason>(['end_turn', 'aborted', 'budget_exceeded'])('is not offered after %s', async (exit) => {
     const run = chatRun(1, 'go', 1);
     const actions = run.actions.map((a) => (a.type === 'run_finished' ? { ...a, exit } : a));
     await open(actions, run.messages);
@@ -98,6 +108,20 @@ describe('turn n of max', () => {
     emit({ type: 'turn_started', turn: 2 });
     await vi.waitFor(() => expect(screen.getByTestId('run-progress')).toHaveTextContent('running… turn 2 of 30'));
     expect(screen.getByTestId('usage-turn')).toHaveTextContent('Turn 1 of 30 · 10 in · 1 out');
+  });
+
+  it('a call that failed before any tokens says its turn without "0 in · 0 out"', async () => {
+    const s = new SessionController('/p');
+    render(TranscriptPanel, { props: { session: s } });
+    s.draft = 'go';
+    await s.send();
+    emit({ type: 'run_started', agent: 'main', model: 'm1', max_turns: 30 });
+    emit({ type: 'turn_started', turn: 1 });
+    emit({ type: 'usage', turn: usage(0, 0), total: usage(0, 0) });
+    emit({ type: 'error', kind: 'network', message: 'could not connect to the server' });
+    emit({ type: 'run_finished', exit: 'error', turns: 1, usage: usage(0, 0) });
+    await vi.waitFor(() => expect(screen.getByTestId('run-banner')).toHaveAttribute('data-exit', 'error'));
+    expect(screen.getByTestId('usage-turn')).toHaveTextContent(/^Turn 1 of 30$/);
   });
 
   it('says no limit it does not know (sessions before it was recorded)', async () => {
