@@ -366,3 +366,65 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
         .collect();
     assert_eq!(models, ["first-model", "first-model", "other-model"]);
 }
+
+fn mcp_notices(events: &[AgentEvent]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Warning { message, .. } if message.starts_with("MCP server") => {
+                Some(message.as_str())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_did_not_start_is_said_once_in_each_session() {
+    let fake = FakeServer::start().await.unwrap();
+    for answer in ["one", "two", "three"] {
+        fake.push(Reply::text(answer));
+    }
+    let s = setup(
+        &fake,
+        json!({"mcpServers": {"broken": {"command": "/nonexistent/paddock-test-mcp"}}}),
+    );
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let send = |session: Option<String>, prompt: &str| {
+        runs::send_prompt(
+            &s.desktop,
+            &s.root,
+            session,
+            prompt.into(),
+            Arc::new(tx.clone()),
+        )
+    };
+
+    let id = send(None, "one").await.unwrap();
+    let first = events_until(&mut rx, finished).await;
+    assert_eq!(exit_of(&first), Some(ExitReason::EndTurn));
+    let said = mcp_notices(&first);
+    assert_eq!(said.len(), 1, "{first:#?}");
+    assert!(
+        said[0].starts_with("MCP server 'broken' did not start: ")
+            && said[0].ends_with("; its tools are not available"),
+        "{}",
+        said[0]
+    );
+    // Said before the model is asked, and kept in the session for when it is reopened.
+    let at = |f: fn(&AgentEvent) -> bool| first.iter().position(f).unwrap();
+    assert!(
+        at(|e| matches!(e, AgentEvent::Warning { .. }))
+            < at(|e| matches!(e, AgentEvent::TurnStarted { .. }))
+    );
+    let stored = sessions::load(s.desktop.store(), &s.root, &id).unwrap();
+    assert_eq!(mcp_notices(&stored.events), said);
+
+    // The same session's next run does not say it again; a new session does.
+    send(Some(id), "two").await.unwrap();
+    let second = events_until(&mut rx, finished).await;
+    assert!(mcp_notices(&second).is_empty(), "{second:#?}");
+    send(None, "three").await.unwrap();
+    let other = events_until(&mut rx, finished).await;
+    assert_eq!(mcp_notices(&other), said);
+}

@@ -76,6 +76,45 @@ describe('GrantsPanel', () => {
     expect(within(server('everything')).getAllByTestId('grant-row')).toHaveLength(2);
   });
 
+  it('follows a starting server until it is up, then shows its tools', async () => {
+    vi.useFakeTimers();
+    try {
+      const builtIn = grants.filter((g) => !g.runtime);
+      api.toolGrants.mockResolvedValueOnce(builtIn).mockResolvedValue(grants);
+      api.mcpStatus
+        .mockResolvedValueOnce([{ name: 'everything', state: { state: 'starting' } }])
+        .mockResolvedValueOnce([{ name: 'everything', state: { state: 'starting' } }])
+        .mockResolvedValue([{ name: 'everything', state: { state: 'running', tools: ['echo', 'add'] } }]);
+      const { unmount } = render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+      await vi.waitFor(() => expect(screen.getByTestId('mcp-state')).toHaveTextContent('starting'));
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(screen.getByTestId('mcp-state')).toHaveTextContent('starting');
+      await vi.advanceTimersByTimeAsync(1000);
+      await vi.waitFor(() => expect(screen.getByTestId('mcp-state')).toHaveTextContent('running'));
+      await vi.waitFor(() => expect(within(screen.getByTestId('mcp-server')).getAllByTestId('grant-row')).toHaveLength(2));
+      // Up: no more asking, and none after the panel is gone.
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(api.mcpStatus).toHaveBeenCalledTimes(3);
+      unmount();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stops asking once the panel is gone', async () => {
+    vi.useFakeTimers();
+    try {
+      api.mcpStatus.mockResolvedValue([{ name: 'everything', state: { state: 'starting' } }]);
+      const { unmount } = render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+      await vi.waitFor(() => expect(api.mcpStatus).toHaveBeenCalledTimes(1));
+      unmount();
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(api.mcpStatus).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('saves a grant at once and shows the new state', async () => {
     const onchange = vi.fn();
     api.setToolGrant.mockResolvedValue(

@@ -10,7 +10,7 @@ use paddock_host::{
     Approver, AskPolicy, LiveProject, RunRequest, RunService, ServerPath, SessionTarget,
     canonical_dir, session::SessionStore,
 };
-use paddock_protocol::{ExitReason, McpServerState, ProjectSettings, TokenUsage};
+use paddock_protocol::{ExitReason, TokenUsage};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -41,11 +41,8 @@ pub async fn run(
         Arc::new(CliKeys),
         TrustStore::open_default()?,
     );
-    // Decided before anything is started or sent: untrusted settings end the run here.
-    let settings = service.settings_for_run(&root, &args.options(), trust_policy(args))?;
     // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
     let live = LiveProject::new(root, ServerPath::Inherit).with_keys(Arc::new(CliKeys));
-    report_mcp(&live, &settings).await;
     let result = run_prompt(args, &service, &live, target, prompt, cancel).await;
     live.shutdown().await;
     result
@@ -229,32 +226,6 @@ fn trust_policy(args: &RunArgs) -> TrustPolicy {
         TrustPolicy::Assume
     } else {
         TrustPolicy::Refuse
-    }
-}
-
-/// Starts the project's MCP servers and reports the ones that failed (they are left out).
-async fn report_mcp(live: &LiveProject, settings: &ProjectSettings) {
-    if settings.mcp_servers.is_empty() {
-        return;
-    }
-    let mcp = live.mcp(settings);
-    mcp.wait_ready().await;
-    for status in mcp.statuses() {
-        match &status.state {
-            McpServerState::Failed { error } => output::err(&format!(
-                "paddock: warning: MCP server '{}' did not start: {error}",
-                status.name
-            )),
-            McpServerState::Running { .. } => {
-                for w in &status.warnings {
-                    output::err(&format!(
-                        "paddock: warning: MCP server '{}': {w}",
-                        status.name
-                    ));
-                }
-            }
-            _ => {}
-        }
     }
 }
 

@@ -189,6 +189,12 @@ impl Agent {
         self
     }
 
+    /// Also says `notices` as warnings when the run starts.
+    pub fn with_notices(mut self, notices: Vec<String>) -> Self {
+        self.config.notices.extend(notices);
+        self
+    }
+
     pub fn with_history(mut self, history: Vec<Message>) -> Self {
         self.history = history;
         self

@@ -2,14 +2,16 @@
 //! whenever the settings, the MCP tools or the stored keys change. The app keeps one per open
 //! project; the CLI makes one for its run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use paddock_core::{RuleBook, Tool};
 use paddock_mcp::{DEFAULT_START_TIMEOUT, McpServers, ServerPath};
-use paddock_protocol::{McpServerConfig, McpServerStatus, ProjectSettings, ToolGrantInfo};
+use paddock_protocol::{
+    McpServerConfig, McpServerState, McpServerStatus, ProjectSettings, ToolGrantInfo,
+};
 use tokio::sync::watch;
 
 use crate::keys::KeyStore;
@@ -21,6 +23,8 @@ pub struct McpRun {
     config: BTreeMap<String, McpServerConfig>,
     servers: Arc<McpServers>,
     ready: watch::Receiver<bool>,
+    /// (session, notice) pairs already said, so a session hears each thing once.
+    told: Mutex<HashSet<(String, String)>>,
 }
 
 impl McpRun {
@@ -37,12 +41,43 @@ impl McpRun {
         self.servers.statuses()
     }
 
+    /// What a run of `session` starts by saying about the servers: one that did not start
+    /// or went away (its tools are missing from the run), tools a server left out. Each
+    /// once per session and server generation.
+    pub fn notices_for(&self, session: &str) -> Vec<String> {
+        let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
+        self.statuses()
+            .iter()
+            .flat_map(status_notices)
+            .filter(|n| told.insert((session.to_owned(), n.clone())))
+            .collect()
+    }
+
     fn tool_names(&self) -> Vec<String> {
         self.servers
             .tools()
             .iter()
             .map(|t| t.spec().name.clone())
             .collect()
+    }
+}
+
+/// What the user should hear about one server before a run: nothing when it runs cleanly.
+pub fn status_notices(status: &McpServerStatus) -> Vec<String> {
+    let name = &status.name;
+    match &status.state {
+        McpServerState::Failed { error } => vec![format!(
+            "MCP server '{name}' did not start: {error}; its tools are not available"
+        )],
+        McpServerState::Exited { reason } => vec![format!(
+            "MCP server '{name}' stopped: {reason}; its tools are not available"
+        )],
+        McpServerState::Running { .. } => status
+            .warnings
+            .iter()
+            .map(|w| format!("MCP server '{name}': {w}"))
+            .collect(),
+        McpServerState::Disabled | McpServerState::Starting => Vec::new(),
     }
 }
 
@@ -133,6 +168,7 @@ impl LiveProject {
             config: settings.mcp_servers.clone(),
             servers,
             ready,
+            told: Mutex::default(),
         });
         if let Some(old) = current.replace(run.clone()) {
             tokio::spawn(async move { old.servers.shutdown().await });
@@ -232,5 +268,43 @@ impl LiveProject {
             &RunLimits::interactive(),
         )?;
         Ok(tools.grant_info())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(state: McpServerState, warnings: &[&str]) -> McpServerStatus {
+        McpServerStatus {
+            name: "gh".into(),
+            state,
+            warnings: warnings.iter().map(|w| (*w).to_owned()).collect(),
+            stderr_tail: None,
+        }
+    }
+
+    #[test]
+    fn only_what_is_missing_or_left_out_is_said() {
+        let said = |state, warnings: &[&str]| status_notices(&status(state, warnings));
+        assert_eq!(
+            said(
+                McpServerState::Exited {
+                    reason: "killed".into()
+                },
+                &[]
+            ),
+            ["MCP server 'gh' stopped: killed; its tools are not available"]
+        );
+        assert_eq!(
+            said(
+                McpServerState::Running { tools: vec![] },
+                &["tool 'x' left out: its name is taken"]
+            ),
+            ["MCP server 'gh': tool 'x' left out: its name is taken"]
+        );
+        assert!(said(McpServerState::Running { tools: vec![] }, &[]).is_empty());
+        assert!(said(McpServerState::Disabled, &["ignored"]).is_empty());
+        assert!(said(McpServerState::Starting, &[]).is_empty());
     }
 }

@@ -220,9 +220,10 @@ impl RunService {
             }
         };
         let limits = RunLimits::from_options(&options, approver == Approver::Person);
+        let effective = options.apply(&stored);
         let runtime = project
             .runtime(
-                options.apply(&stored),
+                effective.clone(),
                 limits,
                 self.keys.clone(),
                 self.keys_generation.load(Ordering::Relaxed),
@@ -252,6 +253,7 @@ impl RunService {
         };
         let mut agent = runtime
             .agent()
+            .with_notices(project.mcp(&effective).notices_for(&session_id))
             .with_history(history)
             .with_history_log(writer.clone())
             .with_approvals(approvals)
