@@ -71,6 +71,17 @@ setup_node() {
   fi
 }
 
+# A build and the tests fill about 8 GB (target/, node_modules); a disk that runs out midway
+# fails with "No space left on device" deep in cargo's output, so say it first.
+check_disk() {
+  local need_kb=$((10 * 1024 * 1024)) free_kb
+  free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+  if [ -n "$free_kb" ] && [ "$free_kb" -lt "$need_kb" ]; then
+    echo "warning: only $((free_kb / 1024 / 1024)) GB free here; building and testing Paddock needs about 10 GB" >&2
+  fi
+}
+
+check_disk
 setup_system
 setup_rust
 setup_node
