@@ -28,6 +28,33 @@ describe('ProjectWindow', () => {
     await vi.waitFor(() => expect(api.projectInfo).toHaveBeenCalledWith('/home/u/proj'));
   });
 
+  it('folds the sessions list away and back (button or Ctrl+B), remembered for the next window', async () => {
+    localStorage.removeItem('paddock.sessionsHidden');
+    const first = render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    const list = screen.getByRole('complementary', { name: 'Sessions' });
+    const toggle = screen.getByTestId('toggle-sessions');
+    expect(list).toBeVisible();
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    // Hidden with the focus inside: the focus goes to the button, not nowhere.
+    screen.getByTestId('new-session').focus();
+    await fireEvent.keyDown(window, { key: 'b', ctrlKey: true });
+    expect(list).not.toBeVisible();
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(toggle).toHaveFocus();
+    expect(localStorage.getItem('paddock.sessionsHidden')).toBe('1');
+    // Plain b, or with Shift, is typing, not the shortcut.
+    await fireEvent.keyDown(window, { key: 'B', ctrlKey: true, shiftKey: true });
+    await fireEvent.keyDown(window, { key: 'b' });
+    expect(list).not.toBeVisible();
+    first.unmount();
+
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    expect(document.getElementById('sessions')).not.toBeVisible();
+    await fireEvent.click(screen.getByTestId('toggle-sessions'));
+    expect(screen.getByRole('complementary', { name: 'Sessions' })).toBeVisible();
+    expect(localStorage.getItem('paddock.sessionsHidden')).toBe('0');
+  });
+
   it('reads the project instructions when it opens, for the transcript header', async () => {
     api.projectInstructions.mockResolvedValue({
       files: [{ path: 'CLAUDE.md', bytes: 800, tokens: 200, truncated: false }],
