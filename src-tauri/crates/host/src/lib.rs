@@ -27,7 +27,7 @@ pub mod workspace;
 pub use checkpoints::ProjectCheckpoints;
 pub use error::{HostError, HostErrorKind};
 pub use keys::{EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, mcp_vars, resolve_key};
-pub use live::{LiveProject, McpRun, status_notices};
+pub use live::{LiveProject, McpRun};
 pub use mcp::mcp_options;
 pub use models::Connection;
 pub use options::RunOptions;

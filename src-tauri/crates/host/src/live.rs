@@ -63,7 +63,7 @@ impl McpRun {
 }
 
 /// What the user should hear about one server before a run: nothing when it runs cleanly.
-pub fn status_notices(status: &McpServerStatus) -> Vec<String> {
+fn status_notices(status: &McpServerStatus) -> Vec<String> {
     let name = &status.name;
     match &status.state {
         McpServerState::Failed { error } => vec![format!(
