@@ -96,13 +96,18 @@ describe('Continue after the turn limit or a failure', () => {
 });
 
 describe('turn n of max', () => {
-  it('each turn says which of how many it was; the live run says where it is', async () => {
+  /** A live run of at most 30 turns, at its first turn. */
+  async function live() {
     const s = new SessionController('/p');
     render(TranscriptPanel, { props: { session: s } });
     s.draft = 'go';
     await s.send();
     emit({ type: 'run_started', agent: 'main', model: 'm1', max_turns: 30 });
     emit({ type: 'turn_started', turn: 1 });
+  }
+
+  it('each turn says which of how many it was; the live run says where it is', async () => {
+    await live();
     emit({ type: 'usage', turn: usage(10, 1), total: usage(10, 1) });
     emit({ type: 'turn_finished', turn: 1, stop_reason: 'tool_use' });
     emit({ type: 'turn_started', turn: 2 });
@@ -111,12 +116,7 @@ describe('turn n of max', () => {
   });
 
   it('a call that failed before any tokens says its turn without "0 in · 0 out"', async () => {
-    const s = new SessionController('/p');
-    render(TranscriptPanel, { props: { session: s } });
-    s.draft = 'go';
-    await s.send();
-    emit({ type: 'run_started', agent: 'main', model: 'm1', max_turns: 30 });
-    emit({ type: 'turn_started', turn: 1 });
+    await live();
     emit({ type: 'usage', turn: usage(0, 0), total: usage(0, 0) });
     emit({ type: 'error', kind: 'network', message: 'could not connect to the server' });
     emit({ type: 'run_finished', exit: 'error', turns: 1, usage: usage(0, 0) });
