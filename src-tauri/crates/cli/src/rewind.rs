@@ -7,7 +7,7 @@ use std::sync::Arc;
 use paddock_host::session::SessionStore;
 use paddock_host::trust::TrustStore;
 use paddock_host::{RewindRequest, RunService, canonical_dir, unified_diff};
-use paddock_protocol::{ChangeKind, ChangeSummary, RewindInfo, RewindMode};
+use paddock_protocol::{ChangeKind, ChangeSummary, FileChange, RewindInfo, RewindMode};
 
 use crate::exit::{CliError, Code};
 use crate::keys::CliKeys;
@@ -42,9 +42,20 @@ pub fn run(args: &Args<'_>) -> Result<Code, CliError> {
     if args.list {
         return list(&service, &root, args.session);
     }
+    if args.undo && args.dry_run {
+        let preview = service.undo_preview(&root, args.session)?;
+        print_diff(&preview.files);
+        output::err(&format!(
+            "paddock: undoing the last rewind would change {} file{} and bring the conversation \
+             back to before it (nothing changed)",
+            preview.files.len(),
+            plural(preview.files.len())
+        ));
+        return Ok(Code::Success);
+    }
     if args.undo {
         let info = service.undo_rewind(&root, args.session)?;
-        report(&info);
+        report(&info, args.session);
         return Ok(Code::Success);
     }
     let (prompt, turn) = parse_point(args.to.unwrap_or_default())?;
@@ -61,11 +72,7 @@ pub fn run(args: &Args<'_>) -> Result<Code, CliError> {
     };
     if args.dry_run {
         let preview = service.rewind_preview(&root, &request)?;
-        let mut text = String::new();
-        for change in &preview.files {
-            text.push_str(&unified_diff(change));
-        }
-        output::out(&text);
+        print_diff(&preview.files);
         output::err(&format!(
             "paddock: would change {} file{} and set aside {} message{} (nothing changed)",
             preview.files.len(),
@@ -76,8 +83,14 @@ pub fn run(args: &Args<'_>) -> Result<Code, CliError> {
         return Ok(Code::Success);
     }
     let info = service.rewind(&root, &request)?;
-    report(&info);
+    report(&info, args.session);
     Ok(Code::Success)
+}
+
+/// The files' changes as one unified diff, on stdout.
+fn print_diff(files: &[FileChange]) {
+    let text: String = files.iter().map(unified_diff).collect();
+    output::out(&text);
 }
 
 /// `N` or `N.T`.
@@ -123,7 +136,7 @@ fn list(service: &RunService, root: &Path, session: &str) -> Result<Code, CliErr
     Ok(Code::Success)
 }
 
-fn report(info: &RewindInfo) {
+fn report(info: &RewindInfo, session: &str) {
     let what = match (info.files, info.conversation) {
         (true, true) => "files and conversation",
         (true, false) => "files",
@@ -147,7 +160,7 @@ fn report(info: &RewindInfo) {
         text.push_str(&format!("\n  {}", line(change)));
     }
     if info.files {
-        text.push_str("\n(undo with: paddock rewind SESSION --undo)");
+        text.push_str(&format!("\n(undo with: paddock rewind {session} --undo)"));
     }
     output::err(&text);
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use paddock_protocol::{AgentEvent, FileChange, RewindInfo, RewindMode, RewindPreview};
 use paddock_sandbox::PathGuard;
-use paddock_session::{LoadedSession, RewindPoint};
+use paddock_session::{LastRewind, LoadedSession, RewindPoint};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{ProjectCheckpoints, workspace_name};
@@ -100,18 +100,7 @@ impl RunService {
         let (checkpoints, guard) = self.rewind_setup(project)?;
         self.refuse_if_running(project, session_id)?;
         let session = self.store().load(project, session_id)?;
-        let Some(last) = session.last_rewind else {
-            return Err(HostError::Usage(
-                "this session has not been rewound: there is nothing to undo".into(),
-            ));
-        };
-        if last.prompts_after > 0 {
-            return Err(HostError::Usage(
-                "a prompt ran after the last rewind, so it can no longer be undone; rewind to a \
-                 point instead"
-                    .into(),
-            ));
-        }
+        let last = undoable(session.last_rewind)?;
         let undone = last.info;
         let target = if undone.files {
             check_workspace(&undone.workspace, &guard)?;
@@ -132,6 +121,29 @@ impl RunService {
             changed: Vec::new(),
         };
         self.apply(project, &checkpoints, &guard, session_id, info, target)
+    }
+
+    /// What undoing the session's last rewind would do to the files; changes nothing. The
+    /// conversation goes back to as it was before that rewind (nothing is set aside).
+    pub fn undo_preview(
+        &self,
+        project: &Path,
+        session_id: &str,
+    ) -> Result<RewindPreview, HostError> {
+        let (checkpoints, guard) = self.rewind_setup(project)?;
+        let session = self.store().load(project, session_id)?;
+        let undone = undoable(session.last_rewind)?.info;
+        let files = if undone.files {
+            check_workspace(&undone.workspace, &guard)?;
+            let (now, _) = checkpoints.snapshot(&guard)?;
+            checkpoints.store().changes(&now.id, &undone.before)?
+        } else {
+            Vec::new()
+        };
+        Ok(RewindPreview {
+            files,
+            messages_dropped: 0,
+        })
     }
 
     /// One file's change between two checkpoints (a row of a run's Changes list).
@@ -269,13 +281,30 @@ fn target_of(
     }
     let Some((checkpoint, workspace)) = &point.checkpoint else {
         return Err(HostError::Usage(format!(
-            "the files were not recorded at prompt {} turn {} (nothing there could change them); \
-             rewind the conversation only, or pick a point with a checkpoint",
-            point.prompt, point.turn
+            "the files were not recorded {} (nothing there could change them); rewind the \
+             conversation only, or pick a point with a checkpoint",
+            point_name(point)
         )));
     };
     check_workspace(workspace, guard)?;
     Ok(Some(checkpoint.clone()))
+}
+
+/// The session's last rewind, when it can still be undone.
+fn undoable(last: Option<LastRewind>) -> Result<LastRewind, HostError> {
+    let Some(last) = last else {
+        return Err(HostError::Usage(
+            "this session has not been rewound: there is nothing to undo".into(),
+        ));
+    };
+    if last.prompts_after > 0 {
+        return Err(HostError::Usage(
+            "a prompt ran after the last rewind, so it can no longer be undone; rewind to a \
+             point instead"
+                .into(),
+        ));
+    }
+    Ok(last)
 }
 
 /// A checkpoint is put back only in the folder it was taken of: the settings may have moved
@@ -307,11 +336,19 @@ fn conversation_point(point: &RewindPoint, mode: RewindMode) -> Result<Option<u3
     }
     point.messages.map(Some).ok_or_else(|| {
         HostError::Usage(format!(
-            "the conversation up to prompt {} turn {} was compacted since; undo the compaction \
-             first, or rewind the files only",
-            point.prompt, point.turn
+            "the conversation up to {} was compacted since; undo the compaction first, or \
+             rewind the files only",
+            point_name(point)
         ))
     })
+}
+
+/// "before prompt 2", "before turn 3 of prompt 2": as the user names points.
+fn point_name(point: &RewindPoint) -> String {
+    match point.turn {
+        0 => format!("before prompt {}", point.prompt),
+        t => format!("before turn {t} of prompt {}", point.prompt),
+    }
 }
 
 fn count(n: usize) -> u32 {

@@ -153,6 +153,26 @@ async fn a_run_is_rewound_byte_for_byte_and_the_rewind_undone() {
         session.messages.len() >= 4,
         "the file keeps the rewound turns"
     );
+    assert!(
+        rewind
+            .stderr
+            .contains(&format!("undo with: paddock rewind {id} --undo")),
+        "{}",
+        rewind.stderr
+    );
+
+    // Previewing the undo shows its diff and changes nothing, files or conversation.
+    let dry = env.run(&["rewind", &id, "--undo", "--dry-run"]).await;
+    dry.expect_code(0);
+    assert!(dry.stdout.contains("+alpha edited"), "{}", dry.stdout);
+    assert!(dry.stderr.contains("nothing changed"), "{}", dry.stderr);
+    assert_eq!(
+        listing(&ws),
+        before,
+        "a dry run of the undo changes nothing"
+    );
+    assert!(env.load(&id).history.is_empty());
+    assert_eq!(rewinds(&env, &id), 1);
 
     let undo = env.run(&["rewind", &id, "--undo"]).await;
     undo.expect_code(0);
