@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, Message } from './bindings';
-import { fromStored, placeOfMessage, replayActions } from './stored';
+import { fromStored, NO_RESULT, placeOfMessage, replayActions } from './stored';
 import { emptyTranscript, reduce, type TranscriptAction } from './transcript';
 import {
   assistant,
@@ -190,6 +190,17 @@ describe('what only a stored session has', () => {
       output: 'Interrupted: Paddock stopped',
     });
     expect(view.runs[0]!.end).toBeUndefined();
+  });
+
+  it('shows a call that has no result at all as cut off, not as running', () => {
+    // What a process killed while bash ran leaves: the call on disk, no result yet.
+    const stored: AgentEvent[] = [
+      { type: 'run_started', agent: 'main', model: 'm1', max_turns: 100 },
+      { type: 'usage', turn: usage(1, 1), total: usage(1, 1) },
+      { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
+    ];
+    const view = fromStored([userText('go'), assistant(toolUse(bash))], stored);
+    expect(view.runs[0]!.turns[0]!.cards[0]).toMatchObject({ name: 'bash', state: 'error', output: NO_RESULT });
   });
 
   it('renders messages without events (an old or damaged file)', () => {

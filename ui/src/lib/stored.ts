@@ -234,7 +234,13 @@ function fromMessagesOnly(replies: Message[]): AgentEvent[] {
   ]);
 }
 
-/** Cards without a result event take it from the messages (e.g. lost when Paddock stopped). */
+/** What a stored call with no result at all shows: Paddock stopped while it ran. */
+export const NO_RESULT = 'No result was recorded: Paddock stopped before this call finished; it may or may not have run.';
+
+/**
+ * Cards without a result event take it from the messages (e.g. lost when Paddock stopped);
+ * a call with no result anywhere was cut off, and does not show as running forever.
+ */
 function fillResults(state: Transcript, messages: Message[]): Transcript {
   const results = new Map<string, { content: string; is_error: boolean }>();
   for (const m of messages) {
@@ -248,7 +254,9 @@ function fillResults(state: Transcript, messages: Message[]): Transcript {
         ...turn,
         cards: turn.cards.map((card) => {
           const r = results.get(card.id);
-          if (!r || card.output !== undefined) return card;
+          const cutOff = card.state === 'running' || card.state === 'waiting';
+          if (!r) return cutOff && card.output === undefined ? { ...card, state: 'error', output: NO_RESULT } : card;
+          if (card.output !== undefined) return card;
           return { ...card, state: r.is_error ? 'error' : 'ok', output: r.content };
         }),
       })),

@@ -60,8 +60,10 @@ impl Default for RunConfig {
     }
 }
 
-/// Called with the whole conversation at every consistent point (every call paired), only
-/// when it grew. Sessions persist what they have not written yet.
+/// Called with the whole conversation when it grew: at every consistent point (every call
+/// paired), and just before a turn's tools run, when it ends with the model's calls (a
+/// process killed while they run leaves them on disk; loading pairs them with "interrupted").
+/// Sessions persist what they have not written yet.
 pub trait HistoryLog: Send + Sync {
     fn save(&self, messages: &[Message]);
 
@@ -279,6 +281,8 @@ impl Runner<'_> {
             if self.may_change_workspace(&calls) {
                 self.record_before(&mut state, turn, before_turn).await;
             }
+            // On disk before anything runs: the calls and the checkpoint survive a kill.
+            self.save(&mut state);
             let outcomes = self
                 .executor
                 .execute_batch(&calls, self.tools, &self.ctx)

@@ -119,17 +119,25 @@ async fn resume_after_a_kill_while_a_tool_runs() {
     })
     .await;
 
+    // The bash call was on disk before it ran (bash may have changed files before the
+    // kill); resuming pairs it with an "interrupted" result.
     let stored = env.load(&id);
-    assert_paired(&stored.messages);
+    assert_eq!(stored.messages.len(), 4, "{:#?}", stored.messages);
+    assert_paired(&stored.messages[..3]);
+    assert!(stored.messages[3].tool_calls().any(|c| c.name == "bash"));
+    // Its turn's checkpoint was written before it ran, so its files can be put back.
+    let points = env.run(&["rewind", &id, "--list"]).await;
+    points.expect_code(0);
+    let before_bash = points
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("1.2 "))
+        .unwrap_or_default();
     assert!(
-        stored
-            .messages
-            .iter()
-            .all(|m| m.tool_calls().all(|c| c.name != "bash")),
-        "the bash turn never completed, so it is not stored: {:#?}",
-        stored.messages
+        before_bash.ends_with("files + conversation"),
+        "{}",
+        points.stdout
     );
-    assert_eq!(stored.messages.len(), 3, "the write turn is kept");
 
     server.push(Reply::text("resumed"));
     env.run(&["resume", &id, "try again"]).await.expect_code(0);
@@ -137,8 +145,9 @@ async fn resume_after_a_kill_while_a_tool_runs() {
     assert_eq!(bodies.len(), 3);
     assert_wire_paired(&bodies[2]);
     let results = tool_contents(&bodies[2]);
-    assert_eq!(results.len(), 1, "only the write's result: {results:?}");
+    assert_eq!(results.len(), 2, "the write's and the bash's: {results:?}");
     assert!(!results[0].contains("Interrupted"), "{results:?}");
+    assert!(results[1].ends_with(INTERRUPTED_RESULT), "{results:?}");
     assert_paired(&env.load(&id).messages);
 }
 
