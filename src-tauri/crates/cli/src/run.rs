@@ -217,6 +217,8 @@ fn read_schema(path: &Path) -> Result<serde_json::Value, CliError> {
             path.display()
         )));
     }
+    paddock_host::check_schema(&schema)
+        .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
     Ok(schema)
 }
 

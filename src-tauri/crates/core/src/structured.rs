@@ -67,6 +67,13 @@ pub enum OutputError {
     Invalid(Vec<String>),
 }
 
+/// Whether `schema` is a JSON schema at all: checked before anything is asked of the model.
+pub fn check_schema(schema: &Value) -> Result<(), OutputError> {
+    jsonschema::validator_for(schema)
+        .map(drop)
+        .map_err(|e| OutputError::BadSchema(e.to_string()))
+}
+
 /// Extracts and validates; returns the value or what was wrong with it.
 pub fn parse_and_validate(text: &str, schema: &Value) -> Result<Value, OutputError> {
     let validator =

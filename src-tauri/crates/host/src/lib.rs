@@ -40,6 +40,7 @@ pub use tools::{ProjectTools, RunLimits, TeamModel};
 
 // What the shells name of the crates below, so that they depend on this crate alone.
 pub use paddock_changes::unified as unified_diff;
+pub use paddock_core::structured::check_schema;
 pub use paddock_core::tool::one_line;
 pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError};
 pub use paddock_mcp::ServerPath;

@@ -98,6 +98,19 @@ async fn output_schema_is_checked_with_one_retry_then_exit_9() {
     env.run(&["exec", "--output-schema", schema.to_str().unwrap(), "x"])
         .await
         .expect_code(2);
+    // JSON that is no schema is a usage error before the model is asked, not its fault.
+    let asked = server.model_requests().len();
+    std::fs::write(&schema, r#"{"type": "bogus"}"#).unwrap();
+    let bogus = env
+        .run(&["exec", "--output-schema", schema.to_str().unwrap(), "x"])
+        .await;
+    bogus.expect_code(2);
+    assert!(
+        bogus.stderr.contains("the output schema itself is invalid"),
+        "{}",
+        bogus.stderr
+    );
+    assert_eq!(server.model_requests().len(), asked, "nothing was sent");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
