@@ -215,8 +215,11 @@ fn init_logging() {
             .with_default(LevelFilter::WARN)
             .with_target("paddock_mcp", LevelFilter::ERROR),
     };
+    use std::io::IsTerminal;
+    // Colours for a person at a terminal only, never into a file or a pipe.
     let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .without_time();
     let _ = tracing_subscriber::registry()

@@ -158,10 +158,11 @@ impl Transport {
     }
 
     /// How long to wait before the next attempt when `failure` deserves one; `None` when it
-    /// is final. Tells the log and the host's hook.
+    /// is final. Tells the log and the host's hook (the user hears of it from the stream's
+    /// retry warning, so the log's line is info, not a second warning).
     pub fn retry_delay(&self, attempt: u32, failure: &Failure) -> Option<Duration> {
         let delay = retry::delay_before_retry(&self.retry, attempt, failure)?;
-        tracing::warn!(
+        tracing::info!(
             attempt,
             max_attempts = self.retry.max_attempts,
             delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),

@@ -294,3 +294,21 @@ async fn ctrl_c_aborts_cleanly_with_130() {
     );
     assert!(session.messages[3].text().starts_with("part"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_is_said_once_and_without_colour_codes_into_a_pipe() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([Reply::status(500, None), Reply::text("ok after one retry")]);
+    let env = Env::new(&server, json!({}));
+    let run = env.run(&["exec", "hi"]).await;
+    run.expect_code(0);
+    assert_eq!(run.stdout.trim_end(), "ok after one retry");
+    let said: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("retrying"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    assert!(said[0].starts_with("paddock: warning: "), "{}", said[0]);
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+}
