@@ -6,7 +6,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 
-use paddock_protocol::{LoopKind, Message, ToolCall};
+use paddock_protocol::{LoopKind, ToolCall};
 use serde_json::Value;
 
 /// Identical turns in a row that count as a loop.
@@ -69,16 +69,6 @@ impl LoopDetector {
                 .max(usize::try_from(max_repetitions).unwrap_or(usize::MAX)),
             tools: VecDeque::new(),
             texts: VecDeque::new(),
-        }
-    }
-
-    /// Feeds the assistant turns already in a conversation, so loops across prompts count.
-    pub fn replay(&mut self, history: &[Message]) {
-        for msg in history {
-            if msg.role == paddock_protocol::Role::Assistant {
-                let calls: Vec<&ToolCall> = msg.tool_calls().collect();
-                let _ = self.record_turn(&msg.text(), &calls);
-            }
         }
     }
 

@@ -133,11 +133,13 @@ impl Runner<'_> {
         for warning in self.config.notices.iter().chain(self.tools.warnings()) {
             events.emit(AgentEvent::warning(warning.clone()));
         }
-        let mut detector = self.config.loop_detection.as_ref().map(|cfg| {
-            let mut d = LoopDetector::new(cfg);
-            d.replay(&messages);
-            (d, cfg.policy)
-        });
+        // Counted within this prompt's run: a person's new prompt is new input, and the
+        // same call asked for again (say, once the user granted it) is no loop.
+        let mut detector = self
+            .config
+            .loop_detection
+            .as_ref()
+            .map(|cfg| (LoopDetector::new(cfg), cfg.policy));
         let mut warned = false;
         let prompt_at = Some(messages.len().saturating_sub(1));
         let mut state = LoopState {
