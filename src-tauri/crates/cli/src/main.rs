@@ -51,11 +51,21 @@ fn main() {
     let code = code.unwrap_or_else(|e| {
         output::err(&format!("paddock: error: {}", e.message));
         if json {
-            // Scripts reading stdout learn why too.
+            // Scripts reading stdout learn why too, and the stream ends with its exit line
+            // as a run's does (no session: none was started).
             output::json_line(&serde_json::json!({
                 "type": "error",
                 "code": e.code.as_i32(),
                 "message": e.message,
+            }));
+            output::json_line(&serde_json::json!({
+                "type": "exit",
+                "code": e.code.as_i32(),
+                "reason": "not_started",
+                "session": null,
+                "turns": 0,
+                "usage": paddock_protocol::TokenUsage::default(),
+                "denied": [],
             }));
         }
         e.code

@@ -99,9 +99,20 @@ async fn a_broken_settings_file_exits_3_naming_the_line_or_field() {
     let field = env.run(&["exec", "--json", "hi"]).await;
     field.expect_code(3);
     assert!(field.stderr.contains("modle"), "{}", field.stderr);
-    let error: serde_json::Value = serde_json::from_str(field.stdout.trim()).unwrap();
-    assert_eq!(error["type"], json!("error"));
-    assert_eq!(error["code"], json!(3));
+    // An error line, then the exit line every --json stream ends with.
+    let lines: Vec<serde_json::Value> = field
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", field.stdout);
+    assert_eq!(lines[0]["type"], json!("error"));
+    assert_eq!(lines[0]["code"], json!(3));
+    assert!(lines[0]["message"].as_str().unwrap().contains("modle"));
+    assert_eq!(lines[1]["type"], json!("exit"));
+    assert_eq!(lines[1]["code"], json!(3));
+    assert_eq!(lines[1]["reason"], json!("not_started"));
+    assert_eq!(lines[1]["session"], json!(null));
 
     env.write_settings(r#"{"version": 1, "preset": "everything"}"#);
     let value = env.run(&["exec", "hi"]).await;
