@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_host::{EventSink, one_line};
-use paddock_protocol::{AgentEvent, LoopAction};
+use paddock_protocol::{AgentEvent, CompactionReason, LoopAction};
 use serde_json::{Value, json};
 
 /// Longest tool summary on a tool line.
@@ -128,6 +128,33 @@ impl Printer {
                     LoopAction::Terminated => "stopped the run",
                 };
                 err(&format!("paddock: loop detected ({detail}); {what}"));
+            }
+            AgentEvent::Compacted(info) if agent.is_none() => {
+                end_line(state);
+                err(&format!(
+                    "paddock: compacted the conversation ({}): about {} tokens, now {}; \
+                     {} earlier messages summarized",
+                    match info.reason {
+                        CompactionReason::Threshold => "the context window was filling up",
+                        CompactionReason::Overflow => "the model said it no longer fit",
+                        CompactionReason::Asked => "asked",
+                    },
+                    info.before_tokens,
+                    info.after_tokens,
+                    info.replaced
+                ));
+            }
+            AgentEvent::RunChanges { files, .. } if agent.is_none() && !files.is_empty() => {
+                end_line(state);
+                let mut text = format!(
+                    "paddock: the run changed {} file{}:",
+                    files.len(),
+                    crate::rewind::plural(files.len())
+                );
+                for change in &files {
+                    text.push_str(&format!("\n  {}", crate::rewind::change_line(change)));
+                }
+                err(&text);
             }
             AgentEvent::Delegated {
                 agent: a, event, ..

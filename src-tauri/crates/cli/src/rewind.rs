@@ -157,7 +157,7 @@ fn report(info: &RewindInfo, session: &str) {
     };
     let mut text = head;
     for change in &info.changed {
-        text.push_str(&format!("\n  {}", line(change)));
+        text.push_str(&format!("\n  {}", change_line(change)));
     }
     if info.files {
         text.push_str(&format!("\n(undo with: paddock rewind {session} --undo)"));
@@ -165,7 +165,8 @@ fn report(info: &RewindInfo, session: &str) {
     output::err(&text);
 }
 
-fn line(change: &ChangeSummary) -> String {
+/// One changed file, as the CLI lists it (a rewind's report, a run's changes).
+pub(crate) fn change_line(change: &ChangeSummary) -> String {
     let kind = match change.kind {
         ChangeKind::Created => "created",
         ChangeKind::Modified => "modified",
@@ -181,7 +182,7 @@ fn line(change: &ChangeSummary) -> String {
     }
 }
 
-fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 

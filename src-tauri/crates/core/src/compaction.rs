@@ -25,6 +25,8 @@ pub const KEEP_RECENT_PERCENT: u8 = 30;
 const RESULT_CHARS_FOR_SUMMARY: usize = 1_500;
 /// The summarizer's answer, at most.
 const SUMMARY_MAX_TOKENS: u32 = 2_000;
+/// An older part smaller than this is not worth a model call: no summary is shorter.
+const MIN_SUMMARIZED_TOKENS: u32 = 64;
 /// Opens the message that holds the summary (and how it is recognised).
 pub const SUMMARY_HEADER: &str = "[Earlier conversation, compacted]";
 const USER_WORDS: &str = "\nThe user's messages so far, word for word:\n";
@@ -282,6 +284,17 @@ pub enum CompactError {
     Model(#[from] ModelError),
     #[error("compaction was cancelled")]
     Cancelled,
+    /// The summary came out no shorter than what it replaced; the history is left as it was.
+    #[error(
+        "a summary would not make the conversation shorter (about {before} tokens before, \
+         {after} after); what fills the window is the recent part"
+    )]
+    NoGain {
+        before: u32,
+        after: u32,
+        /// Tokens the summarizer used all the same.
+        usage: TokenUsage,
+    },
 }
 
 /// Compacts `history` with `model`: the older part is summarized (in chunks that fit the
@@ -301,6 +314,9 @@ pub async fn compact(
         None => before / 3,
     };
     let cut = cut_point(history, keep).ok_or(CompactError::NothingToCompact)?;
+    if history_tokens(&history[..cut]) < MIN_SUMMARIZED_TOKENS {
+        return Err(CompactError::NothingToCompact);
+    }
     let budget = window.map_or(usize::MAX, |w| {
         (w as usize / 2).saturating_mul(CHARS_PER_TOKEN)
     });
@@ -312,6 +328,14 @@ pub async fn compact(
         usage += used;
     }
     let compacted = apply(history, cut, &summary);
+    let after = history_tokens(&compacted);
+    if after >= before {
+        return Err(CompactError::NoGain {
+            before,
+            after,
+            usage,
+        });
+    }
     let info = CompactionInfo {
         id: compaction_id(),
         reason,
@@ -324,7 +348,7 @@ pub async fn compact(
         )
         .unwrap_or(u32::MAX),
         before_tokens: before,
-        after_tokens: history_tokens(&compacted),
+        after_tokens: after,
         summary,
     };
     Ok(Compacted {

@@ -77,6 +77,9 @@ impl Runner<'_> {
             }
             Err(CompactError::Cancelled) => false,
             Err(e) => {
+                if let CompactError::NoGain { usage, .. } = &e {
+                    self.add_usage(state, *usage);
+                }
                 events.emit(AgentEvent::warning(format!(
                     "the conversation could not be compacted: {e}"
                 )));

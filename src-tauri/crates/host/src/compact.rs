@@ -48,7 +48,8 @@ impl RunService {
         )
         .await
         .map_err(|e| match e {
-            compaction::CompactError::NothingToCompact => HostError::Usage(e.to_string()),
+            compaction::CompactError::NothingToCompact
+            | compaction::CompactError::NoGain { .. } => HostError::Usage(e.to_string()),
             other => HostError::Provider(paddock_core::ModelError::new(
                 paddock_protocol::ErrorKind::Other,
                 other.to_string(),

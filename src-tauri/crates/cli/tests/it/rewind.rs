@@ -84,6 +84,18 @@ async fn a_run_is_rewound_byte_for_byte_and_the_rewind_undone() {
     assert_ne!(before, after);
     assert_eq!(after["a.txt"].2, b"alpha edited\n");
     assert!(!after.contains_key("gone.txt"), "bash ran: {}", run.stderr);
+    // The terminal is told what the run changed, bash's changes included.
+    assert!(
+        run.stderr.contains("paddock: the run changed"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("modified  a.txt (+1 -1)"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("deleted   gone.txt"), "{}", run.stderr);
 
     // The session records where each turn started and what the run changed, bash included.
     let session = env.load(&id);

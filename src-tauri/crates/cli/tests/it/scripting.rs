@@ -222,3 +222,38 @@ async fn a_context_overflow_is_met_with_one_compaction_and_a_retry() {
         "the user's words stay: {retry}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compaction_during_a_run_is_told_on_the_terminal() {
+    let server = FakeServer::start().await.unwrap();
+    let write = |i: u32| {
+        Reply::tool_call(
+            "file_write",
+            json!({"path": format!("f{i}.txt"), "content": "x".repeat(2_000)}),
+        )
+    };
+    server.push_all([
+        write(1),
+        write(2),
+        Reply::text("SUMMARY: two files were written."),
+        Reply::text("Done."),
+    ]);
+    // A small window: the third call would pass 80% of it, so the start is summarized first.
+    let env = Env::new(&server, json!({"contextWindow": 1_200}));
+    let run = env
+        .run(&["exec", "--preset", "readwrite", "write two files"])
+        .await;
+    run.expect_code(0);
+    assert_eq!(run.stdout.trim_end(), "Done.");
+    let told: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("paddock: compacted the conversation"))
+        .collect();
+    assert_eq!(told.len(), 1, "{}", run.stderr);
+    assert!(
+        told[0].contains("the context window was filling up"),
+        "{}",
+        told[0]
+    );
+}

@@ -363,3 +363,75 @@ async fn asked_compaction_reports_sizes_and_needs_something_to_compact() {
             .contains("<user-message>\nstart\n</user-message>")
     );
 }
+
+#[tokio::test]
+async fn a_summary_that_saves_nothing_is_refused_and_a_tiny_part_costs_no_call() {
+    use paddock_core::scripted::{ScriptedModel, ScriptedTurn};
+    let cancel = CancellationToken::new();
+    // What fills the window is the recent tool result; the older part is the prompt alone.
+    let big = ToolResult {
+        tool_call_id: "c1".into(),
+        content: "o".repeat(24_000).into(),
+        is_error: false,
+    };
+    let mut history = vec![
+        Message::user_text("look at this output please ".repeat(12)),
+        Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolCall(
+                ToolCall {
+                    id: "c1".into(),
+                    name: "bash".into(),
+                    input: json!({"command": "cat big"}),
+                    parsed_from_text: false,
+                }
+                .into(),
+            )],
+        },
+        Message {
+            role: Role::User,
+            content: vec![ContentBlock::ToolResult(big)],
+        },
+    ];
+    let wordy =
+        ScriptedModel::recording([
+            ScriptedTurn::text(&"a long-winded summary ".repeat(100)).usage(90, 600)
+        ]);
+    let err = compaction::compact(
+        &wordy,
+        "m",
+        &history,
+        Some(8_192),
+        CompactionReason::Threshold,
+        &cancel,
+    )
+    .await
+    .unwrap_err();
+    match err {
+        paddock_core::CompactError::NoGain {
+            before,
+            after,
+            usage,
+        } => {
+            assert!(after >= before, "{before} -> {after}");
+            assert_eq!((usage.input_tokens, usage.output_tokens), (90, 600));
+        }
+        other => panic!("expected NoGain, got {other:?}"),
+    }
+
+    // A few words before the recent part: not worth a summary, and no call is made.
+    history[0] = Message::user_text("big");
+    let unused = ScriptedModel::recording([]);
+    let err = compaction::compact(
+        &unused,
+        "m",
+        &history,
+        Some(8_192),
+        CompactionReason::Threshold,
+        &cancel,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err, paddock_core::CompactError::NothingToCompact);
+    assert_eq!(unused.calls(), 0);
+}
