@@ -412,6 +412,7 @@ impl GrantPolicy {
         }
         for (list, label) in [
             (&self.allow, "allow"),
+            (&self.extra, "grant"),
             (&self.ask, "ask"),
             (&self.deny, "deny"),
         ] {
@@ -419,10 +420,40 @@ impl GrantPolicy {
                 .iter()
                 .filter(|n| !n.ends_with('*') && !registry.contains(n))
             {
+                let hint = closest(name, registry.names())
+                    .map(|t| format!(" (did you mean '{t}'?)"))
+                    .unwrap_or_default();
                 warnings.push(format!(
-                    "the {label} list names '{name}', which is not a known tool"
+                    "the {label} list names '{name}', which is not a known tool{hint}"
                 ));
             }
         }
     }
+}
+
+/// The known name a typo most likely meant: at most two edits away, the nearest first.
+fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .map(|k| (edits(name, k), k))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over chars (names are short).
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diag + usize::from(ca != *cb));
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }

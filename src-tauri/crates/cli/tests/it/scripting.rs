@@ -189,8 +189,15 @@ async fn compact_summarizes_between_prompts_and_undo_brings_the_turns_back() {
 async fn a_context_overflow_is_met_with_one_compaction_and_a_retry() {
     let server = FakeServer::start().await.unwrap();
     server.push_all([
-        Reply::tool_call("file_write", json!({"path": "a.txt", "content": "a"})),
-        Reply::tool_call("file_write", json!({"path": "b.txt", "content": "b"})),
+        // Enough words before the last turn that a summary is shorter than them.
+        Reply::tool_call(
+            "file_write",
+            json!({"path": "a.txt", "content": "a".repeat(400)}),
+        ),
+        Reply::tool_call(
+            "file_write",
+            json!({"path": "b.txt", "content": "b".repeat(400)}),
+        ),
         // The provider says the conversation no longer fits...
         Reply::context_overflow(),
         // ...the summarizer answers...

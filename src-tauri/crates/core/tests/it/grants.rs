@@ -257,6 +257,21 @@ fn unknown_list_entries_warn() {
     };
     let r = p.resolve(&registry(&act));
     assert!(r.warnings().iter().any(|w| w.contains("'fiel_read'")));
+
+    // Tools granted one by one (settings' "tools", --allow) are checked too, with the name
+    // a typo most likely meant; a name far from any says no more than that it is unknown.
+    let p = GrantPolicy {
+        extra: vec!["ehco".into(), "zzzzzzzz".into(), "echo".into()],
+        ..GrantPolicy::default()
+    };
+    let r = p.resolve(&registry(&act));
+    assert_eq!(
+        r.warnings(),
+        [
+            "the grant list names 'ehco', which is not a known tool (did you mean 'echo'?)",
+            "the grant list names 'zzzzzzzz', which is not a known tool",
+        ]
+    );
 }
 
 #[tokio::test(start_paused = true)]
