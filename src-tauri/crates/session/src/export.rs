@@ -1,4 +1,4 @@
-use paddock_protocol::{AgentEvent, ContentBlock, Role};
+use paddock_protocol::{AgentEvent, ContentBlock, Message, RewindInfo, Role};
 use serde_json::{Value, json};
 
 use crate::LoadedSession;
@@ -27,9 +27,35 @@ pub fn to_markdown(session: &LoadedSession) -> String {
         h.created,
         h.id
     );
+    // Rewinds are not part of a run: each goes after the runs that came before it.
+    let mut runs = 0;
+    let mut rewinds: Vec<(usize, &RewindInfo)> = Vec::new();
+    for event in &session.events {
+        match event {
+            AgentEvent::RunStarted { .. } => runs += 1,
+            AgentEvent::Rewound(info) => rewinds.push((runs, info)),
+            _ => {}
+        }
+    }
+    let mut rewinds = rewinds.into_iter().peekable();
+    let mut prompts = 0;
     for message in &session.messages {
+        if is_prompt(message) {
+            while let Some((_, info)) = rewinds.next_if(|(after, _)| *after <= prompts) {
+                out.push_str(&rewind_note(info));
+            }
+            prompts += 1;
+        }
+        // Paddock's own words to the model ride with the tool results (a loop warning).
+        let from_paddock = message.tool_results().next().is_some();
         for block in &message.content {
             match (message.role, block) {
+                (Role::User, ContentBlock::Text { text }) if from_paddock => {
+                    out.push_str(&format!(
+                        "\n**Paddock, to the model:** {}\n",
+                        text.trim_end()
+                    ));
+                }
                 (Role::User, ContentBlock::Text { text }) => {
                     out.push_str(&format!("\n## You\n\n{}\n", text.trim_end()));
                 }
@@ -62,6 +88,9 @@ pub fn to_markdown(session: &LoadedSession) -> String {
             }
         }
     }
+    for (_, info) in rewinds {
+        out.push_str(&rewind_note(info));
+    }
     let finished: Vec<String> = session
         .events
         .iter()
@@ -83,6 +112,41 @@ pub fn to_markdown(session: &LoadedSession) -> String {
     out
 }
 
+/// A message the user typed: text, no tool results.
+fn is_prompt(message: &Message) -> bool {
+    message.role == Role::User
+        && message.tool_results().next().is_none()
+        && message
+            .content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Text { .. }))
+}
+
+/// Where a rewind went and what it did, between the runs it came between.
+fn rewind_note(info: &RewindInfo) -> String {
+    let what = match (info.files, info.conversation) {
+        (true, true) => "the files and the conversation",
+        (true, false) => "the files",
+        _ => "the conversation",
+    };
+    let text = if info.undoes.is_some() {
+        format!("The last rewind was undone: {what} came back as they were before it.")
+    } else {
+        let to = match info.turn {
+            0 => format!("before prompt {}", info.prompt),
+            t => format!("before turn {t} of prompt {}", info.prompt),
+        };
+        let aside = if info.conversation {
+            " What the conversation said after that point is set aside: kept above, no longer \
+             part of it."
+        } else {
+            ""
+        };
+        format!("Rewound {what} to {to}.{aside}")
+    };
+    format!("\n---\n\n*{text}*\n")
+}
+
 /// A code fence long enough that the content cannot close it.
 fn fenced(lang: &str, content: &str) -> String {
     let mut ticks = 3;
@@ -91,4 +155,100 @@ fn fenced(lang: &str, content: &str) -> String {
     }
     let fence = "`".repeat(ticks);
     format!("{fence}{lang}\n{}\n{fence}", content.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paddock_protocol::{ExitReason, SessionHeader, TokenUsage, ToolCall, ToolResult};
+    use serde_json::json;
+
+    fn run(events: &mut Vec<AgentEvent>) {
+        events.push(AgentEvent::RunStarted {
+            agent: "main".into(),
+            model: "m".into(),
+            max_turns: 100,
+        });
+        events.push(AgentEvent::RunFinished {
+            exit: ExitReason::EndTurn,
+            turns: 1,
+            usage: TokenUsage::default(),
+        });
+    }
+
+    #[test]
+    fn rewinds_sit_between_their_runs_and_paddock_notes_are_not_the_user() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "glob".into(),
+            input: json!({"pattern": "*"}),
+            parsed_from_text: false,
+        };
+        let results = Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::ToolResult(ToolResult {
+                    tool_call_id: "c1".into(),
+                    content: "a.txt".into(),
+                    is_error: false,
+                }),
+                ContentBlock::Text {
+                    text: "You seem to be stuck.".into(),
+                },
+            ],
+        };
+        let messages = vec![
+            Message::user_text("one"),
+            Message::assistant_text("first"),
+            Message::user_text("two"),
+            Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::ToolCall(call.into())],
+            },
+            results,
+            Message::assistant_text("second"),
+            Message::user_text("three"),
+            Message::assistant_text("third"),
+        ];
+        let mut events = Vec::new();
+        run(&mut events);
+        run(&mut events);
+        events.push(AgentEvent::Rewound(RewindInfo {
+            id: "r1".into(),
+            prompt: 2,
+            turn: 0,
+            files: false,
+            conversation: true,
+            messages: 2,
+            before: String::new(),
+            workspace: String::new(),
+            undoes: None,
+            changed: Vec::new(),
+        }));
+        run(&mut events);
+        let session = LoadedSession {
+            header: SessionHeader {
+                format: 1,
+                id: "s1".into(),
+                project: "/p".into(),
+                provider: None,
+                model: "m".into(),
+                created: "today".into(),
+                title: "one".into(),
+            },
+            history: Vec::new(),
+            messages,
+            events,
+            points: Vec::new(),
+            last_rewind: None,
+            last_compaction: None,
+            warnings: Vec::new(),
+        };
+        let md = to_markdown(&session);
+        let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("no {s:?} in\n{md}"));
+        let note = at("*Rewound the conversation to before prompt 2.");
+        assert!(at("second") < note && note < at("## You\n\nthree"), "{md}");
+        assert!(md.contains("**Paddock, to the model:** You seem to be stuck."));
+        assert!(!md.contains("## You\n\nYou seem"), "{md}");
+    }
 }
