@@ -444,7 +444,7 @@ pub async fn export_session<R: Runtime>(
     let Some(path) = windows::pick_save_path(&app, &name).await? else {
         return Ok(None);
     };
-    std::fs::write(&path, text)
+    paddock_host::session::write_export(&path, &text)
         .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
     Ok(Some(path.to_string_lossy().into_owned()))
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use paddock_host::session::{SessionStore, to_json, to_markdown};
+use paddock_host::session::{SessionStore, to_json, to_markdown, write_export};
 
 use crate::cli::{ExportFormat, SessionsAction};
 use crate::exit::{CliError, Code};
@@ -104,7 +104,7 @@ fn write_out(path: Option<&Path>, text: &str) -> Result<Code, CliError> {
     match path {
         None => output::out(text),
         Some(p) => {
-            std::fs::write(p, text).map_err(|e| {
+            write_export(p, text).map_err(|e| {
                 CliError::failure(format!("cannot write {}: {e}", PathBuf::from(p).display()))
             })?;
             output::err(&format!("paddock: wrote {}", p.display()));

@@ -75,6 +75,6 @@ pub fn use_this_program_as_sandbox_helper() {
 pub mod session {
     pub use paddock_session::{
         DATA_DIR_ENV, INTERRUPTED_RESULT, LastRewind, LoadedSession, RewindPoint, SessionError,
-        SessionStore, data_dir, to_json, to_markdown,
+        SessionStore, data_dir, to_json, to_markdown, write_export,
     };
 }

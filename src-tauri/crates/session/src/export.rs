@@ -112,6 +112,18 @@ pub fn to_markdown(session: &LoadedSession) -> String {
     out
 }
 
+/// Writes an export to `path`, readable by the user only when it is a new file (a
+/// transcript can hold what the agent read: keys in a .env, say), as the sessions are.
+pub fn write_export(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = crate::store::private_file()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())
+}
+
 /// A message the user typed: text, no tool results.
 fn is_prompt(message: &Message) -> bool {
     message.role == Role::User

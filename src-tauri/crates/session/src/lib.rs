@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, SessionHeader, ToolResult};
 
-pub use export::{to_json, to_markdown};
+pub use export::{to_json, to_markdown, write_export};
 pub use store::SessionStore;
 #[doc(hidden)]
 pub use store::parse_record;

@@ -524,7 +524,7 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Options that create a file only the user can read.
-fn private_file() -> OpenOptions {
+pub(crate) fn private_file() -> OpenOptions {
     let mut options = OpenOptions::new();
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);

@@ -67,6 +67,13 @@ async fn sessions_can_be_listed_shown_searched_exported_and_deleted() {
     export.expect_code(0);
     let doc: Value = serde_json::from_str(&read(&file)).unwrap();
     assert_eq!(doc["header"]["id"], json!(a));
+    // Private like the session it came from (a transcript can hold what the agent read).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
     assert_eq!(doc["messages"].as_array().unwrap().len(), 2);
     let md = env
         .run(&["sessions", "export", &a, "--format", "markdown"])
