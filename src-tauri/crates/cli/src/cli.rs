@@ -217,6 +217,8 @@ pub struct ModelArgs {
     /// anthropic, openai or openai-compatible.
     #[arg(long, value_name = "P")]
     pub provider: Option<ProviderKind>,
+    /// The model's name as the provider knows it (`paddock doctor` checks it), e.g.
+    /// claude-sonnet-4-5, gpt-4.1 or qwen3:8b; the settings' "model" otherwise.
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
     /// Server address, e.g. http://localhost:11434/v1 for Ollama.
@@ -257,7 +259,8 @@ pub struct RunArgs {
     /// `paddock trust`); nothing is recorded.
     #[arg(long)]
     pub trust: bool,
-    /// Also write the final answer's text to this file.
+    /// Also write the final answer's text to this file (under --output-schema, the JSON that
+    /// matched it).
     #[arg(long, value_name = "FILE")]
     pub output_last_message: Option<PathBuf>,
     /// A JSON schema the final answer must match (one retry with the errors); exit 9 when it

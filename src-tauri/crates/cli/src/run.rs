@@ -116,7 +116,12 @@ async fn run_prompt(
     }
 
     if let Some(path) = &args.output_last_message {
-        if let Err(e) = std::fs::write(path, &result.output) {
+        // Under --output-schema, the JSON that matched it, not the words around it.
+        let last = match &result.structured {
+            Some(value) => format!("{value:#}\n"),
+            None => result.output.clone(),
+        };
+        if let Err(e) = std::fs::write(path, last) {
             output::err(&format!(
                 "paddock: warning: cannot write the answer to {}: {e}",
                 path.display()

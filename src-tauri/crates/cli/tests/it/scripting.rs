@@ -49,7 +49,8 @@ async fn json_ends_with_the_whole_answer_and_the_answer_can_go_to_a_file() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_schema_is_checked_with_one_retry_then_exit_9() {
     let server = FakeServer::start().await.unwrap();
-    server.push_all([Reply::text("{\"answer\": 42}")]);
+    // The model fences its JSON; the answer file gets the JSON itself.
+    server.push_all([Reply::text("Here:\n```json\n{\"answer\": 42}\n```")]);
     let env = Env::new(&server, json!({}));
     let schema = env.project().join("schema.json");
     std::fs::write(
@@ -57,16 +58,22 @@ async fn output_schema_is_checked_with_one_retry_then_exit_9() {
         r#"{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"]}"#,
     )
     .unwrap();
+    let last = env.project().join("last.json");
     let ok = env
         .run(&[
             "exec",
             "--json",
             "--output-schema",
             schema.to_str().unwrap(),
+            "--output-last-message",
+            last.to_str().unwrap(),
             "compute",
         ])
         .await;
     ok.expect_code(0);
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&last).unwrap())
+        .expect("the answer file is the structured JSON");
+    assert_eq!(written, json!({"answer": 42}));
     let message: serde_json::Value = ok
         .stdout
         .lines()
