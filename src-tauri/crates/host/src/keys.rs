@@ -167,10 +167,15 @@ pub fn resolve_key(
         return Ok(Some(key));
     }
     match store {
-        Some(store) => Ok(store
-            .get(provider)?
-            .filter(|k| !k.is_empty())
-            .map(ApiKey::new)),
+        Some(store) => match store.get(provider) {
+            Ok(key) => Ok(key.filter(|k| !k.is_empty()).map(ApiKey::new)),
+            // Which variable: the general advice cannot name it.
+            Err(KeyError::Unavailable(why)) => Err(KeyError::Unavailable(format!(
+                "{why}; {} is not set either",
+                provider.key_env_var()
+            ))),
+            Err(e) => Err(e),
+        },
         None => Ok(None),
     }
 }

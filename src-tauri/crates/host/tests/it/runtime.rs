@@ -229,6 +229,10 @@ fn keys_come_from_the_store_and_an_unreachable_keychain_says_how_to_fix_it() {
     let msg = err.to_string();
     assert!(msg.contains("no keychain is reachable"), "{msg}");
     assert!(msg.contains("never stored in plain text"), "{msg}");
+    assert!(
+        msg.contains("PADDOCK_OPENAI_COMPAT_API_KEY is not set either"),
+        "names the variable that would do: {msg}"
+    );
 }
 
 fn grant_of<'a>(
