@@ -243,8 +243,8 @@ pub struct RunArgs {
     /// Take these tools away, whatever else grants them.
     #[arg(long, value_name = "TOOL", value_delimiter = ',')]
     pub deny: Vec<String>,
-    /// Model calls allowed in this run.
-    #[arg(long, value_name = "N")]
+    /// Model calls allowed in this run (at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
     /// Token budget (input + output); the run stops once it is exceeded.
     #[arg(long, value_name = "N")]

@@ -158,7 +158,8 @@ impl ProviderConfig {
             _ => {
                 return Err(ModelError::new(
                     ErrorKind::InvalidRequest,
-                    "no base URL is set for the OpenAI-compatible provider: set one, e.g. \
+                    "no base URL is set for the OpenAI-compatible provider: set one (\"baseUrl\" \
+                     in the settings, or PADDOCK_OPENAI_COMPAT_BASE_URL), e.g. \
                      http://localhost:11434/v1 (Ollama), http://localhost:1234/v1 (LM Studio), \
                      http://localhost:8080/v1 (llama.cpp) or http://localhost:8000/v1 (vLLM)",
                 ));

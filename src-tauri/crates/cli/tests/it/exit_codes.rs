@@ -19,6 +19,15 @@ async fn usage_errors_exit_2() {
         unknown_flag.stderr
     );
 
+    // A flag's error names the flag, not the settings field it lands in.
+    let no_turns = env.run(&["exec", "--max-turns", "0", "hi"]).await;
+    no_turns.expect_code(2);
+    assert!(
+        no_turns.stderr.contains("--max-turns"),
+        "{}",
+        no_turns.stderr
+    );
+
     let bad_preset = env.run(&["exec", "--preset", "everything", "hi"]).await;
     bad_preset.expect_code(2);
     assert!(
