@@ -56,14 +56,6 @@ async fn usage_errors_exit_2() {
         empty.stderr
     );
 
-    let zero_turns = env.run(&["exec", "--max-turns", "0", "hi"]).await;
-    zero_turns.expect_code(2);
-    assert!(
-        zero_turns.stderr.contains("maxTurns"),
-        "{}",
-        zero_turns.stderr
-    );
-
     let no_session = env.run(&["resume", "20260101000000-00000000", "hi"]).await;
     no_session.expect_code(2);
     assert!(
