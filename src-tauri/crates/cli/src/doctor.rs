@@ -90,18 +90,36 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
         ..RunOptions::default()
     };
     // Doctor starts nothing and sends nothing the folder's trust does not cover.
-    let stored = trust(&mut report, &root, &stored, &options);
+    let (stored, waiting) = trust(&mut report, &root, &stored, &options);
     let project = Project {
         root,
         settings: options.apply(&stored),
     };
     sandbox(&mut report, &project.sandbox_status());
     let key = keys(&mut report, &project.settings);
-    provider(&mut report, &project.settings, key.clone()).await;
-    if probe {
-        tool_probe(&mut report, &project.settings, key).await;
+    // What waits for trust is not checked: say so, rather than fail on the defaults.
+    let waits = |prefix: &str| waiting.iter().any(|k| k.starts_with(prefix));
+    if waits("baseUrl") || waits("provider") {
+        report.line(
+            Level::Warn,
+            "provider",
+            "not checked: this folder's provider or address waits for trust (above)",
+        );
+    } else {
+        provider(&mut report, &project.settings, key.clone()).await;
+        if probe {
+            tool_probe(&mut report, &project.settings, key).await;
+        }
     }
-    mcp(&mut report, &project).await;
+    if waits("mcpServers") {
+        report.line(
+            Level::Warn,
+            "mcp",
+            "not started: this folder's MCP servers wait for trust (above)",
+        );
+    } else {
+        mcp(&mut report, &project).await;
+    }
     Ok(if report.failed {
         Code::Failure
     } else {
@@ -109,18 +127,19 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
     })
 }
 
-/// Reports the folder's trust; returns the settings with what is not trusted left out.
+/// Reports the folder's trust; returns the settings with what is not trusted left out, and
+/// the keys of the fields left out.
 fn trust(
     report: &mut Report,
     root: &std::path::Path,
     stored: &ProjectSettings,
     options: &RunOptions,
-) -> ProjectSettings {
+) -> (ProjectSettings, Vec<String>) {
     let store = match TrustStore::open_default() {
         Ok(store) => store,
         Err(e) => {
             report.line(Level::Fail, "trust", &e.to_string());
-            return restrict(stored, |_| false);
+            return (restrict(stored, |_| false), Vec::new());
         }
     };
     let assessment = store.assess(root, stored);
@@ -148,7 +167,8 @@ fn trust(
             report.detail(&format!("{} [{}]", item.what, item.key));
         }
     }
-    assessment.apply(stored)
+    let keys = pending.into_iter().map(|item| item.key).collect();
+    (assessment.apply(stored), keys)
 }
 
 fn sandbox(report: &mut Report, status: &SandboxStatus) {

@@ -107,6 +107,19 @@ async fn doctor_starts_nothing_and_sends_nothing_for_an_untrusted_folder() {
     assert!(run.stdout.contains("not applied"), "{}", run.stdout);
     assert!(run.stdout.contains("mcpServers.evil"), "{}", run.stdout);
     assert!(run.stdout.contains("baseUrl"), "{}", run.stdout);
+    // What waits is said to wait, not checked against the defaults and failed.
+    assert!(
+        run.stdout
+            .contains("not checked: this folder's provider or address waits for trust"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("not started: this folder's MCP servers wait for trust"),
+        "{}",
+        run.stdout
+    );
     assert!(!marker.exists(), "doctor started the MCP command");
     assert_eq!(thief.hits(), 0, "doctor contacted the repository's URL");
 }
