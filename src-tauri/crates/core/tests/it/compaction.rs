@@ -367,7 +367,6 @@ async fn asked_compaction_reports_sizes_and_needs_something_to_compact() {
 #[tokio::test]
 async fn a_summary_that_saves_nothing_is_refused_and_a_tiny_part_costs_no_call() {
     use paddock_core::scripted::{ScriptedModel, ScriptedTurn};
-    let cancel = CancellationToken::new();
     // What fills the window is the recent tool result; the older part is the prompt alone.
     let big = ToolResult {
         tool_call_id: "c1".into(),
@@ -397,17 +396,23 @@ async fn a_summary_that_saves_nothing_is_refused_and_a_tiny_part_costs_no_call()
         ScriptedModel::recording([
             ScriptedTurn::text(&"a long-winded summary ".repeat(100)).usage(90, 600)
         ]);
-    let err = compaction::compact(
-        &wordy,
-        "m",
-        &history,
-        Some(8_192),
-        CompactionReason::Threshold,
-        &cancel,
-    )
-    .await
-    .unwrap_err();
-    match err {
+    // As the runner would, at the threshold of an 8k window.
+    let refused = |model: &ScriptedModel, history: &[Message]| {
+        let (model, history) = (model.clone(), history.to_vec());
+        async move {
+            compaction::compact(
+                &model,
+                "m",
+                &history,
+                Some(8_192),
+                CompactionReason::Threshold,
+                &CancellationToken::new(),
+            )
+            .await
+            .unwrap_err()
+        }
+    };
+    match refused(&wordy, &history).await {
         paddock_core::CompactError::NoGain {
             before,
             after,
@@ -422,16 +427,9 @@ async fn a_summary_that_saves_nothing_is_refused_and_a_tiny_part_costs_no_call()
     // A few words before the recent part: not worth a summary, and no call is made.
     history[0] = Message::user_text("big");
     let unused = ScriptedModel::recording([]);
-    let err = compaction::compact(
-        &unused,
-        "m",
-        &history,
-        Some(8_192),
-        CompactionReason::Threshold,
-        &cancel,
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(err, paddock_core::CompactError::NothingToCompact);
+    assert_eq!(
+        refused(&unused, &history).await,
+        paddock_core::CompactError::NothingToCompact
+    );
     assert_eq!(unused.calls(), 0);
 }
