@@ -10,7 +10,7 @@ use paddock_host::{
     Approver, AskPolicy, LiveProject, RunRequest, RunService, ServerPath, SessionTarget,
     canonical_dir, session::SessionStore,
 };
-use paddock_protocol::{ExitReason, TokenUsage};
+use paddock_protocol::{ExitReason, ProjectSettings, TokenUsage};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -41,11 +41,49 @@ pub async fn run(
         Arc::new(CliKeys),
         TrustStore::open_default()?,
     );
+    // Decided before anything is started or sent: untrusted settings end the run here.
+    let settings = service.settings_for_run(&root, &args.options(), trust_policy(args))?;
     // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
     let live = LiveProject::new(root, ServerPath::Inherit).with_keys(Arc::new(CliKeys));
+    let starting = say_while_mcp_starts(&live, &settings);
     let result = run_prompt(args, &service, &live, target, prompt, cancel).await;
+    if let Some(task) = starting {
+        task.abort();
+    }
     live.shutdown().await;
     result
+}
+
+/// How long MCP servers may take to start before the terminal is told why nothing happens.
+const MCP_QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A run waits for the MCP servers to start (npx may be downloading one): when that takes
+/// more than a moment, says so instead of sitting silent.
+fn say_while_mcp_starts(
+    live: &LiveProject,
+    settings: &ProjectSettings,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let names: Vec<&str> = settings
+        .mcp_servers
+        .iter()
+        .filter(|(_, c)| !c.disabled)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let line = format!(
+        "paddock: starting MCP servers ({}); the run waits for them, up to {} s",
+        names.join(", "),
+        paddock_host::MCP_START_TIMEOUT.as_secs()
+    );
+    let mcp = live.mcp(settings);
+    Some(tokio::spawn(async move {
+        tokio::time::sleep(MCP_QUIET).await;
+        if !mcp.is_ready() {
+            output::err(&line);
+        }
+    }))
 }
 
 async fn run_prompt(

@@ -43,7 +43,7 @@ pub use paddock_changes::unified as unified_diff;
 pub use paddock_core::structured::check_schema;
 pub use paddock_core::tool::one_line;
 pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError};
-pub use paddock_mcp::ServerPath;
+pub use paddock_mcp::{DEFAULT_START_TIMEOUT as MCP_START_TIMEOUT, ServerPath};
 pub use paddock_providers::ApiKey;
 pub use paddock_sandbox::{PathError, display_rel};
 

@@ -41,6 +41,11 @@ impl McpRun {
         self.servers.statuses()
     }
 
+    /// Whether every server has started or failed.
+    pub fn is_ready(&self) -> bool {
+        *self.ready.borrow()
+    }
+
     /// What a run of `session` starts by saying about the servers: one that did not start
     /// or went away (its tools are missing from the run), tools a server left out. Each
     /// once per session and server generation.

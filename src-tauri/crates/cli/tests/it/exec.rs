@@ -203,4 +203,32 @@ async fn an_mcp_server_that_does_not_start_is_a_warning() {
         "{}",
         run.stderr
     );
+    // It failed at once: nothing was waited for, so nothing says so.
+    assert!(
+        !run.stderr.contains("starting MCP servers"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_mcp_start_is_said_instead_of_sitting_silent() {
+    let server = FakeServer::start().await.unwrap();
+    server.push(Reply::text("went on without it"));
+    // Speaks no MCP and exits after 2 s: the run waits that long, then goes on.
+    let env = Env::new(
+        &server,
+        json!({"mcpServers": {"slow": {"command": "sh", "args": ["-c", "sleep 2"]}}}),
+    );
+    let run = env.run(&["exec", "hi"]).await;
+    run.expect_code(0);
+    let starting = run
+        .stderr
+        .find("paddock: starting MCP servers (slow); the run waits for them, up to 30 s")
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    let failed = run
+        .stderr
+        .find("MCP server 'slow' did not start")
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(starting < failed, "{}", run.stderr);
 }
