@@ -115,6 +115,16 @@ describe('turn n of max', () => {
     expect(screen.getByTestId('usage-turn')).toHaveTextContent('Turn 1 of 30 · 10 in · 1 out');
   });
 
+  it('says starting until the run has started (its MCP servers may take a while)', async () => {
+    const s = new SessionController('/p');
+    render(TranscriptPanel, { props: { session: s } });
+    s.draft = 'go';
+    await s.send();
+    await vi.waitFor(() => expect(screen.getByTestId('run-progress')).toHaveTextContent(/^starting…$/));
+    emit({ type: 'run_started', agent: 'main', model: 'm1', max_turns: 30 });
+    await vi.waitFor(() => expect(screen.getByTestId('run-progress')).toHaveTextContent(/^running…$/));
+  });
+
   it('a call that failed before any tokens says its turn without "0 in · 0 out"', async () => {
     await live();
     emit({ type: 'usage', turn: usage(0, 0), total: usage(0, 0) });
