@@ -129,6 +129,21 @@ describe('ApprovalCard keyboard', () => {
     expect(approver).toHaveBeenCalledWith('r9', 'once');
   });
 
+  it('leaves the focus in a field the user is typing in: the next word is no answer', async () => {
+    const composer = document.createElement('textarea');
+    document.body.append(composer);
+    composer.focus();
+    try {
+      const approver = mount();
+      expect(document.activeElement).toBe(composer);
+      // The keys go to the field, not to the card.
+      await fireEvent.keyDown(composer, { key: 'y' });
+      expect(approver).not.toHaveBeenCalled();
+    } finally {
+      composer.remove();
+    }
+  });
+
   it('n denies; a allows for the session, or opens Always allow when a rule is proposed', async () => {
     const approver = mount();
     await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'n' });
