@@ -139,13 +139,24 @@ describe('GrantsPanel', () => {
     await vi.waitFor(() => expect(api.setPreset).toHaveBeenLastCalledWith('/home/u/proj', null));
   });
 
-  it('saves the bash network toggle into the settings', async () => {
+  it('saves the bash network toggle into the settings as the file is now (a hand edit stays)', async () => {
     api.saveSettings.mockResolvedValue(project());
     render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    const edited = { ...settings, maxTokenBudget: 5000 };
+    api.projectInfo.mockResolvedValue(project({ settings: edited }));
     await fireEvent.click(screen.getByTestId('bash-network-toggle'));
     await vi.waitFor(() =>
-      expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...settings, bashNetwork: true }),
+      expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...edited, bashNetwork: true }),
     );
+  });
+
+  it('unticks the network box when its save failed: it shows what is saved', async () => {
+    api.saveSettings.mockRejectedValue({ code: 'settings', message: 'settings.json line 3: bad' });
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    const box = screen.getByTestId('bash-network-toggle');
+    await fireEvent.click(box);
+    expect(await screen.findByRole('alert')).toHaveTextContent('settings.json line 3: bad');
+    expect(box).not.toBeChecked();
   });
 
   it('shows why a save failed', async () => {

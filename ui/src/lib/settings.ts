@@ -1,5 +1,18 @@
 // The settings form's context and compaction fields: what to save, or why not.
-import type { CompactionSettings } from './bindings';
+import * as api from './api';
+import type { CompactionSettings, ProjectSettings } from './bindings';
+
+/**
+ * The project's settings as its file reads now. A screen saves its edits onto these, never
+ * onto the copy it opened with: a hand edit made since (or a rule saved from a card) stays.
+ */
+export async function settingsOnDisk(path: string): Promise<ProjectSettings> {
+  const now = await api.projectInfo(path);
+  if (now.settings_error || !now.settings) {
+    throw { code: 'settings', message: now.settings_error ?? 'the settings could not be read' };
+  }
+  return now.settings;
+}
 
 /** The kernel's defaults (checked against its sources by settings.test.ts): compact by itself
  * at 80 % of the window; a run makes at most 100 model calls. */

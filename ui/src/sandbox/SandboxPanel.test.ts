@@ -39,6 +39,19 @@ describe('SandboxPanel', () => {
     expect(screen.getByText(/withheld from the agent/)).toBeInTheDocument();
   });
 
+  it('saves "run bash unconfined" onto the file as it is now (a hand edit stays)', async () => {
+    const unconfined = { ...sandbox, fully_confined: false, bash_runs: false, summary: 'no confinement' };
+    const info = project({ sandbox: unconfined });
+    const edited = { ...info.settings!, maxTurns: 7 };
+    api.projectInfo.mockResolvedValue(project({ settings: edited }));
+    api.saveSettings.mockResolvedValue(info);
+    render(SandboxPanel, { props: { info, onchange: () => {} } });
+    await fireEvent.click(screen.getByRole('checkbox', { name: /Run bash even without full confinement/ }));
+    await vi.waitFor(() =>
+      expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...edited, allowUnconfinedBash: true }),
+    );
+  });
+
   it('revokes the trust given to the folder, and the screens learn what is pending again', async () => {
     const item = { key: 'baseUrl', what: 'send your API key to http://h/v1', state: { state: 'new' as const } };
     const given = project({ trust: { ...trusted, trusted: [item] } });

@@ -13,6 +13,8 @@ beforeEach(() => {
   vi.resetAllMocks();
   api.keyStatus.mockImplementation(async (provider) => ({ provider, stored: false }));
   api.listModels.mockResolvedValue([{ id: 'claude-x', display_name: 'Claude X' }, { id: 'claude-y' }]);
+  // The file on disk, read again when saving.
+  api.projectInfo.mockResolvedValue(project());
 });
 
 const show = (onchange = vi.fn()) =>
@@ -58,15 +60,26 @@ describe('SettingsPanel', () => {
     });
   });
 
-  it('saves only what was edited here over newer settings (a model picked meanwhile stays)', async () => {
+  it('saves only what was edited here onto the file as it is now (a hand edit or a picked model stays)', async () => {
     api.saveSettings.mockResolvedValue(project());
-    const { rerender } = render(SettingsPanel, { props: { info: project(), onchange: vi.fn() } });
+    // The form opened on the old file; since, the model was picked elsewhere, a rule saved and
+    // maxTurns written by hand: none of it was seen by this form.
+    render(SettingsPanel, { props: { info: project(), onchange: vi.fn() } });
     await fireEvent.input(screen.getByTestId('system-prompt-input'), { target: { value: 'Be brief.' } });
-    const newer = { ...settings, model: 'claude-z', rules: { bash: [{ allow: 'ls' }] } };
-    await rerender({ info: project({ settings: newer }), onchange: vi.fn() });
+    const newer = { ...settings, model: 'claude-z', maxTurns: 7, rules: { bash: [{ allow: 'ls' }] } };
+    api.projectInfo.mockResolvedValue(project({ settings: newer }));
     await fireEvent.click(screen.getByTestId('settings-save'));
     await vi.waitFor(() => expect(api.saveSettings).toHaveBeenCalled());
     expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...newer, systemPrompt: 'Be brief.' });
+  });
+
+  it('saves nothing over a file that is broken now, and says why', async () => {
+    render(SettingsPanel, { props: { info: project(), onchange: vi.fn() } });
+    await fireEvent.input(screen.getByTestId('system-prompt-input'), { target: { value: 'Be brief.' } });
+    api.projectInfo.mockResolvedValue(project({ settings: undefined, settings_error: 'line 8, column 3: expected `,`' }));
+    await fireEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByRole('alert')).toHaveTextContent('line 8, column 3');
+    expect(api.saveSettings).not.toHaveBeenCalled();
   });
 
   it("does not list models from the folder's own address before it is trusted, only from one typed here", async () => {

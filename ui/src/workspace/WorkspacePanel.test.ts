@@ -116,9 +116,12 @@ describe('WorkspacePanel', () => {
     const onchange = vi.fn();
     api.saveSettings.mockResolvedValue(project({ settings: { ...settings, workspace: 'project' } }));
     render(WorkspacePanel, { props: { info: project(), onchange } });
+    // Saved onto the file as it is now: a hand edit since the tab opened stays.
+    const edited = { ...settings, maxTurns: 7 };
+    api.projectInfo.mockResolvedValue(project({ settings: edited }));
     await fireEvent.change(screen.getByTestId('workspace-mode-select'), { target: { value: 'project' } });
     await vi.waitFor(() => expect(onchange).toHaveBeenCalled());
-    expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...settings, workspace: 'project' });
+    expect(api.saveSettings).toHaveBeenCalledWith('/home/u/proj', { ...edited, workspace: 'project' });
     await vi.waitFor(() => expect(api.watchWorkspace).toHaveBeenCalledTimes(2));
   });
 
