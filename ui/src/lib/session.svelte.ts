@@ -1,6 +1,7 @@
 // One project window's conversation: which session is open, its transcript, and the runs in
 // flight. A run keeps streaming into its own transcript when the user opens another session;
 // coming back shows it live again.
+import { SvelteMap } from 'svelte/reactivity';
 import * as api from './api';
 import { transcriptReady } from './lazy.svelte';
 import type { AgentEvent, AppError, ApprovalDecision, RewindMode, SessionTranscript } from './bindings';
@@ -162,6 +163,7 @@ export class SessionController {
     if (sessionId !== this.sessionId) this.unqueue();
     const live = [...this.#live].find((r) => r.sessionId === sessionId && !r.finished);
     if (live) {
+      this.#switchDraft(sessionId);
       this.sessionId = sessionId;
       this.#show(live);
       return;
@@ -176,6 +178,7 @@ export class SessionController {
         transcriptReady(),
       ]);
       performance.mark('paddock:session-loaded');
+      this.#switchDraft(sessionId);
       this.sessionId = sessionId;
       this.#showStored(stored);
       const place = whole ? placeOfMessage(stored.messages, message) : null;
@@ -209,7 +212,8 @@ export class SessionController {
     if (this.sessionId !== id) return;
     this.#showStored(stored);
     // Back to before a prompt: it goes back into the composer, to edit and send again.
-    if (turn === 0 && mode !== 'files_only' && text !== undefined) this.draft = text;
+    // Never over words the user is writing: those stay.
+    if (turn === 0 && mode !== 'files_only' && text !== undefined && !this.draft.trim()) this.draft = text;
   }
 
   /** Undoes the open session's last rewind; true when done (else `error` says why). */
@@ -281,6 +285,7 @@ export class SessionController {
     this.unqueue();
     this.found = null;
     this.#shown = null;
+    this.#switchDraft(null);
     this.sessionId = null;
     this.transcript = emptyTranscript();
     this.loadWarnings = [];
@@ -294,6 +299,19 @@ export class SessionController {
       if (this.sessionId === sessionId) this.newSession();
       this.listVersion++;
     });
+  }
+
+  /** Unsent words belong to the session they were typed in ('' : a new one). */
+  readonly #drafts = new SvelteMap<string, string>();
+
+  /** Keeps the draft of the session being left, and brings back the one of `to`. */
+  #switchDraft(to: string | null): void {
+    const from = this.sessionId ?? '';
+    if ((to ?? '') === from) return;
+    if (this.draft) this.#drafts.set(from, this.draft);
+    else this.#drafts.delete(from);
+    this.draft = this.#drafts.get(to ?? '') ?? '';
+    this.#drafts.delete(to ?? '');
   }
 
   #showStored(stored: SessionTranscript): void {

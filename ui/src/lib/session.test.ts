@@ -226,6 +226,34 @@ describe('SessionController', () => {
     s.draft = '';
     await s.rewind(1, 0, 'files_only');
     expect(s.draft).toBe('');
+    // Words being written are never replaced by the old prompt.
+    s.draft = 'my next question';
+    await s.rewind(1, 0, 'both');
+    expect(s.draft).toBe('my next question');
+  });
+
+  it('keeps each session its own unsent draft', async () => {
+    api.loadSession.mockImplementation(async (_p, id) => ({
+      header: { format: 1, id, project: '/p', model: 'm', created: '', title: '' },
+      messages: [],
+      events: [],
+      warnings: [],
+    }));
+    const s = new SessionController('/p');
+    await s.open('a');
+    s.draft = 'for a';
+    await s.open('b');
+    expect(s.draft).toBe('');
+    s.draft = 'for b';
+    await s.open('a');
+    expect(s.draft).toBe('for a');
+    s.newSession();
+    expect(s.draft).toBe('');
+    s.draft = 'for a new one';
+    await s.open('b');
+    expect(s.draft).toBe('for b');
+    s.newSession();
+    expect(s.draft).toBe('for a new one');
   });
 
   it('rewinds nothing while a run is live, and reports a failed undo', async () => {
