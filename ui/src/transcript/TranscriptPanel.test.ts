@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from '@testing-library/svelte';
+import { cleanup, fireEvent, render, screen } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { AgentEvent } from '../lib/bindings';
@@ -186,6 +186,12 @@ describe('TranscriptPanel', () => {
     await vi.waitFor(() => expect(turn.classList.contains('found')).toBe(false), { timeout: 4000 });
     // Every turn from there on is rendered.
     expect(screen.getAllByTestId('message-assistant')).toHaveLength(27);
+    // Brought into view once: the panel shown again (another tab, then back) stays put.
+    expect(session.found).toBeNull();
+    cleanup();
+    render(TranscriptPanel, { props: { session } });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(scrolled).toHaveLength(1);
   });
 
   it('sends with Ctrl+Enter, shows the prompt, and locks send while running', async () => {
