@@ -403,6 +403,24 @@ describe('banners and notices', () => {
   });
 });
 
+describe('a retried call that went through', () => {
+  it('no longer says "retrying" once its turn is done', () => {
+    const t = play([
+      ...start,
+      {
+        type: 'warning',
+        message: 'server error (HTTP 500); retrying in 1 s (attempt 2 of 4)',
+        retry: { attempt: 2, attempts: 4 },
+      },
+      { type: 'text_delta', text: 'Recovered.' },
+      { type: 'turn_finished', turn: 1, stop_reason: 'end_turn' },
+    ]);
+    expect(t.runs[0]!.turns[0]!.notices).toEqual([
+      { kind: 'warning', message: 'The model call went through on attempt 2 of 4.' },
+    ]);
+  });
+});
+
 describe('delegated runs', () => {
   const helperEvents: AgentEvent[] = [
     { type: 'run_started', agent: 'helper', model: 'm2', max_turns: 100 },

@@ -315,9 +315,20 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       run.usage = event.total;
       return;
     }
-    case 'turn_finished':
-      turnOf(d, run, event.turn).stop = event.stop_reason;
+    case 'turn_finished': {
+      const turn = turnOf(d, run, event.turn);
+      turn.stop = event.stop_reason;
+      // The call went through: its retry note no longer says "retrying".
+      const retry = retryOf(turn.notices.at(-1));
+      if (retry) {
+        turn.notices = d.own(turn.notices);
+        turn.notices[turn.notices.length - 1] = {
+          kind: 'warning',
+          message: `The model call went through on attempt ${retry.attempt} of ${retry.attempts}.`,
+        };
+      }
       return;
+    }
     case 'warning':
       addNotice(d, run, { kind: 'warning', message: event.message, retry: event.retry });
       return;
