@@ -45,6 +45,8 @@ describe('rewinding a session', () => {
     const dialog = await screen.findByTestId('rewind-dialog');
     expect(api.rewindPreview).toHaveBeenLastCalledWith('/p', 's1', 2, 0, 'both');
     expect(await within(dialog).findByTestId('rewind-files')).toHaveTextContent('1 file will change:');
+    // Said before it happens: the user's own files since then go back too.
+    expect(within(dialog).getByTestId('rewind-whole-workspace')).toHaveTextContent('files you added or edited yourself');
     expect(within(dialog).getByTestId('diff-view')).toHaveAttribute('data-path', 'src/app.ts');
     expect(within(dialog).queryByTestId('diff-line')).toBeNull();
     expect(within(dialog).getByTestId('rewind-messages')).toHaveTextContent(
