@@ -134,6 +134,21 @@ describe('turn n of max', () => {
     expect(screen.getByTestId('usage-turn')).toHaveTextContent(/^Turn 1 of 30$/);
   });
 
+  it('marks an answer cut off by a dropped stream, and not a finished one', async () => {
+    await live();
+    emit({ type: 'text_delta', text: 'This answer will be cut off so' });
+    emit({ type: 'error', kind: 'network', message: 'the stream was dropped' });
+    emit({ type: 'run_finished', exit: 'error', turns: 1, usage: usage(0, 0) });
+    expect(await screen.findByTestId('answer-cut-off')).toHaveTextContent('Incomplete');
+  });
+
+  it('does not mark a finished answer', async () => {
+    const run = chatRun(1, 'go', 1);
+    await open(run.actions, run.messages);
+    expect(screen.getAllByTestId('message-assistant').length).toBeGreaterThan(0);
+    expect(screen.queryByTestId('answer-cut-off')).toBeNull();
+  });
+
   it('says no limit it does not know (sessions before it was recorded)', async () => {
     const run = chatRun(1, 'go', 1, { maxTurns: 0 });
     await open(run.actions, run.messages);
