@@ -460,7 +460,14 @@ allowUnconfinedBash: boolean,
  * More folders or files bash may not see, besides the built-in list (SSH and cloud
  * credentials, keyrings, Paddock's data): absolute, or `~/` for the home folder.
  */
-hiddenPaths?: Array<string>, maxTurns?: number, maxTokenBudget?: number, 
+hiddenPaths?: Array<string>, 
+/**
+ * Folders or files bash may read although they are in a folder the wall hides (your
+ * home): absolute, or `~/` for the home folder. Read-only; credentials inside stay
+ * hidden. Toolchains (cargo, rustup, npm, pip, go...) and the folders on `PATH` are
+ * readable without this.
+ */
+readablePaths?: Array<string>, maxTurns?: number, maxTokenBudget?: number, 
 /**
  * Agents the main agent may hand work to with `delegate_to_agent`.
  */
@@ -581,6 +588,12 @@ protections: Array<Protection>,
  * not confined.
  */
 writable_roots: Array<string>, 
+/**
+ * What bash may read inside the folders the wall hides (the homes): the project,
+ * toolchains, the folders on `PATH`, the user's `readablePaths`; empty when the wall
+ * hides nothing.
+ */
+readable_roots: Array<string>, 
 /**
  * Everything asked for is enforced.
  */

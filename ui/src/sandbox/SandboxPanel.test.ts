@@ -27,6 +27,7 @@ describe('SandboxPanel', () => {
           { kind: 'secrets', state: 'absent', detail: 'bash can read your files', fix: 'install bubblewrap' },
         ],
         writable_roots: [],
+        readable_roots: [],
         fully_confined: false,
         bash_runs: false,
         summary: 'no confinement',
@@ -37,6 +38,14 @@ describe('SandboxPanel', () => {
     expect(screen.getByText(/Landlock is not enabled in this kernel/)).toBeInTheDocument();
     expect(screen.getByTestId('sandbox-protection')).toHaveTextContent('To fix: install bubblewrap');
     expect(screen.getByText(/withheld from the agent/)).toBeInTheDocument();
+    expect(screen.getByTestId('sandbox-readable')).toHaveTextContent('bash can read your files');
+  });
+
+  it('lists what bash may read in the hidden home', () => {
+    render(SandboxPanel, { props: { info: project(), onchange: () => {} } });
+    const readable = screen.getByTestId('sandbox-readable');
+    expect(readable).toHaveTextContent('other people\'s files are hidden');
+    expect(readable).toHaveTextContent('/home/u/.cargo');
   });
 
   it('saves "run bash unconfined" onto the file as it is now (a hand edit stays)', async () => {

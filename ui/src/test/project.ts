@@ -11,6 +11,7 @@ export const sandbox: SandboxStatus = {
     detail: `${kind} held`,
   })),
   writable_roots: ['/home/u/proj/.agent-workspace', '/tmp/paddock-x'],
+  readable_roots: ['/home/u/proj', '/home/u/.cargo'],
   fully_confined: true,
   bash_runs: true,
   summary: 'bubblewrap 0.8.0: every protection enforced',

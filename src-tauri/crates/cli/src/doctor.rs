@@ -218,6 +218,12 @@ fn sandbox(report: &mut Report, status: &SandboxStatus) {
             status.writable_roots.join(", ")
         ));
     }
+    if !status.readable_roots.is_empty() {
+        report.detail(&format!(
+            "bash may read in the hidden homes (read-only): {}",
+            status.readable_roots.join(", ")
+        ));
+    }
 }
 
 /// Checks the keychain and finds the provider's key (environment first, like a run).

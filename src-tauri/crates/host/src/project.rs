@@ -40,18 +40,27 @@ impl Project {
                 allow_unconfined: self.settings.allow_unconfined_bash,
                 // bash's side of the read-only rule the file tools follow.
                 read_only: READ_ONLY_DIRS.iter().map(|d| self.root.join(d)).collect(),
-                // Paddock's own data wherever it was put (sessions of every project, trust),
-                // and what the project adds.
-                hidden: paddock_session::data_dir()
+                // Paddock's own data wherever it was put (sessions of every project, trust).
+                own: paddock_session::data_dir()
                     .into_iter()
                     .chain(
                         crate::trust::TrustStore::open_default()
                             .ok()
                             .and_then(|t| t.path().parent().map(Path::to_path_buf)),
                     )
+                    .collect(),
+                hidden: self
+                    .settings
+                    .hidden_paths
+                    .iter()
+                    .filter_map(|p| expand_home(p))
+                    .collect(),
+                // The project stays readable (in the agent's own workspace mode bash reads
+                // the code beside it), and what the user made readable.
+                readable: std::iter::once(self.root.clone())
                     .chain(
                         self.settings
-                            .hidden_paths
+                            .readable_paths
                             .iter()
                             .filter_map(|p| expand_home(p)),
                     )

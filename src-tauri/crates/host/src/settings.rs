@@ -184,12 +184,18 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             "between 10 and 95 (percent of the context window)",
         ));
     }
-    for (i, path) in s.hidden_paths.iter().enumerate() {
-        if !(path.starts_with("~/") || std::path::Path::new(path).is_absolute()) {
-            return Err(FieldError::new(
-                format!("hiddenPaths[{i}]"),
-                "give an absolute path, or one under the home folder as ~/...",
-            ));
+    let paths = [
+        ("hiddenPaths", &s.hidden_paths),
+        ("readablePaths", &s.readable_paths),
+    ];
+    for (field, list) in paths {
+        for (i, path) in list.iter().enumerate() {
+            if !(path.starts_with("~/") || std::path::Path::new(path).is_absolute()) {
+                return Err(FieldError::new(
+                    format!("{field}[{i}]"),
+                    "give an absolute path, or one under the home folder as ~/...",
+                ));
+            }
         }
     }
     for (name, server) in &s.mcp_servers {

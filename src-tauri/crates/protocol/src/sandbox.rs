@@ -127,6 +127,11 @@ pub struct SandboxStatus {
     /// Folders bash may write (the workspace and its private TMPDIR); empty when writes are
     /// not confined.
     pub writable_roots: Vec<String>,
+    /// What bash may read inside the folders the wall hides (the homes): the project,
+    /// toolchains, the folders on `PATH`, the user's `readablePaths`; empty when the wall
+    /// hides nothing.
+    #[serde(default)]
+    pub readable_roots: Vec<String>,
     /// Everything asked for is enforced.
     pub fully_confined: bool,
     /// bash will run: fully confined, or the settings accept running it without (full)

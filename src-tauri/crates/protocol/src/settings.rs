@@ -159,6 +159,12 @@ pub struct ProjectSettings {
     /// credentials, keyrings, Paddock's data): absolute, or `~/` for the home folder.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hidden_paths: Vec<String>,
+    /// Folders or files bash may read although they are in a folder the wall hides (your
+    /// home): absolute, or `~/` for the home folder. Read-only; credentials inside stay
+    /// hidden. Toolchains (cargo, rustup, npm, pip, go...) and the folders on `PATH` are
+    /// readable without this.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readable_paths: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_turns: Option<u32>,
@@ -192,6 +198,7 @@ impl Default for ProjectSettings {
             bash_network: false,
             allow_unconfined_bash: false,
             hidden_paths: Vec::new(),
+            readable_paths: Vec::new(),
             max_turns: None,
             max_token_budget: None,
             teammates: Vec::new(),

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::policy::{EMPTIED, Policy};
+use crate::policy::Policy;
 
 /// Where bubblewrap is looked for.
 const BWRAP_PATHS: &[&str] = &["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
@@ -106,14 +106,12 @@ fn base_args(bwrap: &Bwrap, network: bool) -> Vec<&'static str> {
     args
 }
 
-/// The whole command line: bubblewrap, then `inner` (the helper and the command). Later
-/// mounts shadow earlier ones: the root read-only, emptied system folders, hidden paths,
-/// then the writable folders, then what stays read-only inside them.
+/// The whole command line: bubblewrap, then `inner` (the helper and the command), with the
+/// mounts in the order [`Policy`] gives; hard-linked files (`pinned`) stay read-only.
 pub fn command_line(
     bwrap: &Bwrap,
     policy: &Policy,
     pinned: &[PathBuf],
-    keep: &[PathBuf],
     inner: &[OsString],
 ) -> Vec<OsString> {
     let mut args: Vec<OsString> = base_args(bwrap, policy.network)
@@ -124,13 +122,36 @@ pub fn command_line(
     push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
     push(&["--dev".as_ref(), "/dev".as_ref()]);
     push(&["--proc".as_ref(), "/proc".as_ref()]);
-    for dir in EMPTIED.iter().map(Path::new).filter(|d| d.is_dir()) {
+    for dir in policy.emptied.iter().chain(&policy.private) {
         push(&["--tmpfs".as_ref(), dir.as_os_str()]);
     }
-    // What lives in an emptied folder and must stay: the resolver config, the helper.
-    for path in keep {
-        push(&["--ro-bind-try".as_ref(), path.as_os_str(), path.as_os_str()]);
+    // Sources are looked up on the host, so what an emptied folder held can come back.
+    let bound = policy.bound_back();
+    for (path, writable) in &bound {
+        let flag = if *writable { "--bind" } else { "--ro-bind" };
+        push(&[flag.as_ref(), path.as_os_str(), path.as_os_str()]);
     }
+    for dir in policy
+        .writable
+        .iter()
+        .filter(|d| !bound.iter().any(|(b, _)| b == *d))
+    {
+        push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+    }
+    for path in policy.read_only.iter().chain(pinned) {
+        push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+    }
+    for o in &policy.overlays {
+        push(&[
+            "--ro-bind".as_ref(),
+            o.source.as_os_str(),
+            o.target.as_os_str(),
+        ]);
+    }
+    for dir in &policy.private {
+        push(&["--remount-ro".as_ref(), dir.as_os_str()]);
+    }
+    // Masks last: no bind after them can uncover one.
     for path in &policy.hidden {
         if path.is_dir() {
             push(&["--tmpfs".as_ref(), path.as_os_str()]);
@@ -138,12 +159,6 @@ pub fn command_line(
         } else {
             push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()]);
         }
-    }
-    for dir in &policy.writable {
-        push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
-    }
-    for path in policy.read_only.iter().chain(pinned) {
-        push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
     }
     push(&[
         "--chdir".as_ref(),
@@ -170,12 +185,16 @@ mod tests {
             engine: Engine::Bubblewrap,
             writable: vec!["/w".into(), "/tmp/t".into()],
             read_only: vec!["/w/.git".into()],
-            hidden: vec!["/h/.netrc".into()],
+            emptied: vec!["/tmp".into()],
+            private: vec!["/h".into()],
+            visible: vec!["/h/p".into()],
+            overlays: Vec::new(),
+            hidden: vec!["/h/.netrc".into(), "/w/secret".into()],
             network: false,
             landlock_abi: Some(6),
             workdir: "/w".into(),
         };
-        let args = command_line(&bwrap, &policy, &[], &[], &["true".into()]);
+        let args = command_line(&bwrap, &policy, &[], &["true".into()]);
         let text: Vec<String> = args
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
@@ -183,7 +202,15 @@ mod tests {
         let at = |s: &str| text.iter().position(|a| a == s).unwrap();
         assert!(text.contains(&"--disable-userns".to_owned()));
         assert!(!text.contains(&"--share-net".to_owned()));
-        assert!(at("/dev/null") < at("/w"), "hidden before the binds");
+        assert!(
+            at("/h") < at("/h/p"),
+            "a private folder is emptied before its part comes back"
+        );
+        assert!(at("/dev/null") > at("/w/.git"), "masks after every bind");
+        assert!(
+            at("/w/secret") > at("/w"),
+            "a mask in the workspace comes after its bind"
+        );
         assert!(
             at("/w/.git") > at("/tmp/t"),
             "read-only carve-outs after the writable binds"

@@ -31,8 +31,35 @@ pub fn describe(
 ) -> SandboxStatus {
     let walls = host_walls();
     let engine = choose(config, walls);
-    let gaps = gaps(engine, root);
+    let view = view_for(config, engine, writable);
+    let gaps = gaps(engine, root, view.as_ref());
     assemble(config, mode, root, writable, walls, engine, &gaps)
+}
+
+/// What the command will see, for the engines that hide files.
+#[cfg(unix)]
+fn view_for(
+    config: &SandboxConfig,
+    engine: Option<Engine>,
+    writable: &[PathBuf],
+) -> Option<crate::view::View> {
+    if !matches!(engine, Some(Engine::Bubblewrap | Engine::Namespaces)) {
+        return None;
+    }
+    #[cfg(target_os = "linux")]
+    let keep: Vec<PathBuf> = crate::helper::default()
+        .map(|h| h.program.clone())
+        .into_iter()
+        .chain(resolver())
+        .collect();
+    #[cfg(not(target_os = "linux"))]
+    let keep: Vec<PathBuf> = Vec::new();
+    Some(crate::view::View::compute(config, writable, &keep, true))
+}
+
+#[cfg(not(unix))]
+fn view_for(_: &SandboxConfig, _: Option<Engine>, _: &[PathBuf]) -> Option<()> {
+    None
 }
 
 /// One command behind the wall.
@@ -57,14 +84,15 @@ impl Confinement {
     ) -> Result<Self, ConfinementError> {
         let walls = host_walls();
         let engine = choose(config, walls);
-        let gaps = gaps(engine, root);
+        let view = view_for(config, engine, writable);
+        let gaps = gaps(engine, root, view.as_ref());
         let status = assemble(config, mode, root, writable, walls, engine, &gaps);
         if !status.bash_runs {
             return Err(ConfinementError::Unavailable {
                 summary: status.summary,
             });
         }
-        Ok(Self::plan(status, config, engine, root, writable))
+        Ok(Self::plan(status, config, engine, root, writable, view))
     }
 
     #[cfg(target_os = "linux")]
@@ -74,6 +102,7 @@ impl Confinement {
         engine: Option<Engine>,
         root: &Path,
         writable: &[PathBuf],
+        view: Option<crate::view::View>,
     ) -> Self {
         let Some(engine) = engine else {
             return Self {
@@ -82,10 +111,7 @@ impl Confinement {
                 policy: None,
             };
         };
-        let home = config
-            .home
-            .clone()
-            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let view = view.unwrap_or_default();
         let policy = crate::policy::Policy {
             engine,
             writable: writable.to_vec(),
@@ -95,7 +121,11 @@ impl Confinement {
                 .filter(|p| p.exists() && writable.iter().any(|w| p.starts_with(w)))
                 .cloned()
                 .collect(),
-            hidden: crate::policy::hidden_paths(home.as_deref(), None, &config.hidden, writable),
+            emptied: view.emptied,
+            private: view.private,
+            visible: view.visible,
+            overlays: view.overlays,
+            hidden: view.hidden,
             network: config.bash_network,
             landlock_abi: host_walls().landlock.as_ref().ok().copied(),
             workdir: root.to_path_buf(),
@@ -117,6 +147,7 @@ impl Confinement {
         _engine: Option<Engine>,
         _root: &Path,
         _writable: &[PathBuf],
+        _view: Option<()>,
     ) -> Self {
         Self {
             status,
@@ -148,14 +179,12 @@ impl Confinement {
             let helper_argv = helper.argv(policy, &inner);
             match bwrap {
                 Some(b) => {
-                    let keep = keep_paths(&helper.program);
                     let pinned = crate::hardlinks::outside_links(&policy.workdir);
                     argv.push(b.path.clone().into_os_string());
                     argv.extend(crate::bwrap::command_line(
                         b,
                         policy,
                         &pinned.files,
-                        &keep,
                         &helper_argv,
                     ));
                 }
@@ -171,28 +200,46 @@ impl Confinement {
     }
 }
 
-/// Files inside folders the wall empties that must stay: the helper itself, the resolver.
+/// Where `/etc/resolv.conf` leads (often under /run, which the wall empties): kept, so
+/// DNS works when the network is granted.
 #[cfg(target_os = "linux")]
-fn keep_paths(helper: &Path) -> Vec<PathBuf> {
-    let mut keep = vec![helper.to_path_buf()];
-    if let Ok(resolv) = std::fs::canonicalize("/etc/resolv.conf") {
-        keep.push(resolv);
-    }
-    keep.retain(|p| crate::policy::EMPTIED.iter().any(|e| p.starts_with(e)));
-    keep
+fn resolver() -> Option<PathBuf> {
+    std::fs::canonicalize("/etc/resolv.conf").ok()
 }
 
-/// What the wall leaves out for a workspace.
-fn gaps(engine: Option<Engine>, root: &Path) -> Gaps {
+/// What the wall shows and leaves out for a workspace.
+#[cfg(unix)]
+fn gaps(engine: Option<Engine>, root: &Path, view: Option<&crate::view::View>) -> Gaps {
+    let mut gaps = Gaps::default();
     #[cfg(target_os = "linux")]
     if engine == Some(Engine::Bubblewrap) && root.is_dir() {
         let links = crate::hardlinks::outside_links(root);
-        return Gaps {
-            pinned: links.files.len(),
-            links_incomplete: links.incomplete,
-        };
+        gaps.pinned = links.files.len();
+        gaps.links_incomplete = links.incomplete;
     }
-    let _ = (engine, root);
+    if let Some(view) = view {
+        let shown = |p: &PathBuf| p.display().to_string();
+        gaps.private = view
+            .private
+            .iter()
+            .chain(&view.emptied)
+            .map(shown)
+            .collect();
+        gaps.visible = view.visible.iter().map(shown).collect();
+        gaps.masked = view.hidden.len() - view.sockets;
+        gaps.sockets = view.sockets;
+        gaps.git_config = !view.overlays.is_empty();
+        gaps.refused = view
+            .refused
+            .iter()
+            .map(|r| format!("{} ({})", r.path.display(), r.why))
+            .collect();
+    }
+    gaps
+}
+
+#[cfg(not(unix))]
+fn gaps(_: Option<Engine>, _: &Path, _: Option<&()>) -> Gaps {
     Gaps::default()
 }
 
@@ -228,6 +275,10 @@ fn probed() -> &'static Probed {
                 engine,
                 writable: Vec::new(),
                 read_only: Vec::new(),
+                emptied: Vec::new(),
+                private: Vec::new(),
+                visible: Vec::new(),
+                overlays: Vec::new(),
                 hidden: Vec::new(),
                 network: false,
                 landlock_abi: landlock.as_ref().ok().copied(),

@@ -1,6 +1,7 @@
 //! bash's environment: only allow-listed variables, never one whose name looks secret.
 
 use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
 
 /// Variables passed through to bash (besides `LC_*`), when present and not secret-looking.
 pub const ENV_ALLOW_LIST: &[&str] = &[
@@ -57,16 +58,27 @@ fn allowed(name: &str) -> bool {
 }
 
 /// The environment bash gets: the allow-listed subset of `host`, with `TMPDIR` and `PWD`
-/// set to the given folders.
+/// set to the given folders. `PATH` loses every entry a command could plant a program in
+/// (empty or relative ones, which mean the current folder, and folders inside `writable`),
+/// so a rule for `ls` never runs the repository's `./bin/ls`.
 pub fn scrubbed_env(
     host: impl IntoIterator<Item = (OsString, OsString)>,
     tmp_dir: &OsStr,
     cwd: &OsStr,
+    writable: &[PathBuf],
 ) -> Vec<(OsString, OsString)> {
     let mut out: Vec<(OsString, OsString)> = host
         .into_iter()
         .filter(|(name, _)| name.to_str().is_some_and(allowed))
         .filter(|(name, _)| name != "TMPDIR")
+        .map(|(name, value)| {
+            let value = if name == "PATH" {
+                safe_path(&value, writable)
+            } else {
+                value
+            };
+            (name, value)
+        })
         .collect();
     if !out.iter().any(|(n, _)| n == "PATH") {
         out.push(("PATH".into(), DEFAULT_PATH.into()));
@@ -74,6 +86,20 @@ pub fn scrubbed_env(
     out.push(("TMPDIR".into(), tmp_dir.to_os_string()));
     out.push(("PWD".into(), cwd.to_os_string()));
     out
+}
+
+/// `path` without empty, relative or writable entries.
+fn safe_path(path: &OsStr, writable: &[PathBuf]) -> OsString {
+    let kept: Vec<PathBuf> = std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .filter(|dir| {
+            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            !writable
+                .iter()
+                .any(|w| dir.starts_with(w) || real.starts_with(w))
+        })
+        .collect();
+    std::env::join_paths(kept).unwrap_or_else(|_| DEFAULT_PATH.into())
 }
 
 #[cfg(test)]
@@ -99,7 +125,7 @@ mod tests {
             ("TMPDIR", "/host/tmp"),
         ]
         .map(|(a, b)| (OsString::from(a), OsString::from(b)));
-        let env = scrubbed_env(host, OsStr::new("/t"), OsStr::new("/w"));
+        let env = scrubbed_env(host, OsStr::new("/t"), OsStr::new("/w"), &[]);
         assert_eq!(
             names(&env),
             ["HOME", "PATH", "LC_TIME", "TMPDIR", "PWD"].map(String::from)
@@ -124,8 +150,26 @@ mod tests {
     }
 
     #[test]
+    fn path_loses_entries_a_command_could_plant_in() {
+        let host = [(
+            OsString::from("PATH"),
+            OsString::from("/usr/bin:.:bin::/w/node_modules/.bin:/t/x:/bin"),
+        )];
+        let env = scrubbed_env(
+            host,
+            OsStr::new("/t"),
+            OsStr::new("/w"),
+            &[PathBuf::from("/w"), PathBuf::from("/t")],
+        );
+        assert!(
+            env.contains(&("PATH".into(), "/usr/bin:/bin".into())),
+            "{env:?}"
+        );
+    }
+
+    #[test]
     fn path_falls_back_when_missing() {
-        let env = scrubbed_env(Vec::new(), OsStr::new("/t"), OsStr::new("/w"));
+        let env = scrubbed_env(Vec::new(), OsStr::new("/t"), OsStr::new("/w"), &[]);
         assert!(env.contains(&("PATH".into(), DEFAULT_PATH.into())));
     }
 }

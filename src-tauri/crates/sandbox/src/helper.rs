@@ -151,6 +151,7 @@ fn exec(command: &[OsString]) -> Result<i32, String> {
 
 fn inside_bubblewrap(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
     // bubblewrap made the namespaces, mounts and session; add Landlock and the filter.
+    sys::fresh_session_keyring();
     landlock(policy, false)?;
     seccomp::apply(Filter {
         deny_network: false,
@@ -168,6 +169,20 @@ mod sys {
         // SAFETY: prctl with plain integer arguments.
         unsafe {
             libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong, 0, 0, 0);
+        }
+    }
+
+    /// Leaves the session keyring Paddock was started with for a new, empty one, so nothing
+    /// the user's session holds is in reach even if the filter were absent. Best effort.
+    pub fn fresh_session_keyring() {
+        const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+        // SAFETY: keyctl with a null name joins a new anonymous keyring; no memory is passed.
+        unsafe {
+            libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_JOIN_SESSION_KEYRING,
+                std::ptr::null::<libc::c_char>(),
+            );
         }
     }
 

@@ -6,6 +6,8 @@
 mod bwrap;
 mod confine;
 mod env;
+#[cfg(unix)]
+mod gitconfig;
 #[cfg(target_os = "linux")]
 mod hardlinks;
 #[cfg(target_os = "linux")]
@@ -18,10 +20,16 @@ mod put;
 mod redact;
 mod replace;
 mod resolve;
+#[cfg(unix)]
+mod runtime;
 #[cfg(target_os = "linux")]
 mod seccomp;
+#[cfg(unix)]
+mod sockets;
 mod status;
 mod untrusted;
+#[cfg(unix)]
+mod view;
 
 use std::path::PathBuf;
 
@@ -34,6 +42,8 @@ pub use policy::Engine;
 pub use redact::{REDACTED, Redactor};
 pub use resolve::{MAX_SYMLINK_HOPS, Resolved, display_rel};
 pub use untrusted::{UntrustedFileError, check_readable, read_untrusted, read_untrusted_head};
+#[cfg(unix)]
+pub use view::{View, own_dirs, private_folders};
 
 /// How bash is confined. The default is the safe one: sandbox on, no network, and bash
 /// refused where no wall can be built.
@@ -51,9 +61,15 @@ pub struct SandboxConfig {
     /// The strongest engine to use (`None`: the strongest this host has). Lets tests and
     /// `paddock doctor` look at the fallbacks.
     pub strongest: Option<Engine>,
-    /// Paths hidden from bash besides the built-in list (credentials in the home folder):
-    /// Paddock's data folder, a project's own additions.
+    /// Paths hidden from bash besides the built-in list (credentials): a project's
+    /// `hiddenPaths`. Masked last, so they stay hidden inside the workspace too.
     pub hidden: Vec<PathBuf>,
+    /// Paths bash may read although they are in a hidden folder (a home): the project, the
+    /// user's `readablePaths`. Toolchains and the folders on `PATH` are added by the wall.
+    pub readable: Vec<PathBuf>,
+    /// Paddock's own folders (sessions, trust, settings), wherever they were put: never
+    /// visible to bash, and never a workspace.
+    pub own: Vec<PathBuf>,
     /// Paths inside the writable folders that stay read-only (`.git`, `.paddock`).
     pub read_only: Vec<PathBuf>,
     /// The home folder whose credentials are hidden (`None`: `$HOME`).
@@ -69,6 +85,8 @@ impl Default for SandboxConfig {
             tmp_dir: None,
             strongest: None,
             hidden: Vec::new(),
+            readable: Vec::new(),
+            own: Vec::new(),
             read_only: Vec::new(),
             home: None,
         }

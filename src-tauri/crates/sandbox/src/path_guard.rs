@@ -54,6 +54,12 @@ pub enum PathError {
     RootIsLink { root: String },
     #[error("the workspace folder {root} resolves outside the project folder {project}")]
     RootOutside { root: String, project: String },
+    #[error(
+        "the workspace folder {root} {what}; Paddock will not let an agent work there \
+         (it could read credentials and change Paddock's own trust records). Open a project \
+         folder inside it, or keep the agent in its own .agent-workspace"
+    )]
+    RootHoldsPrivate { root: String, what: String },
     #[error("'{path}': {source}")]
     Io { path: String, source: io::Error },
 }
@@ -70,6 +76,7 @@ impl PathError {
                 | Self::ReadOnly { .. }
                 | Self::RootIsLink { .. }
                 | Self::RootOutside { .. }
+                | Self::RootHoldsPrivate { .. }
                 | Self::Empty
         )
     }
@@ -85,6 +92,10 @@ pub struct PathGuard {
     root: PathBuf,
     /// The project folder the root must be a real folder inside of, when known.
     project: Option<PathBuf>,
+    /// Folders the root may not hold (homes, config folders, credentials, Paddock's data).
+    private: Vec<PathBuf>,
+    /// Folders the root may not be inside of (Paddock's own).
+    own: Vec<PathBuf>,
 }
 
 impl PathGuard {
@@ -92,7 +103,16 @@ impl PathGuard {
         Self {
             root: root.into(),
             project: None,
+            private: Vec::new(),
+            own: Vec::new(),
         }
+    }
+
+    /// The root may not hold any of `private` (nor be `/`), nor be inside any of `own`.
+    pub fn protecting(mut self, private: Vec<PathBuf>, own: Vec<PathBuf>) -> Self {
+        self.private = private;
+        self.own = own;
+        self
     }
 
     /// The root must be a real folder inside `project`: not a symlink (a repository could
@@ -125,6 +145,22 @@ impl PathGuard {
         if !real.is_dir() {
             return Err(PathError::RootNotDir {
                 root: configured.display().to_string(),
+            });
+        }
+        let held = self
+            .private
+            .iter()
+            .find(|p| p.starts_with(&real))
+            .map(|p| format!("holds {}", p.display()));
+        let inside = self
+            .own
+            .iter()
+            .find(|o| real.starts_with(o))
+            .map(|o| format!("is inside Paddock's own folder {}", o.display()));
+        if let Some(what) = held.or(inside) {
+            return Err(PathError::RootHoldsPrivate {
+                root: configured.display().to_string(),
+                what,
             });
         }
         if let Some(project) = &self.project {

@@ -17,7 +17,19 @@ pub enum Engine {
     Landlock,
 }
 
-/// The helper's instructions for one command.
+/// A file Paddock wrote, shown read-only at another path (git's config without its
+/// credentials, at `~/.gitconfig`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overlay {
+    pub source: PathBuf,
+    pub target: PathBuf,
+}
+
+/// The helper's instructions for one command. The mounts go in this order, each later one
+/// shadowing what came before: the root read-only; `emptied` and `private` folders replaced
+/// by empty ones; `visible` shown again read-only; `writable` bound writable; `read_only`
+/// inside them; `overlays`; `private` made read-only; the `hidden` masks last, so nothing
+/// bound after them can uncover one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
     pub engine: Engine,
@@ -25,8 +37,21 @@ pub struct Policy {
     pub writable: Vec<PathBuf>,
     /// Existing paths inside `writable` that stay read-only (`.git`, `.paddock`).
     pub read_only: Vec<PathBuf>,
-    /// Existing folders and files hidden from the command (credentials, sockets, Paddock's
-    /// own data).
+    /// Folders that hold host sockets, replaced by empty writable ones (/tmp, /run).
+    #[serde(default)]
+    pub emptied: Vec<PathBuf>,
+    /// Folders of people's files (the homes, /mnt, /media), replaced by empty read-only
+    /// ones.
+    #[serde(default)]
+    pub private: Vec<PathBuf>,
+    /// Existing paths inside `emptied` or `private` shown again, read-only: the project,
+    /// toolchains, `readablePaths`, the helper itself.
+    #[serde(default)]
+    pub visible: Vec<PathBuf>,
+    #[serde(default)]
+    pub overlays: Vec<Overlay>,
+    /// Existing paths masked last (credentials inside what is visible, Paddock's own
+    /// folders, host sockets, the project's `hiddenPaths`).
     pub hidden: Vec<PathBuf>,
     /// The project grants the network.
     pub network: bool,
@@ -41,10 +66,38 @@ impl Policy {
     pub fn is_writable(&self, path: &Path) -> bool {
         self.writable.iter().any(|w| path.starts_with(w))
     }
+
+    /// Paths bound again after their folder was emptied: (path, writable), shortest first so
+    /// a folder is in place before what is bound inside it.
+    pub fn bound_back(&self) -> Vec<(PathBuf, bool)> {
+        let covered = |p: &Path| {
+            self.emptied
+                .iter()
+                .chain(&self.private)
+                .any(|e| p.starts_with(e))
+        };
+        let mut out: Vec<(PathBuf, bool)> = self
+            .visible
+            .iter()
+            .map(|p| (p.clone(), false))
+            .chain(self.writable.iter().map(|p| (p.clone(), true)))
+            .filter(|(p, _)| covered(p))
+            .collect();
+        out.sort_by_key(|(p, _)| p.components().count());
+        out
+    }
 }
 
-/// Folders and files under the home directory that hold credentials or private data: hidden
-/// from bash wherever the engine can hide them.
+/// System folders that hold host sockets (D-Bus, X11, ssh-agent, docker) or other users'
+/// files: replaced by empty ones.
+pub const EMPTIED: &[&str] = &["/tmp", "/var/tmp", "/run", "/dev/shm"];
+
+/// Folders of people's files, hidden whole besides the user's home: every home, mounted
+/// drives, served and mailed files.
+pub const PRIVATE_ROOTS: &[&str] = &["/home", "/root", "/mnt", "/media", "/srv", "/var/mail"];
+
+/// Credentials and private data that stay masked wherever they become visible again (a
+/// toolchain folder, a `readablePaths` entry, the workspace).
 pub const HIDDEN_IN_HOME: &[&str] = &[
     ".ssh",
     ".gnupg",
@@ -55,14 +108,34 @@ pub const HIDDEN_IN_HOME: &[&str] = &[
     ".docker",
     ".config/gh",
     ".config/hub",
+    ".config/git/credentials",
     ".netrc",
     ".git-credentials",
     ".npmrc",
+    ".yarnrc.yml",
     ".pypirc",
     ".cargo/credentials",
     ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
     ".local/share/keyrings",
     ".password-store",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".pgpass",
+    ".my.cnf",
+    ".vault-token",
+    ".terraform.d",
+    ".config/rclone",
+    ".config/containers",
+    ".claude",
+    ".claude.json",
+    ".codex",
     ".mozilla",
     ".config/google-chrome",
     ".config/chromium",
@@ -71,29 +144,16 @@ pub const HIDDEN_IN_HOME: &[&str] = &[
     ".local/share/dev.paddock.app",
 ];
 
-/// System folders that hold host sockets (D-Bus, X11, ssh-agent, docker) or other users'
-/// files: replaced by empty ones.
-pub const EMPTIED: &[&str] = &["/tmp", "/var/tmp", "/run", "/dev/shm"];
-
-/// The paths to hide for a home directory and a data directory (Paddock's sessions), plus
-/// the project's own `extra`: the ones that exist, outside the writable folders.
-pub fn hidden_paths(
-    home: Option<&Path>,
-    data_dir: Option<&Path>,
-    extra: &[PathBuf],
-    writable: &[PathBuf],
-) -> Vec<PathBuf> {
+/// `paths` without entries inside another entry, sorted.
+pub fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort();
+    paths.dedup();
     let mut out: Vec<PathBuf> = Vec::new();
-    if let Some(home) = home {
-        out.extend(HIDDEN_IN_HOME.iter().map(|rel| home.join(rel)));
+    for p in paths {
+        if !out.iter().any(|o| p.starts_with(o)) {
+            out.push(p);
+        }
     }
-    out.extend(data_dir.map(Path::to_path_buf));
-    out.extend(extra.iter().cloned());
-    out.retain(|p| {
-        std::fs::symlink_metadata(p).is_ok() && !writable.iter().any(|w| w.starts_with(p))
-    });
-    out.sort();
-    out.dedup();
     out
 }
 
@@ -102,17 +162,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_existing_paths_outside_the_workspace_are_hidden() {
-        let home = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
-        std::fs::write(home.path().join(".netrc"), "x").unwrap();
-        std::fs::create_dir_all(home.path().join(".aws/ws")).unwrap();
-        let ws = home.path().join(".aws/ws");
-        let hidden = hidden_paths(Some(home.path()), None, &[], &[ws]);
+    fn nested_entries_collapse_into_the_outer_one() {
+        let paths = ["/root", "/home/u", "/home", "/root/x", "/mnt"].map(PathBuf::from);
         assert_eq!(
-            hidden,
-            [home.path().join(".netrc"), home.path().join(".ssh")],
-            "a folder holding the workspace is not hidden; missing ones are skipped"
+            outermost(paths.to_vec()),
+            ["/home", "/mnt", "/root"].map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn what_is_bound_back_comes_outer_first() {
+        let policy = Policy {
+            engine: Engine::Bubblewrap,
+            writable: vec!["/root/p/ws".into(), "/tmp/t".into(), "/w".into()],
+            read_only: Vec::new(),
+            emptied: vec!["/tmp".into()],
+            private: vec!["/root".into()],
+            visible: vec!["/root/p".into(), "/usr/x".into()],
+            overlays: Vec::new(),
+            hidden: Vec::new(),
+            network: false,
+            landlock_abi: None,
+            workdir: "/w".into(),
+        };
+        assert_eq!(
+            policy.bound_back(),
+            [
+                (PathBuf::from("/root/p"), false),
+                (PathBuf::from("/tmp/t"), true),
+                (PathBuf::from("/root/p/ws"), true),
+            ]
         );
     }
 }

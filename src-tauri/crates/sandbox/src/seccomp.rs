@@ -1,6 +1,8 @@
 //! The seccomp filter every confined command runs under: no keystrokes pushed into a
-//! terminal (`TIOCSTI`, `TIOCLINUX`), and, where no network namespace isolates the command,
-//! no socket but a Unix one.
+//! terminal (`TIOCSTI`, `TIOCLINUX`), no kernel keyring (`keyctl`, `add_key`,
+//! `request_key`: the user's session keyring holds secrets, and container runtimes refuse
+//! these too), and, where no network namespace isolates the command, no socket but a Unix
+//! one.
 
 use std::collections::BTreeMap;
 
@@ -30,6 +32,10 @@ pub fn program(filter: Filter) -> Result<BpfProgram, String> {
             ioctl(request(libc::TIOCLINUX))?,
         ],
     );
+    // No arguments to compare: refused whatever they ask.
+    for call in [libc::SYS_keyctl, libc::SYS_add_key, libc::SYS_request_key] {
+        rules.insert(call, Vec::new());
+    }
     if filter.deny_network {
         rules.insert(
             libc::SYS_socket,

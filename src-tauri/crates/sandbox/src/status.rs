@@ -25,13 +25,25 @@ pub struct HostWalls {
     pub helper_missing: Option<String>,
 }
 
-/// What the wall leaves out for this workspace, known before a command runs.
+/// What the wall shows and leaves out for this workspace, known before a command runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Gaps {
     /// Files linked from outside the workspace that bubblewrap keeps read-only.
     pub pinned: usize,
     /// Not every such file could be found or pinned.
     pub links_incomplete: bool,
+    /// Folders hidden whole (the homes, /mnt, /media...).
+    pub private: Vec<String>,
+    /// What comes back read-only inside them (project, toolchains, `PATH`, readablePaths).
+    pub visible: Vec<String>,
+    /// Credential paths and Paddock folders masked inside what is visible.
+    pub masked: usize,
+    /// Host sockets masked by path.
+    pub sockets: usize,
+    /// git's configuration is shown without its credentials.
+    pub git_config: bool,
+    /// Paths asked to be readable that are not, with why.
+    pub refused: Vec<String>,
 }
 
 /// The engine this config gets on a host with `walls`, strongest first within the limit.
@@ -107,8 +119,13 @@ pub fn assemble(
     } else {
         Vec::new()
     };
+    let readable_roots = match engine {
+        Some(Engine::Bubblewrap | Engine::Namespaces) => gaps.visible.clone(),
+        _ => Vec::new(),
+    };
     let summary = summarize(&engine_info, &protections, bash_runs);
     SandboxStatus {
+        readable_roots,
         workspace_mode: mode,
         workspace_root: root.display().to_string(),
         engine: engine_info,
@@ -222,31 +239,34 @@ fn walled(
             Some("use Linux 5.13 or later with Landlock enabled, or install bubblewrap"),
         ),
     };
+    let path_sockets = format!(
+        "/run, /tmp, /var/tmp and /dev/shm emptied and the homes hidden (D-Bus, ssh-agent, \
+         X11, docker, agents' sockets){}",
+        match gaps.sockets {
+            0 => String::new(),
+            n => format!("; {n} other host socket(s) masked by path"),
+        }
+    );
     let sockets = if config.bash_network && abi.is_none_or(|a| a < LANDLOCK_SCOPE_ABI) {
         p(
             Sockets,
             Partial,
-            "/run, /tmp and /dev/shm emptied (D-Bus, ssh-agent, X11, docker); abstract Unix \
-             sockets stay reachable while bash has the network",
+            &format!(
+                "{path_sockets}; abstract Unix sockets stay reachable while bash has the network"
+            ),
             Some("Linux 6.12 or later (Landlock ABI 6) scopes them"),
         )
     } else {
         p(
             Sockets,
             Enforced,
-            "/run, /tmp and /dev/shm emptied (D-Bus, ssh-agent, X11, docker); abstract Unix \
-             sockets cut off",
+            &format!("{path_sockets}; abstract Unix sockets cut off"),
             None,
         )
     };
     vec![
         writes,
-        p(
-            Secrets,
-            Enforced,
-            "~/.ssh, ~/.gnupg, cloud credentials, keyrings and Paddock's own data hidden",
-            None,
-        ),
+        p(Secrets, Enforced, &secrets_detail(gaps), None),
         sockets,
         network(config, "a private network namespace (loopback only)"),
         p(
@@ -262,6 +282,50 @@ fn walled(
             None,
         ),
     ]
+}
+
+/// What bash can read: default-deny for people's files, and what came back.
+fn secrets_detail(gaps: &Gaps) -> String {
+    let hidden = if gaps.private.is_empty() {
+        "the homes".to_owned()
+    } else {
+        gaps.private.join(", ")
+    };
+    let mut text = format!("{hidden} hidden");
+    if gaps.visible.is_empty() {
+        text.push_str("; nothing in them readable");
+    } else {
+        text.push_str(&format!(
+            "; readable in them (read-only): {}",
+            listed(&gaps.visible, 8)
+        ));
+    }
+    if gaps.git_config {
+        text.push_str("; git's config without credential helpers or tokens");
+    }
+    text.push_str(&format!(
+        "; {} credential or Paddock path(s) masked inside what is visible; the kernel \
+         keyring cut off",
+        gaps.masked
+    ));
+    if !gaps.refused.is_empty() {
+        text.push_str(&format!("; not made readable: {}", gaps.refused.join("; ")));
+    }
+    text
+}
+
+/// Up to `max` items, then how many more.
+fn listed(items: &[String], max: usize) -> String {
+    let mut text = items
+        .iter()
+        .take(max)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > max {
+        text.push_str(&format!(" and {} more", items.len() - max));
+    }
+    text
 }
 
 /// Landlock, seccomp and the reaper only: no namespaces here.

@@ -1,6 +1,7 @@
 //! `bash`: run a shell command in the workspace, with a scrubbed environment, a timeout that
 //! kills the whole process group, redacted output and, on Linux, the OS sandbox.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -152,11 +153,16 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
             std::env::vars_os(),
             tmp.path.as_os_str(),
             cwd.as_os_str(),
+            &writable,
         ))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    // The home the wall hides is the one the command is told of.
+    if let Some(home) = &env.sandbox.home {
+        cmd.env("HOME", home);
+    }
     #[cfg(unix)]
     cmd.process_group(0);
 
@@ -326,20 +332,54 @@ impl TmpDir {
             });
         }
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| sweep_leftovers(&std::env::temp_dir()));
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let name = format!(
-            "paddock-bash-{}-{}-{nanos}",
+            "{TMP_PREFIX}{}-{}-{nanos}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
         let path = std::env::temp_dir().join(name);
-        std::fs::create_dir(&path)?;
+        // Private: other local users may not read what the command leaves there.
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
         Ok(Self {
             path: path.canonicalize()?,
             remove: true,
         })
+    }
+}
+
+/// A command's TMPDIR is `<temp>/paddock-bash-<pid>-<n>-<nanos>`.
+const TMP_PREFIX: &str = "paddock-bash-";
+
+/// Removes the TMPDIRs that processes no longer running left behind (a killed run), once
+/// per process: only ours, only real folders, never one of a live process.
+fn sweep_leftovers(temp: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::getuid().as_raw();
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TMP_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let ours =
+            std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir() && m.uid() == me);
+        let alive = rustix::process::Pid::from_raw(pid)
+            .is_some_and(|p| rustix::process::test_kill_process(p).is_ok());
+        if ours && !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

@@ -34,7 +34,10 @@ impl ToolEnv {
 
     /// The path guard every file tool goes through.
     pub fn guard(&self) -> PathGuard {
-        let guard = PathGuard::new(self.workspace_root.clone());
+        let guard = PathGuard::new(self.workspace_root.clone()).protecting(
+            paddock_sandbox::private_folders(&self.sandbox),
+            paddock_sandbox::own_dirs(&self.sandbox),
+        );
         match &self.project_root {
             Some(project) => guard.inside(project.clone()),
             None => guard,

@@ -89,6 +89,13 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
             "let bash reach the network".into(),
         );
     }
+    for path in &s.readable_paths {
+        add(
+            format!("readablePaths.{path}"),
+            json!(path),
+            format!("let bash read {path} (read-only)"),
+        );
+    }
     if s.allow_unconfined_bash {
         add(
             "allowUnconfinedBash".into(),
@@ -139,6 +146,8 @@ pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectS
     if !trusted("allowUnconfinedBash") {
         out.allow_unconfined_bash = false;
     }
+    out.readable_paths
+        .retain(|p| trusted(&format!("readablePaths.{p}")));
     out.mcp_servers
         .retain(|name, c| c.disabled || trusted(&format!("mcpServers.{name}")));
     out

@@ -322,8 +322,41 @@ fn the_tool_env_carries_the_walls_extra_rules() {
         .map(std::path::PathBuf::from)
         .unwrap();
     assert!(env.sandbox.hidden.contains(&home.join(".secret-notes")));
+    assert!(
+        env.sandbox.readable.contains(root),
+        "the project stays readable"
+    );
+    assert!(
+        !env.sandbox.readable.contains(&home.join(".notes")),
+        "nothing readable the settings did not name"
+    );
     let mut bad = local();
     bad.hidden_paths = vec!["relative/path".into()];
     let err = settings::validate(&bad).unwrap_err();
     assert_eq!(err.field, "hiddenPaths[0]");
+    let mut bad = local();
+    bad.readable_paths = vec!["notes".into()];
+    let err = settings::validate(&bad).unwrap_err();
+    assert_eq!(err.field, "readablePaths[0]");
+}
+
+/// `readablePaths` let bash read a folder in the hidden home, once trusted: a folder's
+/// settings may not widen what bash reads on their own.
+#[test]
+fn readable_paths_wait_for_trust() {
+    let mut s = local();
+    s.readable_paths = vec!["~/.notes".into()];
+    let (_d, project) = project_with(s);
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap();
+    let env = project.tool_env(Vec::new());
+    assert!(env.sandbox.readable.contains(&home.join(".notes")));
+    let gated = paddock_host::trust::gated(&project.settings);
+    assert!(
+        gated.iter().any(|g| g.key == "readablePaths.~/.notes"),
+        "{gated:?}"
+    );
+    let restricted = paddock_host::trust::restrict(&project.settings, |_| false);
+    assert!(restricted.readable_paths.is_empty());
 }

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::sys;
-use crate::policy::{EMPTIED, Policy};
+use crate::policy::Policy;
 use crate::seccomp::{self, Filter};
 
 pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
@@ -26,33 +26,50 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
         crate::linux::bring_loopback_up();
     }
     mount::private_root()?;
-    // Writable folders and kept files inside a folder about to be emptied are held open,
-    // then bound back into the empty one.
-    let kept: Vec<(PathBuf, OwnedFd)> = policy
-        .writable
-        .iter()
-        .chain(&resolver_files())
-        .filter(|p| EMPTIED.iter().any(|e| p.starts_with(e)))
-        .filter_map(|p| mount::open_path(p).ok().map(|fd| (p.clone(), fd)))
+    // What comes back inside a folder about to be emptied is held open first, then bound
+    // into the empty one (outer paths first).
+    let bound: Vec<(PathBuf, bool, OwnedFd)> = policy
+        .bound_back()
+        .into_iter()
+        .filter_map(|(p, w)| mount::open_path(&p).ok().map(|fd| (p, w, fd)))
         .collect();
-    for dir in EMPTIED.iter().map(Path::new).filter(|d| d.is_dir()) {
+    let overlays: Vec<(PathBuf, OwnedFd)> = policy
+        .overlays
+        .iter()
+        .filter_map(|o| {
+            mount::open_path(&o.source)
+                .ok()
+                .map(|fd| (o.target.clone(), fd))
+        })
+        .collect();
+    for dir in &policy.emptied {
         mount::tmpfs(dir, false)?;
     }
-    for (path, fd) in &kept {
-        mount::bind_back(fd, path)?;
+    for dir in &policy.private {
+        mount::tmpfs(dir, false)?;
+    }
+    for (path, writable, fd) in &bound {
+        mount::bind_back(fd, path, !writable)?;
     }
     // A path gone from view (inside an emptied folder, e.g. a project under /tmp) needs no
-    // hiding or pinning: the command cannot reach it at all.
+    // pinning: the command cannot reach it at all.
     let visible = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    for path in policy.read_only.iter().filter(|p| visible(p)) {
+        mount::read_only(path)?;
+    }
+    for (target, fd) in &overlays {
+        mount::bind_back(fd, target, true)?;
+    }
+    for dir in &policy.private {
+        mount::remount_read_only(dir)?;
+    }
+    // Masks last, so nothing bound after them uncovers one.
     for path in policy.hidden.iter().filter(|p| visible(p)) {
         if path.is_dir() {
             mount::tmpfs(path, true)?;
         } else {
             mount::bind_null(path)?;
         }
-    }
-    for path in policy.read_only.iter().filter(|p| visible(p)) {
-        mount::read_only(path)?;
     }
     let child = sys::fork().map_err(|e| format!("fork: {e}"))?;
     if child == 0 {
@@ -67,7 +84,10 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
             .and_then(|()| {
                 sys::drop_capabilities().map_err(|e| format!("dropping capabilities: {e}"))
             })
-            .and_then(|()| super::landlock(policy, false))
+            .and_then(|()| {
+                sys::fresh_session_keyring();
+                super::landlock(policy, false)
+            })
             .and_then(|()| {
                 seccomp::apply(Filter {
                     deny_network: false,
@@ -86,16 +106,6 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
         }
     }
     Ok(code)
-}
-
-/// The files `/etc/resolv.conf` leads to (often under /run): kept, so DNS works when the
-/// network is granted.
-fn resolver_files() -> Vec<PathBuf> {
-    std::fs::canonicalize("/etc/resolv.conf")
-        .ok()
-        .filter(|p| p != Path::new("/etc/resolv.conf"))
-        .into_iter()
-        .collect()
 }
 
 /// Mount system calls, with errors that name the path.
@@ -188,7 +198,7 @@ mod mount {
     }
 
     /// Binds what `fd` holds (opened before its folder was emptied) back at `path`.
-    pub fn bind_back(fd: &OwnedFd, path: &Path) -> Result<(), String> {
+    pub fn bind_back(fd: &OwnedFd, path: &Path, read_only: bool) -> Result<(), String> {
         let is_dir = rustix::fs::fstat(fd).is_ok_and(|st| {
             rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory
         });
@@ -202,7 +212,11 @@ mod mount {
             std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
         }
         let source = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
-        bind(&source, path)
+        bind(&source, path)?;
+        if read_only {
+            remount_read_only(path)?;
+        }
+        Ok(())
     }
 
     pub fn bind_null(path: &Path) -> Result<(), String> {
@@ -212,14 +226,35 @@ mod mount {
     /// A read-only bind of `path` over itself.
     pub fn read_only(path: &Path) -> Result<(), String> {
         bind(path, path)?;
+        remount_read_only(path)
+    }
+
+    /// Makes the mount at `path` read-only (its own flags only, not what is mounted inside).
+    pub fn remount_read_only(path: &Path) -> Result<(), String> {
         let t = c(path)?;
-        // SAFETY: valid C string; remounting a bind changes only its flags.
+        // A mount copied from the host keeps its locked flags (nosuid, nodev, noexec...): a
+        // remount that dropped one would be refused, so they are asked for again.
+        let kept = rustix::fs::statvfs(path).map_or(0, |st| {
+            use rustix::fs::StatVfsMountFlags as F;
+            [
+                (F::NOSUID, libc::MS_NOSUID),
+                (F::NODEV, libc::MS_NODEV),
+                (F::NOEXEC, libc::MS_NOEXEC),
+                (F::NOATIME, libc::MS_NOATIME),
+                (F::NODIRATIME, libc::MS_NODIRATIME),
+                (F::RELATIME, libc::MS_RELATIME),
+            ]
+            .into_iter()
+            .filter(|(f, _)| st.f_flag.contains(*f))
+            .fold(0, |acc, (_, m)| acc | m)
+        });
+        // SAFETY: valid C string; remounting a bind changes only this mount's flags.
         let rc = unsafe {
             libc::mount(
                 std::ptr::null(),
                 t.as_ptr(),
                 std::ptr::null(),
-                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_REC,
+                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept,
                 std::ptr::null(),
             )
         };

@@ -26,6 +26,7 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
     if child == 0 {
         sys::setsid();
         sys::die_with_parent(libc::SIGKILL);
+        sys::fresh_session_keyring();
         let failed = sys::drop_capabilities()
             .map_err(|e| format!("dropping capabilities: {e}"))
             .and_then(|()| super::landlock(policy, !policy.network))

@@ -10,3 +10,4 @@ mod nested;
 mod tools_files;
 mod tools_support;
 mod wall;
+mod wall_reach;

@@ -15,19 +15,19 @@ use serde_json::json;
 
 use crate::tools_support::{Seen, call, env_at};
 
-const PY: &str = "/usr/bin/python3";
+pub(crate) const PY: &str = "/usr/bin/python3";
 
 /// A workspace, a folder outside it, and a home with planted credentials, all under the
 /// target's tmp folder (not /tmp, which the wall empties for reasons of its own).
-struct Wall {
-    _dir: tempfile::TempDir,
-    ws: PathBuf,
-    outside: PathBuf,
-    home: PathBuf,
-    env: ToolEnv,
+pub(crate) struct Wall {
+    pub _dir: tempfile::TempDir,
+    pub ws: PathBuf,
+    pub outside: PathBuf,
+    pub home: PathBuf,
+    pub env: ToolEnv,
 }
 
-fn wall() -> Option<Wall> {
+pub(crate) fn wall() -> Option<Wall> {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let base = dir.path().canonicalize().unwrap();
     let (ws, outside, home) = (base.join("ws"), base.join("outside"), base.join("home"));
@@ -76,12 +76,12 @@ fn wall() -> Option<Wall> {
 
 impl Wall {
     /// The attack through the bash tool.
-    async fn confined(&self, command: &str) -> Seen {
+    pub(crate) async fn confined(&self, command: &str) -> Seen {
         call(&self.env, "bash", json!({"command": command})).await
     }
 
     /// The attack with plain `bash -c` in the workspace: (exit code, stdout + stderr).
-    fn plain(&self, command: &str) -> (i32, String) {
+    pub(crate) fn plain(&self, command: &str) -> (i32, String) {
         let out = Command::new("/bin/bash")
             .args(["-c", command])
             .current_dir(&self.ws)
@@ -93,7 +93,7 @@ impl Wall {
     }
 
     /// Runs `command` plainly (it must print `proof`), then confined (it must not).
-    async fn blocks(&self, command: &str, proof: &str) {
+    pub(crate) async fn blocks(&self, command: &str, proof: &str) {
         let (_, text) = self.plain(command);
         assert!(
             text.contains(proof),
@@ -110,14 +110,14 @@ impl Wall {
 }
 
 /// A Unix socket listener at `path` that records whether anyone connected.
-fn unix_listener(path: &Path) -> std::os::unix::net::UnixListener {
+pub(crate) fn unix_listener(path: &Path) -> std::os::unix::net::UnixListener {
     let _ = std::fs::remove_file(path);
     let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
     listener.set_nonblocking(true).unwrap();
     listener
 }
 
-fn connected(listener: &std::os::unix::net::UnixListener) -> bool {
+pub(crate) fn connected(listener: &std::os::unix::net::UnixListener) -> bool {
     let mut any = false;
     while listener.accept().is_ok() {
         any = true;
@@ -125,7 +125,7 @@ fn connected(listener: &std::os::unix::net::UnixListener) -> bool {
     any
 }
 
-fn connect_py(path: &Path) -> String {
+pub(crate) fn connect_py(path: &Path) -> String {
     format!(
         "{PY} -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{}'); print('CONNECTED')\"",
         path.display()
