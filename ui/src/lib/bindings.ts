@@ -90,7 +90,11 @@ network: boolean,
 /**
  * How it is confined, in a few words ("bubblewrap", "not confined").
  */
-confinement: string, timeout_secs: number, };
+confinement: string, timeout_secs: number, } | { "kind": "held", 
+/**
+ * Why each file is held, one line each.
+ */
+reasons: Array<string>, changes: Array<FileChange>, };
 
 export type ChangeKind = "created" | "modified" | "deleted";
 
@@ -467,7 +471,15 @@ hiddenPaths?: Array<string>,
  * hidden. Toolchains (cargo, rustup, npm, pip, go...) and the folders on `PATH` are
  * readable without this.
  */
-readablePaths?: Array<string>, maxTurns?: number, maxTokenBudget?: number, 
+readablePaths?: Array<string>, 
+/**
+ * More files other programs run on their own (`Taskfile.yml`, `.idea/`), besides
+ * Paddock's list (`.envrc`, editor task files, git hook managers' folders): a name or
+ * path ending matched at any depth, a trailing `/` for a folder's files. The agent may
+ * not change them unseen: bash finds them read-only and what it writes there waits for
+ * your approval.
+ */
+autoRunFiles?: Array<string>, maxTurns?: number, maxTokenBudget?: number, 
 /**
  * Agents the main agent may hand work to with `delegate_to_agent`.
  */

@@ -52,6 +52,26 @@ describe('ApprovalCard previews', () => {
     expect(screen.getByTestId('approval-preview')).toHaveTextContent('network on');
   });
 
+  it('shows what a command wrote that would run outside the sandbox: keep or remove, never for the session', async () => {
+    const envrc = textChange('.envrc', [hunk(1, 1, [line('added', 'use flake')])]);
+    show({
+      kind: 'held',
+      reasons: ['.envrc: other programs run on their own, outside the sandbox'],
+      changes: [envrc],
+    });
+    const preview = screen.getByTestId('approval-preview');
+    expect(preview).toHaveAttribute('data-kind', 'held');
+    expect(preview).toHaveTextContent('Programs outside the sandbox would run this file');
+    expect(preview).toHaveTextContent('.envrc: other programs run on their own');
+    expect(within(preview).getByTestId('diff-view')).toHaveAttribute('data-path', '.envrc');
+    expect(screen.getByTestId('approve-once')).toHaveTextContent('Keep');
+    expect(screen.getByTestId('approve-deny')).toHaveTextContent('Remove');
+    expect(screen.queryByTestId('approve-session')).toBeNull();
+    // "a" (for this session) does nothing on a held change.
+    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'a' });
+    expect(screen.getByTestId('approve-once')).toBeEnabled();
+  });
+
   it('shows no preview when the tool gave none', () => {
     show();
     expect(screen.queryByTestId('approval-preview')).toBeNull();

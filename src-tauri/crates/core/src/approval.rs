@@ -113,6 +113,55 @@ impl Approvals {
             AskPolicy::HeadlessAllow => return Verdict::Approved,
             AskPolicy::Interactive => {}
         }
+        match self.ask(call, summary, preview, why, events, cancel).await {
+            Some(ApprovalDecision::Session) => {
+                lock(&self.session_allowed).insert(call.name.clone());
+                Verdict::Approved
+            }
+            Some(decision) => verdict_of(decision, call),
+            None => Verdict::Aborted,
+        }
+    }
+
+    /// Waits for the user's yes on something that is never kept unseen (a change the wall
+    /// held): an earlier "for this session" does not answer it, "for this session" answers
+    /// only this once, and no headless run keeps it, whatever its Ask policy.
+    pub async fn confirm(
+        &self,
+        call: &ToolCall,
+        summary: &str,
+        preview: Option<&CallPreview>,
+        why: &str,
+        events: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Verdict {
+        if self.policy != AskPolicy::Interactive {
+            return Verdict::Denied(
+                DenyReason::NoApprover,
+                "this needs the user's approval and nobody can approve in this headless run"
+                    .to_owned(),
+            );
+        }
+        match self
+            .ask(call, summary, preview, (why, None), events, cancel)
+            .await
+        {
+            Some(ApprovalDecision::Session) => Verdict::Approved,
+            Some(decision) => verdict_of(decision, call),
+            None => Verdict::Aborted,
+        }
+    }
+
+    /// Emits the request and waits for its answer; `None` when the run was cancelled.
+    async fn ask(
+        &self,
+        call: &ToolCall,
+        summary: &str,
+        preview: Option<&CallPreview>,
+        why: (&str, Option<Vec<String>>),
+        events: &dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Option<ApprovalDecision> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let request_id = format!("approval-{n}");
         let (tx, rx) = oneshot::channel();
@@ -130,24 +179,23 @@ impl Approvals {
             () = cancel.cancelled() => None,
         };
         lock(&self.pending).remove(&request_id);
-        let Some(decision) = decision else {
-            return Verdict::Aborted;
-        };
+        let decision = decision?;
         events.emit(AgentEvent::ApprovalResolved {
             request_id,
             decision,
         });
-        match decision {
-            ApprovalDecision::Once => Verdict::Approved,
-            ApprovalDecision::Session => {
-                lock(&self.session_allowed).insert(call.name.clone());
-                Verdict::Approved
-            }
-            ApprovalDecision::Deny => Verdict::Denied(
-                DenyReason::User,
-                format!("the user denied this call to '{}'", call.name),
-            ),
-        }
+        Some(decision)
+    }
+}
+
+/// What an answer other than "for this session" means.
+fn verdict_of(decision: ApprovalDecision, call: &ToolCall) -> Verdict {
+    match decision {
+        ApprovalDecision::Once | ApprovalDecision::Session => Verdict::Approved,
+        ApprovalDecision::Deny => Verdict::Denied(
+            DenyReason::User,
+            format!("the user denied this call to '{}'", call.name),
+        ),
     }
 }
 

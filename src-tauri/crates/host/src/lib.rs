@@ -15,6 +15,7 @@ mod options;
 mod project;
 pub mod prompt;
 mod rewind;
+mod rule_paths;
 pub mod rules;
 mod runs;
 mod runtime;

@@ -49,6 +49,7 @@ impl Project {
                             .and_then(|t| t.path().parent().map(Path::to_path_buf)),
                     )
                     .collect(),
+                auto_run: self.settings.auto_run_files.clone(),
                 hidden: self
                     .settings
                     .hidden_paths

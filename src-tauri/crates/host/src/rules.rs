@@ -31,7 +31,8 @@ impl CallRules for ProjectRules {
                 why: String::new(),
             };
         }
-        let verdict = self.rules.decide(tool, input, &self.workspace);
+        // File tools: judged where the path leads through links as well as where it says.
+        let verdict = crate::rule_paths::decide(&self.rules, tool, input, &self.workspace);
         RuleVerdict {
             action: verdict.action.map(grant_of),
             why: verdict.why,
@@ -43,7 +44,7 @@ impl CallRules for ProjectRules {
     }
 
     fn propose(&self, tool: &str, input: &Value) -> Option<Vec<String>> {
-        paddock_rules::propose(tool, input, &self.workspace)
+        crate::rule_paths::propose(tool, input, &self.workspace)
     }
 }
 

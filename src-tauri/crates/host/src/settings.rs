@@ -134,6 +134,15 @@ impl FieldError {
 
 /// Checks what serde cannot: MCP entries, teammate names, numbers that must be positive.
 pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
+    for (i, pattern) in s.auto_run_files.iter().enumerate() {
+        let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+        if parts.is_empty() || parts.contains(&"..") || pattern.chars().any(char::is_control) {
+            return Err(FieldError::new(
+                format!("autoRunFiles[{i}]"),
+                "give a file name or a path inside the project (e.g. Taskfile.yml, .idea/)",
+            ));
+        }
+    }
     for (name, server) in &s.mcp_servers {
         if let Err(e) = server.transport() {
             return Err(FieldError::new(format!("mcpServers.{name}"), e));

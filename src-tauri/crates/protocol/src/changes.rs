@@ -126,6 +126,14 @@ pub enum CallPreview {
         confinement: String,
         timeout_secs: u32,
     },
+    /// What a finished call wrote that would make a program run outside the sandbox (git
+    /// configuration or hooks, `.envrc`, editor task files): set aside until the user keeps
+    /// it; otherwise removed (or put back as it was).
+    Held {
+        /// Why each file is held, one line each.
+        reasons: Vec<String>,
+        changes: Vec<FileChange>,
+    },
 }
 
 /// One path of a run's (or a rewind's) changes, without the diff.

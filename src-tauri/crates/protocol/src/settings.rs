@@ -165,6 +165,13 @@ pub struct ProjectSettings {
     /// readable without this.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub readable_paths: Vec<String>,
+    /// More files other programs run on their own (`Taskfile.yml`, `.idea/`), besides
+    /// Paddock's list (`.envrc`, editor task files, git hook managers' folders): a name or
+    /// path ending matched at any depth, a trailing `/` for a folder's files. The agent may
+    /// not change them unseen: bash finds them read-only and what it writes there waits for
+    /// your approval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_run_files: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_turns: Option<u32>,
@@ -199,6 +206,7 @@ impl Default for ProjectSettings {
             allow_unconfined_bash: false,
             hidden_paths: Vec::new(),
             readable_paths: Vec::new(),
+            auto_run_files: Vec::new(),
             max_turns: None,
             max_token_budget: None,
             teammates: Vec::new(),

@@ -2,6 +2,8 @@
 //! the wall bash runs behind (bubblewrap, the helper's own namespaces, or Landlock), with its
 //! environment, redaction and an honest account of what each host enforces.
 
+#[cfg(unix)]
+pub mod autorun;
 #[cfg(target_os = "linux")]
 mod bwrap;
 mod confine;
@@ -70,6 +72,9 @@ pub struct SandboxConfig {
     /// Paddock's own folders (sessions, trust, settings), wherever they were put: never
     /// visible to bash, and never a workspace.
     pub own: Vec<PathBuf>,
+    /// Files other programs run, besides [`autorun::DEFAULT_AUTORUN`] (the settings'
+    /// `autoRunFiles`): read-only behind the wall, held when a call writes them.
+    pub auto_run: Vec<String>,
     /// Paths inside the writable folders that stay read-only (`.git`, `.paddock`).
     pub read_only: Vec<PathBuf>,
     /// The home folder whose credentials are hidden (`None`: `$HOME`).
@@ -87,6 +92,7 @@ impl Default for SandboxConfig {
             hidden: Vec::new(),
             readable: Vec::new(),
             own: Vec::new(),
+            auto_run: Vec::new(),
             read_only: Vec::new(),
             home: None,
         }

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use super::bash_output::{Capture, capture_into, layout};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
 use paddock_protocol::{CallPreview, ProtectionKind, ProtectionState};
+use paddock_sandbox::autorun::Surfaces;
 use paddock_sandbox::{Confinement, Redactor, looks_secret, scrubbed_env};
 
 use crate::ToolEnv;
@@ -134,8 +135,14 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
         Err(e) => return not_started(format!("bash could not create its TMPDIR: {e}")),
     };
     let writable = [cwd.clone(), tmp.path.clone()];
-    let confinement = match Confinement::prepare(&env.sandbox, env.workspace_mode, &cwd, &writable)
-    {
+    // What other programs run (git's metadata, .envrc...): kept read-only behind the wall,
+    // and compared after the call.
+    let before = scan(&cwd, &env.sandbox.auto_run).await;
+    let mut sandbox = env.sandbox.clone();
+    sandbox
+        .read_only
+        .extend(before.iter().flat_map(Surfaces::read_only));
+    let confinement = match Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable) {
         Ok(c) => c,
         Err(why) => return not_started(why),
     };
@@ -220,6 +227,22 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
         }
     }
     drop(tmp);
+    // Nothing the command started runs any more: what it left that would run outside the
+    // wall is held now, before anything else can run it.
+    match (before, scan(&cwd, &env.sandbox.auto_run).await) {
+        (Some(before), Some(after)) if !before.incomplete && !after.incomplete => {
+            let held = after.held_since(&before);
+            if !held.is_empty() {
+                notes.push(crate::held::hold_after_call(&cwd, held, ctx).await);
+            }
+        }
+        _ => notes.push(
+            "[not every file other programs run (git's metadata, .envrc, editor tasks) could \
+             be checked after this command: the workspace has too many entries; look before \
+             you use git or open it in an editor]"
+                .to_owned(),
+        ),
+    }
 
     let redactor = redactor_for(env);
     let render =
@@ -230,6 +253,15 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
     } else {
         ToolOutput::error(text)
     }
+}
+
+/// The workspace's run-by-others files, scanned off the async threads; `None` if the scan
+/// itself failed.
+async fn scan(root: &Path, extra: &[String]) -> Option<Surfaces> {
+    let (root, extra) = (root.to_path_buf(), extra.to_vec());
+    tokio::task::spawn_blocking(move || Surfaces::scan(&root, &extra))
+        .await
+        .ok()
 }
 
 fn bash_program() -> &'static str {

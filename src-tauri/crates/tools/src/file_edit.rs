@@ -23,7 +23,7 @@ pub const MAX_EDIT_BYTES: u64 = 10 * 1024 * 1024;
 /// exactly (whitespace and indentation included) and only once, unless replace_all is set;
 /// new_string is inserted literally. Line endings of the file are kept. Read the file first
 /// so the match is exact. It never creates files: use file_write for that.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct FileEditInput {
     /// File to edit, relative to the workspace root.
     pub path: String,
@@ -64,10 +64,19 @@ impl TypedTool for FileEditTool {
 
     async fn run(&self, input: FileEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
+        let planning = (guard.clone(), input.clone());
+        let confirmed = crate::held::check_write(
+            &self.env,
+            &input.path,
+            move || plan(&planning.0, &planning.1).map(|p| p.change),
+            ctx,
+        )
+        .await?;
         let (env, ctx) = (self.env.clone(), ctx.clone());
         blocking(move || {
             let planned = plan(&guard, &input)?;
             check_approved(&ctx, &planned.change)?;
+            crate::held::still_confirmed(confirmed.as_ref(), &planned.change)?;
             planned
                 .root
                 .write_file(&input.path, false, planned.updated.as_bytes())

@@ -19,7 +19,7 @@ pub const MAX_WRITE_BYTES: usize = 10 * 1024 * 1024;
 /// Create a file in the workspace or replace its whole content. Missing parent folders are
 /// created. Paths are relative to the workspace root. To change part of an existing file,
 /// use file_edit instead.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct FileWriteInput {
     /// File to write, relative to the workspace root.
     pub path: String,
@@ -53,10 +53,19 @@ impl TypedTool for FileWriteTool {
 
     async fn run(&self, input: FileWriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
+        let planning = (guard.clone(), input.clone());
+        let confirmed = crate::held::check_write(
+            &self.env,
+            &input.path,
+            move || plan(&planning.0, &planning.1),
+            ctx,
+        )
+        .await?;
         let (env, ctx) = (self.env.clone(), ctx.clone());
         blocking(move || {
             let change = plan(&guard, &input)?;
             check_approved(&ctx, &change)?;
+            crate::held::still_confirmed(confirmed.as_ref(), &change)?;
             write(&guard, &input).map(|mut text| {
                 text.push_str(&crate::nested::for_input(&env, &input.path, &ctx));
                 ToolOutput::ok(text).with_change(change)

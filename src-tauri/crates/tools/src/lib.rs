@@ -11,6 +11,7 @@ pub mod file_read;
 pub mod file_write;
 pub mod glob;
 pub mod grep;
+mod held;
 mod nested;
 mod walk;
 

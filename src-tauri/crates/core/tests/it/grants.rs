@@ -505,6 +505,63 @@ fn answering_an_unknown_request_is_an_error() {
     assert!(err.to_string().contains("approval-99"));
 }
 
+/// A held change (`Approvals::confirm`) is never kept unseen: no headless policy keeps it,
+/// and an earlier "for this session" of the tool does not answer it.
+#[tokio::test]
+async fn confirmations_are_always_asked() {
+    use paddock_core::approval::Verdict;
+    use paddock_core::{EventSink, NullSink};
+    let call = paddock_protocol::ToolCall {
+        id: "c1".into(),
+        name: "bash".into(),
+        input: json!({}),
+        parsed_from_text: false,
+    };
+    let cancel = tokio_util::sync::CancellationToken::new();
+    for policy in [AskPolicy::HeadlessAllow, AskPolicy::HeadlessDeny] {
+        let approvals = Approvals::new(policy);
+        let v = approvals
+            .confirm(&call, "keep", None, "why", &NullSink, &cancel)
+            .await;
+        assert!(matches!(v, Verdict::Denied(..)), "{policy:?}: {v:?}");
+    }
+    // The user allowed bash for the session; a held change still asks.
+    struct Answer(Arc<Approvals>, ApprovalDecision, std::sync::Mutex<u32>);
+    impl EventSink for Answer {
+        fn emit(&self, event: paddock_protocol::AgentEvent) {
+            if let paddock_protocol::AgentEvent::ApprovalRequested { request_id, .. } = event {
+                *self.2.lock().unwrap() += 1;
+                self.0.resolve(&request_id, self.1).unwrap();
+            }
+        }
+    }
+    let approvals = Arc::new(Approvals::new(AskPolicy::Interactive));
+    let session = Answer(
+        approvals.clone(),
+        ApprovalDecision::Session,
+        Default::default(),
+    );
+    let v = approvals
+        .request(&call, "run", None, ("why", None), &session, &cancel)
+        .await;
+    assert_eq!(v, Verdict::Approved);
+    assert_eq!(approvals.session_allowed(), ["bash"]);
+    let deny = Answer(
+        approvals.clone(),
+        ApprovalDecision::Deny,
+        Default::default(),
+    );
+    let v = approvals
+        .confirm(&call, "keep", None, "why", &deny, &cancel)
+        .await;
+    assert!(matches!(v, Verdict::Denied(..)), "{v:?}");
+    assert_eq!(
+        *deny.2.lock().unwrap(),
+        1,
+        "asked although bash was allowed for the session"
+    );
+}
+
 #[test]
 fn reasons_explain_each_state() {
     let act = Arc::new(Act::default());

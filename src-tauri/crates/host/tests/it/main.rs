@@ -3,6 +3,7 @@
 
 mod keychain;
 mod mcp_import;
+mod rule_links;
 mod rules;
 mod runtime;
 mod settings;

@@ -10,4 +10,5 @@ mod nested;
 mod tools_files;
 mod tools_support;
 mod wall;
+mod wall_autorun;
 mod wall_reach;
