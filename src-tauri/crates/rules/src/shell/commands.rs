@@ -5,8 +5,8 @@
 use std::fmt::Display;
 
 use super::lists::{
-    ASSIGNS, ASSIGNS_WITH, BASH_LIKE, INLINE_CODE, OTHER_SHELLS, RUNS_TEXT, RUNS_TEXT_WITH,
-    command_name, is_dangerous_env, is_interpreter,
+    BASH_LIKE, INLINE_CODE, OTHER_SHELLS, RENAMES, RUNS_TEXT, RUNS_TEXT_WITH, command_name,
+    is_dangerous_assignment, is_interpreter,
 };
 use super::walk::{Cwd, Walker, push_relative};
 use super::wrappers::{Spec, WRAPPERS, exec_command_at, unwrap, xargs_inner};
@@ -81,10 +81,13 @@ impl Walker {
             }
         };
         for a in &unwrapped.assignments {
-            let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
-            if is_dangerous_env(name) {
+            let (name, value) = a.split_once('=').unwrap_or((a.as_str(), ""));
+            if is_dangerous_assignment(name, Some(value)) {
                 self.concern(ConcernKind::Environment(name.to_owned()), ctx);
             }
+        }
+        if spec.name == "env" {
+            self.env_unsets(&unwrapped.options, ctx);
         }
         let said = |list: &[&str]| {
             unwrapped
@@ -161,9 +164,12 @@ impl Walker {
                 self.concern(ConcernKind::RunsText(name.to_owned()), ctx);
             }
         }
-        if ASSIGNS.contains(&name) || ASSIGNS_WITH.contains(&name) {
-            self.assigning_builtin(name, &args, ctx);
+        if RENAMES.contains(&name) {
+            let effect = "changes what a later command name runs";
+            let what = name.to_owned();
+            self.concern(ConcernKind::ShellState { what, effect }, ctx);
         }
+        self.assigning_builtin(name, &words, ctx);
         match name {
             "eval" => return self.eval(words, role, ctx),
             "trap" => {
@@ -195,6 +201,8 @@ impl Walker {
                 }
             }
             "cd" | "pushd" | "popd" => self.change_dir(name, &args),
+            "set" => self.set_builtin(&words, ctx),
+            "shopt" => self.shopt_builtin(&words, ctx),
             "find" => return self.find(words, role, ctx),
             _ => {}
         }
@@ -210,31 +218,7 @@ impl Walker {
         ctx: &dyn Display,
         stdin: Stdin,
     ) -> Result<(), ParseError> {
-        let mut has_c = false;
-        let mut i = 1;
-        while let Some(Some(w)) = words.get(i).map(Word::literal) {
-            if w == "--" || w == "-" {
-                i += 1;
-                break;
-            }
-            if matches!(w, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
-                i += 2;
-                continue;
-            }
-            if w.starts_with("--") {
-                i += 1;
-                continue;
-            }
-            match w.strip_prefix(['-', '+']) {
-                Some(flags)
-                    if !flags.is_empty() && flags.bytes().all(|b| b.is_ascii_alphabetic()) =>
-                {
-                    has_c |= w.starts_with('-') && flags.contains('c');
-                    i += 1;
-                }
-                _ => break,
-            }
-        }
+        let (has_c, i) = self.shell_flags(name, &words, ctx);
         let operand = words.get(i);
         if has_c {
             match operand {
@@ -330,35 +314,6 @@ impl Walker {
             result?;
         }
         Ok(())
-    }
-
-    fn assigning_builtin(&mut self, name: &str, args: &[Option<&str>], ctx: &dyn Display) {
-        let named: Vec<&str> = if ASSIGNS_WITH.contains(&name) {
-            args.windows(2)
-                .filter(|w| matches!(w[0], Some("-v" | "-p")))
-                .filter_map(|w| w[1])
-                .collect()
-        } else {
-            args.iter()
-                .flatten()
-                .copied()
-                .filter(|a| !a.starts_with('-'))
-                .collect()
-        };
-        for arg in named {
-            let var = arg.split_once('=').map_or(arg, |(n, _)| n);
-            if is_dangerous_env(var) {
-                self.concern(ConcernKind::Environment(var.to_owned()), ctx);
-            }
-        }
-        let integer = matches!(name, "declare" | "typeset" | "local")
-            && args
-                .iter()
-                .flatten()
-                .any(|a| a.starts_with('-') && a.contains('i'));
-        if name == "let" || integer {
-            self.concern(ConcernKind::Arithmetic, ctx);
-        }
     }
 
     fn change_dir(&mut self, name: &str, args: &[Option<&str>]) {

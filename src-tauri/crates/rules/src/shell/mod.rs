@@ -10,10 +10,12 @@
 //! commands). brush-parser rejects what bash rejects, which is what a security check wants:
 //! anything that does not parse is an Ask.
 
+mod builtins;
 mod commands;
 mod fast;
 mod lists;
 mod prescan;
+mod redirects;
 mod source;
 mod walk;
 mod words;
@@ -24,7 +26,8 @@ use std::fmt;
 use crate::error::ParseError;
 
 pub use lists::{
-    DANGEROUS_ENV, DANGEROUS_ENV_PREFIXES, STD_BIN_DIRS, command_name, is_dangerous_env,
+    BASH_OWN, DANGEROUS_ENV, DANGEROUS_ENV_PREFIXES, SHELL_VARS, STD_BIN_DIRS, command_name,
+    is_dangerous_env,
 };
 pub(crate) use prescan::is_hidden as is_hidden_char;
 
@@ -150,8 +153,19 @@ pub enum ConcernKind {
     Resplit(String),
     /// A command name known only when it runs (`$CMD`, a glob, `{a,b}`).
     DynamicName,
-    /// An assignment to a variable that changes what runs (`PATH=`, `LD_PRELOAD=`, …).
+    /// An assignment to a variable that changes what runs (`PATH=`, `LD_PRELOAD=`, …) or
+    /// how bash reads what follows (`BASH_CMDS`, `BASH_ALIASES`, `IFS`, …).
     Environment(String),
+    /// An assignment to a variable named only when it runs (`export "$v=x"`, `read "$v"`): it
+    /// may be one of those.
+    UnknownVariable(String),
+    /// A shell option, flag or builtin that changes how bash reads or runs later commands
+    /// (`shopt -s expand_aliases`, `set -o posix`, `bash -l`, `unalias`, `declare -n`): what
+    /// was written, and what it does.
+    ShellState {
+        what: String,
+        effect: &'static str,
+    },
     /// A redirection to an absolute path, out of the workspace, or not known before it runs.
     Redirect(String),
     /// Control or invisible characters (other than tab and newline).
@@ -181,7 +195,15 @@ impl fmt::Display for ConcernKind {
             Self::ShellString(what) => write!(f, "`{what}` runs a string only known when it runs"),
             Self::Resplit(what) => write!(f, "`{what}` runs its arguments as shell text"),
             Self::DynamicName => write!(f, "a command name only known when it runs"),
-            Self::Environment(name) => write!(f, "setting {name} changes what runs"),
+            Self::Environment(name) => match lists::shell_var_effect(name) {
+                Some(effect) => write!(f, "assigns {name}, {effect}"),
+                None => write!(f, "setting {name} changes what runs"),
+            },
+            Self::UnknownVariable(raw) => write!(
+                f,
+                "assigns a variable named only when it runs ({raw}), which may be one bash reads"
+            ),
+            Self::ShellState { what, effect } => write!(f, "`{what}` {effect}"),
             Self::Redirect(target) => write!(f, "a redirection to {target}"),
             Self::ControlCharacter => write!(f, "control or invisible characters"),
             Self::WrapperOption(opt) => {

@@ -9,20 +9,17 @@ use std::rc::Rc;
 use brush_parser::ParserOptions;
 use brush_parser::ast::{
     self, AndOr, Assignment, AssignmentName, AssignmentValue, BinaryPredicate, Command,
-    CommandPrefixOrSuffixItem as Item, CompoundCommand, CompoundList, ExtendedTestExpr,
-    IoFileRedirectTarget, IoRedirect, Pipeline, SimpleCommand, UnaryPredicate,
+    CommandPrefixOrSuffixItem as Item, CompoundCommand, CompoundList, ExtendedTestExpr, IoRedirect,
+    Pipeline, SimpleCommand, UnaryPredicate,
 };
 
 use super::commands::Stdin;
 use super::fast;
-use super::lists::is_dangerous_env;
+use super::lists::{is_dangerous_assignment, is_dangerous_env};
 use super::source::{Node, SimpleNode, Src};
 use super::words::{self, Analysis};
 use super::{Concern, ConcernKind, MAX_PARTS, MAX_RECURSION, Parsed, Part, Role, Word, prescan};
 use crate::error::ParseError;
-
-/// Absolute redirection targets that reach nothing outside the command.
-const SAFE_DEVICES: [&str; 4] = ["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"];
 
 /// Where the shell's working directory is, relative to the workspace root.
 #[derive(Debug, Clone)]
@@ -31,16 +28,16 @@ pub(super) enum Cwd {
     Unknown,
 }
 
-struct PendingRedirect {
-    target: String,
-    cwd: Cwd,
-    context: String,
+pub(super) struct PendingRedirect {
+    pub(super) target: String,
+    pub(super) cwd: Cwd,
+    pub(super) context: String,
 }
 
 pub(super) struct Walker {
     pub(super) opts: ParserOptions,
     /// The text being walked (the command, or a nested `$(…)` body or `sh -c` string).
-    source: Rc<str>,
+    pub(super) source: Rc<str>,
     parts: Vec<Part>,
     concerns: Vec<Concern>,
     /// How many re-parses deep (`$(…)`, `sh -c`, `eval`).
@@ -51,7 +48,7 @@ pub(super) struct Walker {
     /// Inside a loop or function body, where a `cd` moves later iterations or calls too.
     pub(super) in_body: usize,
     pub(super) cwd_unreliable: bool,
-    redirects: Vec<PendingRedirect>,
+    pub(super) redirects: Vec<PendingRedirect>,
     /// Whether texts the fast reader can split skip the full grammar (off only to test that
     /// both read alike).
     fast: bool,
@@ -329,7 +326,15 @@ impl Walker {
                 self.in_body -= 1;
                 result
             }
-            CompoundCommand::Coprocess(c) => self.command_node(&c.body, false),
+            CompoundCommand::Coprocess(c) => {
+                // `coproc NAME …` assigns NAME (its descriptors) and NAME_PID.
+                if let Some(name) = &c.name {
+                    if is_dangerous_env(&name.value) {
+                        self.concern(ConcernKind::Environment(name.value.clone()), ctx);
+                    }
+                }
+                self.command_node(&c.body, false)
+            }
         }
     }
 
@@ -341,7 +346,7 @@ impl Walker {
     }
 
     /// A subshell's `cd` does not move the shell that started it.
-    fn subshell(&mut self, list: &CompoundList) -> Result<(), ParseError> {
+    pub(super) fn subshell(&mut self, list: &CompoundList) -> Result<(), ParseError> {
         let saved = self.cwd.clone();
         let result = self.list(list);
         self.cwd = saved;
@@ -417,7 +422,11 @@ impl Walker {
         self.take(analysis, context)
     }
 
-    fn take(&mut self, analysis: Analysis, context: &dyn Display) -> Result<Word, ParseError> {
+    pub(super) fn take(
+        &mut self,
+        analysis: Analysis,
+        context: &dyn Display,
+    ) -> Result<Word, ParseError> {
         for kind in analysis.concerns {
             self.concern(kind, context);
         }
@@ -459,6 +468,11 @@ impl Walker {
             // is no command; either way a listed name changes what runs.
             self.assignment(a, ctx)?;
         }
+        for name in self.fd_variables(cmd) {
+            if is_dangerous_env(&name) {
+                self.concern(ConcernKind::Environment(name), ctx);
+            }
+        }
         if words.is_empty() {
             return Ok(());
         }
@@ -492,14 +506,9 @@ impl Walker {
     }
 
     fn assignment(&mut self, a: &Assignment, cmd: &dyn Display) -> Result<(), ParseError> {
-        let name = match &a.name {
-            AssignmentName::VariableName(n) => n,
-            AssignmentName::ArrayElementName(n, index) => {
-                if !words::is_numeric_expression(index) {
-                    self.concern(ConcernKind::Arithmetic, cmd);
-                }
-                n
-            }
+        let (name, index) = match &a.name {
+            AssignmentName::VariableName(n) => (n, None),
+            AssignmentName::ArrayElementName(n, index) => (n, Some(index)),
         };
         match &a.value {
             AssignmentValue::Scalar(w) => self.scalar_assignment(name, &w.value, cmd)?,
@@ -515,6 +524,10 @@ impl Walker {
                 }
             }
         }
+        // After the name's own concern, which says more (`BASH_CMDS[ls]=…`).
+        if index.is_some_and(|i| !words::is_numeric_expression(i)) {
+            self.concern(ConcernKind::Arithmetic, cmd);
+        }
         Ok(())
     }
 
@@ -525,88 +538,12 @@ impl Walker {
         value: &str,
         cmd: &dyn Display,
     ) -> Result<(), ParseError> {
-        if is_dangerous_env(name) {
+        let analysis = words::analyze(value, &self.opts);
+        let literal = analysis.word.as_ref().and_then(Word::literal);
+        if is_dangerous_assignment(name, literal) {
             self.concern(ConcernKind::Environment(name.to_owned()), cmd);
         }
-        self.word(value, cmd).map(|_| ())
-    }
-
-    /// A redirection to or from a file named by `raw`; with `dup` (`>&`, `<&`), a number
-    /// (`>&2`, `<&0`, `>&-`, `>&3-`) copies a descriptor instead.
-    pub(super) fn file_redirect(
-        &mut self,
-        raw: &str,
-        dup: bool,
-        context: &dyn Display,
-    ) -> Result<(), ParseError> {
-        if dup
-            && raw
-                .trim_end_matches('-')
-                .bytes()
-                .all(|b| b.is_ascii_digit())
-        {
-            return Ok(());
-        }
-        self.redirect_target(raw, context)
-    }
-
-    fn redirect(&mut self, r: &IoRedirect, context: &dyn Display) -> Result<(), ParseError> {
-        match r {
-            IoRedirect::File(_, _, IoFileRedirectTarget::Filename(w))
-            | IoRedirect::OutputAndError(w, _) => self.file_redirect(&w.value, false, context),
-            IoRedirect::File(_, _, IoFileRedirectTarget::Duplicate(w)) => {
-                self.file_redirect(&w.value, true, context)
-            }
-            IoRedirect::File(_, _, IoFileRedirectTarget::Fd(_)) => Ok(()),
-            IoRedirect::File(_, _, IoFileRedirectTarget::ProcessSubstitution(_, sub)) => {
-                self.concern(ConcernKind::ProcessSubstitution, context);
-                self.subshell(&sub.list)
-            }
-            IoRedirect::HereDocument(_, doc) => {
-                if doc.requires_expansion {
-                    let analysis = words::analyze_heredoc(&doc.doc.value, &self.opts);
-                    self.take(analysis, context)?;
-                }
-                Ok(())
-            }
-            IoRedirect::HereString(_, w) => self.word(&w.value, context).map(|_| ()),
-        }
-    }
-
-    fn redirect_target(&mut self, raw: &str, context: &dyn Display) -> Result<(), ParseError> {
-        let analysis = words::analyze(raw, &self.opts);
-        let tilde = analysis.tilde;
-        let word = self.take(analysis, context)?;
-        match word {
-            Word::Literal(target) => {
-                if tilde {
-                    self.concern(
-                        ConcernKind::Redirect(format!("{target} in the home folder")),
-                        context,
-                    );
-                } else if target.starts_with('/') {
-                    if !SAFE_DEVICES.contains(&target.as_str()) {
-                        self.concern(
-                            ConcernKind::Redirect(format!("the absolute path {target}")),
-                            context,
-                        );
-                    }
-                } else {
-                    self.redirects.push(PendingRedirect {
-                        target,
-                        cwd: self.cwd.clone(),
-                        context: context.to_string(),
-                    });
-                }
-            }
-            Word::One(raw) | Word::Many { raw, .. } => {
-                self.concern(
-                    ConcernKind::Redirect(format!("{raw}, only known when it runs")),
-                    context,
-                );
-            }
-        }
-        Ok(())
+        self.take(analysis, cmd).map(|_| ())
     }
 }
 

@@ -408,6 +408,18 @@ fn parameter_concerns(expr: &ParameterExpr, raw: &str, out: &mut Analysis) {
     if !matches!(expr, P::Parameter { .. }) && (raw.contains("$(") || raw.contains('`')) {
         out.concerns.push(ConcernKind::CommandSubstitution);
     }
+    // `${NAME:=value}` assigns NAME when it is unset or empty (BASH_ENV usually is).
+    if let (P::AssignDefaultValues { .. }, Some(p)) = (expr, parameter) {
+        let name = match p {
+            Parameter::Named(n)
+            | Parameter::NamedWithIndex { name: n, .. }
+            | Parameter::NamedWithAllIndices { name: n, .. } => Some(n),
+            Parameter::Positional(_) | Parameter::Special(_) => None,
+        };
+        if let Some(name) = name.filter(|n| super::lists::is_dangerous_env(n)) {
+            out.concerns.push(ConcernKind::Environment(name.clone()));
+        }
+    }
     let evaluates = indirect
         || matches!(parameter, Some(Parameter::NamedWithIndex { index, .. }) if !is_numeric_expression(index))
         || matches!(expr, P::Substring { offset, length, .. }

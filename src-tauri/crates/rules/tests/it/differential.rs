@@ -137,6 +137,24 @@ const CASES: &[&str] = &[
     "cd - && echo > x",
     "cd $D && echo > x",
     "pushd x && echo > y",
+    // Variables and options bash reads (both readers hand words to the same judging).
+    "export PATH=\"/x:$PATH\" FOO=\"$x\"",
+    "export \"$v=1\" $w",
+    "printf -vPATH %s x; printf -v out %s x",
+    "read -aPATH -p \"$p\" x",
+    "declare -n r=PATH; declare -p PATH",
+    "unset PATH; unset -f ls",
+    "set -euo pipefail; set -k; set -- -k",
+    "shopt -s nullglob expand_aliases; shopt -q extdebug",
+    "bash -lc ls; bash -eo pipefail -c ls; sh -i",
+    "bash --rcfile x -c ls; bash --norc -c ls",
+    "LC_ALL=C ls; LC_ALL=zh_CN.GBK ls; LANG=$L ls",
+    "env -u PATH ls; env -i ls; env LANG=C ls",
+    "echo {PATH} >x; echo {x} >x",
+    "echo {PATH}>x",
+    "{PATH}>x",
+    "echo ${BASH_ENV:=x} \"${PATH:-x}\"",
+    "unalias ls",
 ];
 
 #[test]
@@ -271,6 +289,23 @@ const TOKENS: &[&str] = &[
     "a[1]=2",
     "A+=1",
     "$[1]",
+    "export",
+    "declare",
+    "-n",
+    "read",
+    "printf",
+    "-vPATH",
+    "unset",
+    "set",
+    "shopt",
+    "-s",
+    "-o",
+    "posix",
+    "bash",
+    "-l",
+    "LC_ALL=C",
+    "BASH_ENV=x",
+    "{PATH}",
 ];
 
 fn joined(picks: &[(usize, bool)]) -> String {

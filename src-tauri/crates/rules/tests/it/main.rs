@@ -8,4 +8,5 @@ mod differential;
 mod parse;
 mod properties;
 mod propose;
+mod shell_state;
 mod verdicts;
