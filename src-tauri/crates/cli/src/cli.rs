@@ -45,7 +45,7 @@ pub enum Command {
     Exec {
         #[command(flatten)]
         run: RunArgs,
-        /// The prompt; `-` reads it from standard input.
+        /// The prompt; `-` reads it from standard input (at most 4 MiB).
         prompt: String,
     },
     /// Continue a stored session with a new prompt: `resume SESSION PROMPT`, or
@@ -194,7 +194,8 @@ pub enum SessionsAction {
         id: String,
         #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
         format: ExportFormat,
-        /// Write to this file instead of standard output.
+        /// Write to this file instead of standard output (replaced whole; a symlink there
+        /// is refused, never written through).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
@@ -260,11 +261,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub trust: bool,
     /// Also write the final answer's text to this file (under --output-schema, the JSON that
-    /// matched it).
+    /// matched it). It is replaced whole; a symlink there is refused, never written through.
     #[arg(long, value_name = "FILE")]
     pub output_last_message: Option<PathBuf>,
     /// A JSON schema the final answer must match (one retry with the errors); exit 9 when it
-    /// still does not.
+    /// still does not. A regular file of at most 1 MiB, not a symlink.
     #[arg(long, value_name = "FILE")]
     pub output_schema: Option<PathBuf>,
 }

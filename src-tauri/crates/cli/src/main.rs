@@ -5,6 +5,7 @@ mod cli;
 mod compact;
 mod doctor;
 mod exit;
+mod files;
 mod keys;
 mod output;
 mod rewind;

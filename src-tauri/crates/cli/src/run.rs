@@ -1,7 +1,6 @@
 //! `paddock exec` and `paddock resume`: one prompt through the project's agent, recorded in a
 //! session, printed as it streams.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Code};
+use crate::files;
 use crate::keys::CliKeys;
 use crate::output::{self, Printer};
 
@@ -35,6 +35,15 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
     let prompt = read_prompt(prompt)?;
+    // The files named by flags are checked before anything is started or sent.
+    let output_schema = match &args.output_schema {
+        Some(path) => Some(read_schema(path)?),
+        None => None,
+    };
+    if let Some(path) = &args.output_last_message {
+        files::check_output(path)
+            .map_err(|e| CliError::usage(format!("--output-last-message: {}", e.message())))?;
+    }
     let root = canonical_dir(&project_dir(args.model.project.as_deref())?)?;
     let service = RunService::new(
         SessionStore::open_default()?,
@@ -46,7 +55,7 @@ pub async fn run(
     // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
     let live = LiveProject::new(root, ServerPath::Inherit).with_keys(Arc::new(CliKeys));
     let starting = say_while_mcp_starts(&live, &settings);
-    let result = run_prompt(args, &service, &live, target, prompt, cancel).await;
+    let result = run_prompt(args, &service, &live, target, prompt, output_schema, cancel).await;
     if let Some(task) = starting {
         task.abort();
     }
@@ -92,13 +101,10 @@ async fn run_prompt(
     live: &LiveProject,
     target: Target<'_>,
     prompt: String,
+    output_schema: Option<serde_json::Value>,
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
     let printer = Printer::new(args.json);
-    let output_schema = match &args.output_schema {
-        Some(path) => Some(read_schema(path)?),
-        None => None,
-    };
     let target = match target {
         Target::New => SessionTarget::New,
         Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
@@ -159,10 +165,11 @@ async fn run_prompt(
             Some(value) => format!("{value:#}\n"),
             None => result.output.clone(),
         };
-        if let Err(e) = std::fs::write(path, last) {
+        // Never through a link a repository committed at that name (`out.txt -> ~/.bashrc`).
+        if let Err(e) = files::write_output(path, &last, files::DEFAULT_MODE) {
             output::err(&format!(
-                "paddock: warning: cannot write the answer to {}: {e}",
-                path.display()
+                "paddock: warning: the answer was not written: {}",
+                e.message()
             ));
         }
     }
@@ -242,12 +249,8 @@ fn explain(
 
 /// The JSON schema in `path`, checked to be one.
 fn read_schema(path: &Path) -> Result<serde_json::Value, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::usage(format!(
-            "cannot read the output schema {}: {e}",
-            path.display()
-        ))
-    })?;
+    // A regular file of at most 1 MiB: not /dev/zero, not a FIFO that never answers.
+    let text = files::read_input("the output schema", path, files::MAX_SCHEMA_BYTES)?;
     let schema: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         CliError::usage(format!(
             "the output schema {} is not JSON: {e}",
@@ -293,11 +296,7 @@ pub fn project_dir(flag: Option<&Path>) -> Result<PathBuf, CliError> {
 /// The prompt argument; `-` reads standard input.
 fn read_prompt(arg: &str) -> Result<String, CliError> {
     let prompt = if arg == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::usage(format!("cannot read the prompt from stdin: {e}")))?;
-        text
+        files::read_stdin("the prompt", files::MAX_STDIN_PROMPT_BYTES)?
     } else {
         arg.to_owned()
     };

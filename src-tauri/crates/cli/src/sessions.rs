@@ -1,11 +1,12 @@
 //! `paddock sessions`: the stored conversations of one project.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use paddock_host::session::{SessionStore, to_json, to_markdown, write_export};
+use paddock_host::session::{SessionStore, to_json, to_markdown};
 
 use crate::cli::{ExportFormat, SessionsAction};
 use crate::exit::{CliError, Code};
+use crate::files;
 use crate::output;
 use crate::run::project_dir;
 
@@ -104,9 +105,9 @@ fn write_out(path: Option<&Path>, text: &str) -> Result<Code, CliError> {
     match path {
         None => output::out(text),
         Some(p) => {
-            write_export(p, text).map_err(|e| {
-                CliError::failure(format!("cannot write {}: {e}", PathBuf::from(p).display()))
-            })?;
+            // Never through a link at that name; a new file is the user's only, as the
+            // session it came from.
+            files::write_output(p, text, files::PRIVATE_MODE)?;
             output::err(&format!("paddock: wrote {}", p.display()));
         }
     }

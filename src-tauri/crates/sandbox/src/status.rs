@@ -212,7 +212,9 @@ fn walled(
             Enforced,
             &format!(
                 "read-only everywhere but the workspace and its TMPDIR (.git and .paddock \
-                 read-only too; no chmod or timestamps outside){}",
+                 read-only too; no chmod or timestamps outside); every repository's config, \
+                 hooks and files other programs run (.envrc, editor tasks) read-only, and \
+                 what a command adds there held for your approval{}",
                 if gaps.pinned > 0 {
                     format!(
                         "; {} file(s) linked from outside kept read-only",

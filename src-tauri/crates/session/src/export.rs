@@ -116,11 +116,23 @@ pub fn to_markdown(session: &LoadedSession) -> String {
 /// transcript can hold what the agent read: keys in a .env, say), as the sessions are.
 pub fn write_export(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let mut file = crate::store::private_file()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)?;
+    let mut options = crate::store::private_file();
+    options.write(true).create(true);
+    // Never through a link at the final name (a repository can commit one), and never
+    // truncating a FIFO or device open: opened first, checked, then cut.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+    );
+    let mut file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    file.set_len(0)?;
     file.write_all(text.as_bytes())
 }
 
@@ -174,6 +186,33 @@ mod tests {
     use super::*;
     use paddock_protocol::{ExitReason, SessionHeader, TokenUsage, ToolCall, ToolResult};
     use serde_json::json;
+
+    /// The desktop writes exports here: a link at the name (a repository can commit one) is
+    /// refused, not followed; a FIFO is refused at once. Before: the victim was overwritten.
+    #[cfg(unix)]
+    #[test]
+    fn an_export_never_writes_through_a_link_or_into_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let link = dir.path().join("export.md");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        assert!(write_export(&link, "transcript").is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        assert!(write_export(&fifo, "transcript").is_err());
+        let plain = dir.path().join("plain.md");
+        std::fs::write(&plain, "a much longer old text").unwrap();
+        write_export(&plain, "new").unwrap();
+        assert_eq!(std::fs::read_to_string(&plain).unwrap(), "new");
+    }
 
     fn run(events: &mut Vec<AgentEvent>) {
         events.push(AgentEvent::RunStarted {

@@ -7,6 +7,7 @@ mod doctor;
 mod exec;
 mod exit_codes;
 mod hostile;
+mod hostile_files;
 mod hostile_grants;
 mod hostile_trust;
 mod instructions;
