@@ -422,3 +422,29 @@ impl Drop for TmpDir {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A killed run's TMPDIR goes at the next start; a live process's stays, and so does
+    /// anything not named like ours.
+    #[test]
+    fn leftovers_of_dead_processes_are_swept() {
+        let temp = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let gone = temp.path().join(format!("{TMP_PREFIX}{dead}-0-1"));
+        let live = temp
+            .path()
+            .join(format!("{TMP_PREFIX}{}-0-1", std::process::id()));
+        let other = temp.path().join("paddock-bash-notapid");
+        for d in [&gone, &live, &other] {
+            std::fs::create_dir_all(d.join("x")).unwrap();
+        }
+        sweep_leftovers(temp.path());
+        assert!(!gone.exists());
+        assert!(live.exists() && other.exists());
+    }
+}

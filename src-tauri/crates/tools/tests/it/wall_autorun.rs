@@ -103,20 +103,24 @@ async fn existing_repositories_keep_their_config_and_hooks() {
         "printf '#!/bin/sh\\n{}\\n' > nested/.git/hooks/pre-commit; chmod +x nested/.git/hooks/pre-commit",
         payload(&w)
     );
-    for attack in [
-        format!("git -C nested config core.fsmonitor '{}'", payload(&w)),
-        format!(
-            "echo '[core]\n\tfsmonitor = {}' >> nested/.git/config",
-            payload(&w)
-        ),
-        hook,
-    ] {
-        w.confined(&attack).await;
-        assert!(!users_git_runs_it(&w, "nested"), "{attack}");
-        assert!(
-            !w.ws.join("nested/.git/hooks/pre-commit").exists(),
-            "{attack}"
-        );
+    let mut ns = ToolEnv::clone(&w.env);
+    ns.sandbox.strongest = Some(Engine::Namespaces);
+    for env in [&w.env, &ns] {
+        for attack in [
+            format!("git -C nested config core.fsmonitor '{}'", payload(&w)),
+            format!(
+                "echo '[core]\n\tfsmonitor = {}' >> nested/.git/config",
+                payload(&w)
+            ),
+            hook.clone(),
+        ] {
+            let seen = call(env, "bash", json!({"command": attack})).await;
+            assert!(!users_git_runs_it(&w, "nested"), "{attack}: {}", seen.text);
+            assert!(
+                !w.ws.join("nested/.git/hooks/pre-commit").exists(),
+                "{attack}"
+            );
+        }
     }
     assert_eq!(
         std::fs::read_to_string(w.ws.join("nested/.git/config")).unwrap(),
