@@ -29,6 +29,13 @@ pub trait CallRules: Send + Sync {
     /// The narrowest rules that would allow this call ("Always allow"); `None` when no rule
     /// can (the call has a construct that always asks).
     fn propose(&self, tool: &str, input: &Value) -> Option<Vec<String>>;
+
+    /// The rules for a path a search tool found inside its walk (`rel`: relative to the
+    /// workspace, real: the walk follows no link), so grep and glob over a folder leave out
+    /// what the rules keep from that tool.
+    fn decide_found(&self, tool: &str, rel: &str) -> RuleVerdict {
+        self.decide(tool, &serde_json::json!({ "path": rel }))
+    }
 }
 
 /// The rules in force, replaceable while runs go on (a rule saved from an approval card

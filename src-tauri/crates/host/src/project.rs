@@ -35,6 +35,8 @@ impl Project {
             project_root: Some(self.root.clone()),
             workspace_mode: self.settings.workspace,
             secrets,
+            // The project's argument rules arrive with the tools (`ProjectTools`).
+            rules: paddock_core::RuleBook::default(),
             sandbox: SandboxConfig {
                 bash_network: self.settings.bash_network,
                 allow_unconfined: self.settings.allow_unconfined_bash,

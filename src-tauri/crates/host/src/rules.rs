@@ -43,6 +43,23 @@ impl CallRules for ProjectRules {
         self.rules.may_allow(tool)
     }
 
+    // A found path is real (the walker follows no link): judged as named, without resolving.
+    fn decide_found(&self, tool: &str, rel: &str) -> RuleVerdict {
+        if self.rules.is_empty() {
+            return RuleVerdict {
+                action: None,
+                why: String::new(),
+            };
+        }
+        let verdict = self
+            .rules
+            .decide(tool, &serde_json::json!({ "path": rel }), &self.workspace);
+        RuleVerdict {
+            action: verdict.action.map(grant_of),
+            why: verdict.why,
+        }
+    }
+
     fn propose(&self, tool: &str, input: &Value) -> Option<Vec<String>> {
         crate::rule_paths::propose(tool, input, &self.workspace)
     }

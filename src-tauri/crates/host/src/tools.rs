@@ -86,7 +86,10 @@ impl ProjectTools {
     ) -> Result<Self, HostError> {
         crate::rules::load_into(rules, project)?;
         let s = &project.settings;
-        let env = project.tool_env(secrets);
+        let env = Arc::new(ToolEnv {
+            rules: rules.clone(),
+            ..ToolEnv::clone(&project.tool_env(secrets))
+        });
         let sandbox = env.sandbox_status();
         let team = (!s.teammates.is_empty()).then(|| match team_model {
             Some(m) => team(project, m.name, &m.model, rules),

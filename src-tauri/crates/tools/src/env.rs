@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use paddock_core::RuleBook;
 use paddock_protocol::{SandboxStatus, WorkspaceMode};
 use paddock_sandbox::{PathGuard, SandboxConfig};
 
@@ -21,6 +22,8 @@ pub struct ToolEnv {
     /// bash's OS sandbox: on/off, network grant, whether unconfined bash is acceptable,
     /// the session's private TMPDIR.
     pub sandbox: SandboxConfig,
+    /// The project's argument rules: grep and glob leave out what they keep from them.
+    pub rules: RuleBook,
 }
 
 impl ToolEnv {

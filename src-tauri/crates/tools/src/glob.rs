@@ -9,9 +9,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::walk::{PathMatcher, Walk, relative_to};
+use super::walk::{PathMatcher, Screen, Walk, relative_to};
 use super::{blocking, path_error};
-use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
+use paddock_core::{CallRules, ToolContext, ToolError, ToolOutput, TypedTool};
 use paddock_sandbox::{PathGuard, display_rel};
 
 use crate::ToolEnv;
@@ -61,12 +61,22 @@ impl TypedTool for GlobTool {
 
     async fn run(&self, input: GlobInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
-        blocking(move || glob(&guard, &input).map(ToolOutput::ok)).await
+        let rules = self.env.rules.current();
+        blocking(move || glob_screened(&guard, &input, rules).map(ToolOutput::ok)).await
     }
 }
 
 /// Runs a glob and formats the answer. Public so benchmarks can call it directly.
 pub fn glob(guard: &PathGuard, input: &GlobInput) -> Result<String, ToolError> {
+    glob_screened(guard, input, None)
+}
+
+/// As [`glob`], leaving out what `rules` keep from the tool.
+fn glob_screened(
+    guard: &PathGuard,
+    input: &GlobInput,
+    rules: Option<Arc<dyn CallRules>>,
+) -> Result<String, ToolError> {
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
     let matcher = PathMatcher::new(&input.pattern).map_err(ToolError::InvalidInput)?;
     let root = guard.open_root().map_err(path_error)?;
@@ -83,7 +93,8 @@ pub fn glob(guard: &PathGuard, input: &GlobInput) -> Result<String, ToolError> {
     let real_root = root.real_path();
     let found = AtomicUsize::new(0);
     let capped = AtomicBool::new(false);
-    let walk = Walk::new(&search_dir).map_err(ToolError::Failed)?;
+    let screen = Screen::for_tool(rules, "glob", root.real_path());
+    let walk = Walk::new(&search_dir, screen).map_err(ToolError::Failed)?;
     let mut paths: Vec<PathBuf> = walk.collect(|| {
         let matcher = matcher.clone();
         let (found, capped, search_dir) = (&found, &capped, &search_dir);

@@ -12,9 +12,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::walk::{PathMatcher, Walk, relative_to};
+use super::walk::{PathMatcher, Screen, Walk, relative_to};
 use super::{blocking, path_error};
-use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
+use paddock_core::{CallRules, ToolContext, ToolError, ToolOutput, TypedTool};
 use paddock_sandbox::{PathGuard, Redactor, Root, display_rel};
 
 use crate::ToolEnv;
@@ -80,8 +80,10 @@ impl TypedTool for GrepTool {
     async fn run(&self, input: GrepInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
         let redactor = Redactor::new(self.env.secrets.clone());
+        let rules = self.env.rules.current();
         blocking(move || {
-            grep(&guard, &input).map(|text| ToolOutput::ok(redactor.redact_exact(&text)))
+            grep_screened(&guard, &input, rules)
+                .map(|text| ToolOutput::ok(redactor.redact_exact(&text)))
         })
         .await
     }
@@ -96,6 +98,15 @@ struct Hit {
 
 /// Runs a search and formats the answer. Public so benchmarks can call it directly.
 pub fn grep(guard: &PathGuard, input: &GrepInput) -> Result<String, ToolError> {
+    grep_screened(guard, input, None)
+}
+
+/// As [`grep`], leaving out what `rules` keep from the tool.
+fn grep_screened(
+    guard: &PathGuard,
+    input: &GrepInput,
+    rules: Option<Arc<dyn CallRules>>,
+) -> Result<String, ToolError> {
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(input.ignore_case)
@@ -123,7 +134,8 @@ pub fn grep(guard: &PathGuard, input: &GrepInput) -> Result<String, ToolError> {
     let found = AtomicUsize::new(0);
     let capped = AtomicBool::new(false);
     let files_only = input.files_only;
-    let walk = Walk::new(&search_dir).map_err(ToolError::Failed)?;
+    let screen = Screen::for_tool(rules, "grep", root.real_path());
+    let walk = Walk::new(&search_dir, screen).map_err(ToolError::Failed)?;
     let mut hits: Vec<Hit> = walk.collect(|| {
         let root = root.clone();
         let matcher = matcher.clone();

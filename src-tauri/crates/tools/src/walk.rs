@@ -3,10 +3,13 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use paddock_core::CallRules;
+use paddock_protocol::Grant;
 use paddock_sandbox::{check_readable, display_rel};
 
 /// Folders never walked into: version control, dependencies, caches.
@@ -38,11 +41,56 @@ const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 pub struct Walk {
     builder: WalkBuilder,
     skipped: Arc<Mutex<Vec<String>>>,
+    screen: Option<Arc<Screen>>,
+}
+
+/// The project's rules as a search tool's walk meets them: a file or folder the rules deny
+/// the tool (or would ask about) is left out, so searching a folder never reads what
+/// naming the file would not.
+pub struct Screen {
+    rules: Arc<dyn CallRules>,
+    tool: &'static str,
+    /// The workspace root (rules are relative to it).
+    root: PathBuf,
+    left_out: AtomicUsize,
+}
+
+impl Screen {
+    /// The screen for `tool` under `rules` (the project's, if it has any), in a workspace
+    /// whose real root is `root`.
+    pub fn for_tool(
+        rules: Option<Arc<dyn CallRules>>,
+        tool: &'static str,
+        root: &Path,
+    ) -> Option<Arc<Self>> {
+        rules.map(|rules| {
+            Arc::new(Self {
+                rules,
+                tool,
+                root: root.to_path_buf(),
+                left_out: AtomicUsize::new(0),
+            })
+        })
+    }
+
+    /// Whether the rules keep `path` from the tool (deny, or ask: a search cannot ask).
+    fn keeps_out(&self, path: &Path) -> bool {
+        let rel = display_rel(&relative_to(path, &self.root));
+        let out = matches!(
+            self.rules.decide_found(self.tool, &rel).action,
+            Some(Grant::Deny | Grant::Ask)
+        );
+        if out {
+            self.left_out.fetch_add(1, Ordering::Relaxed);
+        }
+        out
+    }
 }
 
 impl Walk {
     /// Refuses, with the reason, a folder whose own ignore files cannot be read safely.
-    pub fn new(dir: &Path) -> Result<Self, String> {
+    /// `screen` leaves out what the rules keep from the tool.
+    pub fn new(dir: &Path, screen: Option<Arc<Screen>>) -> Result<Self, String> {
         if let Some(why) = unsafe_ignore_file(dir) {
             return Err(format!("{why}; the search was not run"));
         }
@@ -52,6 +100,7 @@ impl Walk {
         let skipped = Arc::new(Mutex::new(Vec::new()));
         let noted = skipped.clone();
         let base = dir.to_path_buf();
+        let screening = screen.clone();
         let mut builder = WalkBuilder::new(dir);
         builder
             .hidden(false)
@@ -61,6 +110,12 @@ impl Walk {
             .follow_links(false)
             .threads(threads)
             .filter_entry(move |entry| {
+                if screening
+                    .as_ref()
+                    .is_some_and(|s| s.keeps_out(entry.path()))
+                {
+                    return false;
+                }
                 if !entry.file_type().is_some_and(|t| t.is_dir()) {
                     return true;
                 }
@@ -83,7 +138,11 @@ impl Walk {
                     }
                 }
             });
-        Ok(Self { builder, skipped })
+        Ok(Self {
+            builder,
+            skipped,
+            screen,
+        })
     }
 
     /// Runs `visit` on every regular file of the walk, in parallel, each thread gathering
@@ -119,15 +178,27 @@ impl Walk {
         skipped
     }
 
-    /// A line for the result when folders were skipped.
+    /// A line for the result when folders were skipped or left out by the rules.
     pub fn skipped_note(&self) -> Option<String> {
         let skipped = self.skipped();
-        (!skipped.is_empty()).then(|| {
-            format!(
+        let mut lines = Vec::new();
+        if !skipped.is_empty() {
+            lines.push(format!(
                 "[not searched, their ignore files are not plain files: {}]",
                 skipped.join(", ")
-            )
-        })
+            ));
+        }
+        let left_out = self
+            .screen
+            .as_ref()
+            .map_or(0, |s| s.left_out.load(Ordering::Relaxed));
+        if left_out > 0 {
+            lines.push(format!(
+                "[{left_out} file(s) or folder(s) left out: the project's rules deny them to \
+                 this tool or ask first]"
+            ));
+        }
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 

@@ -300,3 +300,43 @@ async fn a_real_run_does_not_read_a_denied_file_through_a_link() {
     assert!(!sent.contains("TOPSECRET"), "{sent}");
     assert!(sent.contains("secrets/**"), "{sent}");
 }
+
+/// A search over a folder leaves out what the rules deny the search tool: before, `grep`
+/// over the whole workspace returned TOPSECRET-4711 from secrets/key.txt under a
+/// `secrets/**` deny rule (only the searched path, `.`, was judged), and `glob` listed it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_over_a_folder_leaves_out_what_the_rules_deny() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::tool_call("grep", json!({ "pattern": "TOPSECRET|hello" })),
+        Reply::tool_call("glob", json!({ "pattern": "**/*" })),
+        Reply::text("done"),
+    ]);
+    let mut ws = secrets_denied();
+    let s = &mut ws.project.settings;
+    s.provider = Some(ProviderKind::OpenAiCompatible);
+    s.base_url = Some(server.url());
+    s.model = Some("fake".into());
+    let rt = ProjectRuntime::new(
+        ws.project.clone(),
+        &RunOptions::default(),
+        None,
+        Vec::new(),
+        &RunLimits::default(),
+    )
+    .unwrap();
+    let result = rt.agent().run_fresh("search everything").await;
+    assert!(result.error.is_none(), "{:?}", result.error);
+    let bodies: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.contains("chat/completions"))
+        .map(|r| r.body.to_string())
+        .collect();
+    assert_eq!(bodies.len(), 3, "{bodies:?}");
+    let (after_grep, after_glob) = (&bodies[1], &bodies[2]);
+    assert!(after_grep.contains("docs/readme.md"), "{after_grep}");
+    assert!(!after_grep.contains("TOPSECRET-4711"), "{after_grep}");
+    assert!(after_grep.contains("left out"), "{after_grep}");
+    assert!(!after_glob.contains("secrets/key.txt"), "{after_glob}");
+}
