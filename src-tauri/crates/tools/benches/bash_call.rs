@@ -85,5 +85,54 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The same call in a workspace of 10,000 files with three nested repositories: what
+/// scanning it before and after the call (for files other programs run) and pinning their
+/// config and hooks costs.
+fn bench_large(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    for d in 0..100 {
+        let folder = ws.join(format!("src/m{d:03}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for f in 0..100 {
+            std::fs::write(folder.join(format!("f{f:03}.rs")), "fn x() {}\n").unwrap();
+        }
+    }
+    for r in 0..3 {
+        let git = ws.join(format!("vendor/r{r}/.git"));
+        for sub in ["objects", "refs/heads", "hooks"] {
+            std::fs::create_dir_all(git.join(sub)).unwrap();
+        }
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
+    }
+    let env = ToolEnv::at(&ws);
+    if !matches!(
+        env.sandbox_status().engine,
+        paddock_protocol::SandboxEngine::Bubblewrap { .. }
+    ) {
+        eprintln!("bubblewrap_10k_files: no bubblewrap here");
+        return;
+    }
+    let mut registry = ToolRegistry::new();
+    register_builtin_tools(&mut registry, &Arc::new(env)).unwrap();
+    let bash = registry.get("bash").unwrap().clone();
+    let ctx = context();
+    let mut group = c.benchmark_group("bash_true");
+    group.sample_size(20);
+    group.bench_function("bubblewrap_10k_files", |b| {
+        b.iter(|| {
+            rt.block_on(bash.call(&json!({"command": "true"}), &ctx))
+                .unwrap()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_large);
 criterion_main!(benches);

@@ -639,6 +639,19 @@ async fn ordinary_work_still_works_inside() {
             "CARGO-OK",
         ),
         (
+            "cargo build and test",
+            "mkdir -p hello/src && cd hello && printf '[package]\\nname = \"hello\"\\nversion = \
+             \"0.1.0\"\\nedition = \"2021\"\\n[workspace]\\n' > Cargo.toml && printf 'fn main() \
+             { println!(\"Hello, world!\"); }\\n#[test]\\nfn t() {}\\n' > src/main.rs && \
+             cargo test -q --offline 2>&1 && cargo run -q --offline",
+            "Hello, world!",
+        ),
+        (
+            "npm project",
+            "npm init -y > /dev/null && npm pkg set scripts.hi='echo NPM-RUN-OK' && npm run -s hi",
+            "NPM-RUN-OK",
+        ),
+        (
             "temporary files",
             "f=$(mktemp) && echo x > $f && cat $f && echo TMP-OK",
             "TMP-OK",
