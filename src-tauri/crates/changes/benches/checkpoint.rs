@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use paddock_changes::CheckpointStore;
-use paddock_sandbox::PathGuard;
+use paddock_guard::PathGuard;
 
 const TOP: usize = 10;
 const SUB: usize = 10;

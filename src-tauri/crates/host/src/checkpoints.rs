@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use paddock_changes::{CheckpointStore, Snapshot};
 use paddock_core::{RecordError, Recorded, WorkspaceRecorder};
+use paddock_guard::PathGuard;
 use paddock_protocol::ChangeSummary;
-use paddock_sandbox::PathGuard;
 
 use crate::HostError;
 

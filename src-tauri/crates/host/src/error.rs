@@ -1,5 +1,5 @@
 use paddock_core::ModelError;
-use paddock_sandbox::PathError;
+use paddock_guard::PathError;
 use paddock_session::SessionError;
 
 use paddock_protocol::{TrustItem, TrustState};

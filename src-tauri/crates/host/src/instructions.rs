@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use paddock_core::compaction::tokens_of_chars;
+use paddock_guard::{UntrustedFileError, read_untrusted_head};
 use paddock_protocol::InstructionFile;
-use paddock_sandbox::{UntrustedFileError, read_untrusted_head};
 
 /// Looked for at the project root, in this order; the first found is used.
 pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];

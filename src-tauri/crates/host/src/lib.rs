@@ -44,9 +44,9 @@ pub use paddock_changes::unified as unified_diff;
 pub use paddock_core::structured::check_schema;
 pub use paddock_core::tool::one_line;
 pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError};
+pub use paddock_guard::{PathError, UntrustedFileError, display_rel, read_untrusted};
 pub use paddock_mcp::{DEFAULT_START_TIMEOUT as MCP_START_TIMEOUT, ServerPath};
 pub use paddock_providers::ApiKey;
-pub use paddock_sandbox::{PathError, UntrustedFileError, display_rel, read_untrusted};
 
 /// When this process was started as the sandbox helper (`PROGRAM __sandbox-helper ...`):
 /// builds the wall and becomes the command; returns only the exit status of a failure.

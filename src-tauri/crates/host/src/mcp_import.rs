@@ -96,7 +96,7 @@ pub fn read_project_file(root: &Path) -> Result<Option<(PathBuf, String)>, Field
     else {
         return Ok(None);
     };
-    let text = paddock_sandbox::read_untrusted(&path, MAX_IMPORT_BYTES as u64)
+    let text = paddock_guard::read_untrusted(&path, MAX_IMPORT_BYTES as u64)
         .map_err(|e| FieldError::new("mcpServers", e.to_string()))?;
     Ok(Some((path, text)))
 }

@@ -1,8 +1,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use paddock_guard::READ_ONLY_DIRS;
 use paddock_protocol::{ProjectSettings, SandboxStatus};
-use paddock_sandbox::{READ_ONLY_DIRS, SandboxConfig};
+use paddock_sandbox::SandboxConfig;
 use paddock_tools::ToolEnv;
 
 use crate::{HostError, settings};

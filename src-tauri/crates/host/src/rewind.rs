@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use paddock_guard::PathGuard;
 use paddock_protocol::{AgentEvent, FileChange, RewindInfo, RewindMode, RewindPreview};
-use paddock_sandbox::PathGuard;
 use paddock_session::{LastRewind, LoadedSession, RewindPoint};
 use serde::{Deserialize, Serialize};
 

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
+use paddock_guard::PathGuard;
 use paddock_rules::{Action, FILE_TOOLS, Rules, Verdict};
-use paddock_sandbox::PathGuard;
 use serde_json::Value;
 
 /// Longest path quoted in a `why`.

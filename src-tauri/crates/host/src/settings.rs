@@ -7,7 +7,7 @@ use paddock_protocol::{ProjectSettings, SETTINGS_VERSION};
 use serde_json::Value;
 
 use paddock_core::GrantPolicy;
-use paddock_sandbox::{UntrustedFileError, read_untrusted};
+use paddock_guard::{UntrustedFileError, read_untrusted};
 
 pub const SETTINGS_DIR: &str = ".paddock";
 pub const SETTINGS_FILE: &str = "settings.json";

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::path::Path;
 
+use paddock_guard::{PathError, PathGuard, display_rel};
 use paddock_protocol::{FilePreview, WorkspaceEntry, WorkspaceTree};
-use paddock_sandbox::{PathError, PathGuard, display_rel};
 use paddock_tools::SKIPPED_DIRS;
 
 use crate::HostError;

@@ -436,7 +436,7 @@ fn prepare(
 /// or device, bounded.
 fn read_env_file(path: &Path) -> Result<BTreeMap<String, String>, String> {
     let shown = path.display();
-    let text = paddock_sandbox::read_untrusted(path, MAX_ENV_FILE_BYTES)
+    let text = paddock_guard::read_untrusted(path, MAX_ENV_FILE_BYTES)
         .map_err(|e| format!("envFile {shown}: {e}"))?;
     let mut out = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {

@@ -1,6 +1,7 @@
-//! Where tools may reach: the path guard that keeps file access beneath the workspace, and
-//! the wall bash runs behind (bubblewrap, the helper's own namespaces, or Landlock), with its
-//! environment, redaction and an honest account of what each host enforces.
+//! The wall bash runs behind (bubblewrap, the helper's own namespaces, or Landlock): what a
+//! command sees, the files other programs run that it may not change unseen, its
+//! environment and redaction, and an honest account of what each host enforces. File access
+//! beneath the workspace is `paddock-guard`'s.
 
 #[cfg(unix)]
 pub mod autorun;
@@ -16,12 +17,8 @@ mod hardlinks;
 pub mod helper;
 #[cfg(target_os = "linux")]
 mod linux;
-mod path_guard;
 pub mod policy;
-mod put;
 mod redact;
-mod replace;
-mod resolve;
 #[cfg(unix)]
 mod runtime;
 #[cfg(target_os = "linux")]
@@ -29,7 +26,6 @@ mod seccomp;
 #[cfg(unix)]
 mod sockets;
 mod status;
-mod untrusted;
 #[cfg(unix)]
 mod view;
 
@@ -39,11 +35,8 @@ pub use confine::{Confinement, ConfinementError, describe};
 pub use env::{ENV_ALLOW_LIST, looks_secret, scrubbed_env};
 #[cfg(target_os = "linux")]
 pub use helper::{HELPER_SUBCOMMAND, HelperCommand};
-pub use path_guard::{PathError, PathGuard, READ_ONLY_DIRS, Root};
 pub use policy::Engine;
 pub use redact::{REDACTED, Redactor};
-pub use resolve::{MAX_SYMLINK_HOPS, Resolved, display_rel};
-pub use untrusted::{UntrustedFileError, check_readable, read_untrusted, read_untrusted_head};
 #[cfg(unix)]
 pub use view::{View, own_dirs, private_folders};
 

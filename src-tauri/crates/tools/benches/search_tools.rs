@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use paddock_sandbox::PathGuard;
+use paddock_guard::PathGuard;
 use paddock_tools::glob::{self, GlobInput};
 use paddock_tools::grep::{self, GrepInput};
 

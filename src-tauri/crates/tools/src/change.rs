@@ -5,8 +5,8 @@ use std::io::Read;
 
 use paddock_changes::{MAX_DIFF_BYTES, file_change};
 use paddock_core::{ToolContext, ToolError, WriteScope};
+use paddock_guard::{PathError, PathGuard, Root};
 use paddock_protocol::{CallPreview, ChangeKind, DiffBody, FileChange};
-use paddock_sandbox::{PathError, PathGuard, Root};
 
 use super::path_error;
 

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use paddock_core::RuleBook;
+use paddock_guard::PathGuard;
 use paddock_protocol::{SandboxStatus, WorkspaceMode};
-use paddock_sandbox::{PathGuard, SandboxConfig};
+use paddock_sandbox::SandboxConfig;
 
 /// The default has no workspace (file tools refuse) and the safest sandbox.
 #[derive(Debug, Clone, Default)]

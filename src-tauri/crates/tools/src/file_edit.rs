@@ -11,8 +11,8 @@ use super::change::{Current, change_to, check_approved, path_scope, preview_of};
 use super::{blocking, count_lines, path_error};
 use paddock_changes::{MAX_DIFF_BYTES, file_change};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
+use paddock_guard::{PathGuard, Root};
 use paddock_protocol::{CallPreview, FileChange};
-use paddock_sandbox::{PathGuard, Root};
 
 use crate::ToolEnv;
 

@@ -9,7 +9,8 @@ use serde::Deserialize;
 
 use super::{blocking, path_error};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
-use paddock_sandbox::{PathGuard, Redactor};
+use paddock_guard::PathGuard;
+use paddock_sandbox::Redactor;
 
 use crate::ToolEnv;
 

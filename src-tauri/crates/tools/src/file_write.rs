@@ -8,8 +8,8 @@ use std::sync::Arc;
 use super::change::{Current, change_to, check_approved, current, path_scope, preview_of};
 use super::{blocking, count_lines, path_error};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
+use paddock_guard::{PathError, PathGuard};
 use paddock_protocol::{CallPreview, FileChange};
-use paddock_sandbox::{PathError, PathGuard};
 
 use crate::ToolEnv;
 

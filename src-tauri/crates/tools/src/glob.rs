@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::walk::{PathMatcher, Screen, Walk, relative_to};
 use super::{blocking, path_error};
 use paddock_core::{CallRules, ToolContext, ToolError, ToolOutput, TypedTool};
-use paddock_sandbox::{PathGuard, display_rel};
+use paddock_guard::{PathGuard, display_rel};
 
 use crate::ToolEnv;
 

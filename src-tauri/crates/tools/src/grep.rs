@@ -15,7 +15,8 @@ use serde_json::Value;
 use super::walk::{PathMatcher, Screen, Walk, relative_to};
 use super::{blocking, path_error};
 use paddock_core::{CallRules, ToolContext, ToolError, ToolOutput, TypedTool};
-use paddock_sandbox::{PathGuard, Redactor, Root, display_rel};
+use paddock_guard::{PathGuard, Root, display_rel};
+use paddock_sandbox::Redactor;
 
 use crate::ToolEnv;
 

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use paddock_changes::file_change;
 use paddock_core::approval::Verdict;
 use paddock_core::{ToolContext, ToolError};
+use paddock_guard::PathGuard;
 use paddock_protocol::{CallPreview, FileChange};
-use paddock_sandbox::PathGuard;
 use paddock_sandbox::autorun::{self, Held};
 
 use crate::ToolEnv;

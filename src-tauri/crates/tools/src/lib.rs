@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use paddock_core::tool::{RegistryError, typed};
 use paddock_core::{ToolError, ToolRegistry};
-use paddock_sandbox::PathError;
+use paddock_guard::PathError;
 use serde_json::Value;
 
 /// Registers file_read, file_write, file_edit, grep, glob and bash, working in `env`. They

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use paddock_core::CallRules;
+use paddock_guard::{check_readable, display_rel};
 use paddock_protocol::Grant;
-use paddock_sandbox::{check_readable, display_rel};
 
 /// Folders never walked into: version control, dependencies, caches.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -208,10 +208,10 @@ fn unsafe_ignore_file(dir: &Path) -> Option<String> {
         check_readable(&dir.join(name), MAX_IGNORE_BYTES)
             .err()
             .map(|e| match e {
-                paddock_sandbox::UntrustedFileError::NotRegular { .. } => {
+                paddock_guard::UntrustedFileError::NotRegular { .. } => {
                     format!("its {name} is not a regular file")
                 }
-                paddock_sandbox::UntrustedFileError::TooBig { .. } => {
+                paddock_guard::UntrustedFileError::TooBig { .. } => {
                     format!("its {name} is over {MAX_IGNORE_BYTES} bytes")
                 }
                 other => other.to_string(),

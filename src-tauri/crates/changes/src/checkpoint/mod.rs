@@ -24,8 +24,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use paddock_guard::{PathError, PathGuard, Root};
 use paddock_protocol::{ChangeSummary, FileChange};
-use paddock_sandbox::{PathError, PathGuard, Root};
 use serde::{Deserialize, Serialize};
 
 use cache::StatCache;

@@ -11,8 +11,8 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use paddock_guard::{PathError, PathGuard, Root};
 use paddock_protocol::ChangeSummary;
-use paddock_sandbox::{PathError, PathGuard, Root};
 use serde::{Deserialize, Serialize};
 
 use super::compare::{self, Delta, read_tree};

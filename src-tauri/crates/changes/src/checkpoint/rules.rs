@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use paddock_sandbox::{UntrustedFileError, read_untrusted};
+use paddock_guard::{UntrustedFileError, read_untrusted};
 
 use super::{MAX_IGNORE_FILE_BYTES, SkipReason, Skipped};
 

@@ -10,7 +10,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use paddock_sandbox::{PathError, READ_ONLY_DIRS, Root};
+use paddock_guard::{PathError, READ_ONLY_DIRS, Root};
 use rustix::fs::{AtFlags, FileType};
 use rustix::io::Errno;
 

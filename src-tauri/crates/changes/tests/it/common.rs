@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use paddock_changes::{CheckpointStore, Snapshot};
-use paddock_sandbox::PathGuard;
+use paddock_guard::PathGuard;
 
 /// Longer than the store's racy window: files older than this are trusted by the cache.
 pub const SETTLE: Duration = Duration::from_millis(2_100);

@@ -2,7 +2,7 @@
 //! (from whatever state the workspace is in), and refused for another workspace.
 
 use paddock_changes::{CheckpointError, CheckpointStore};
-use paddock_sandbox::PathGuard;
+use paddock_guard::PathGuard;
 use serde_json::json;
 
 use crate::common::{Fixture, chmod};

@@ -9,8 +9,8 @@ mod gated;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use paddock_guard::read_untrusted;
 use paddock_protocol::{ProjectSettings, TrustItem, TrustReport, TrustState};
-use paddock_sandbox::read_untrusted;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

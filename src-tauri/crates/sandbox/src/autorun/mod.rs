@@ -372,7 +372,7 @@ fn read_content(path: &Path) -> Option<Content> {
         // A FIFO or a device where a program expects a file: its stamp says it changed.
         return Some(stamp(&meta));
     }
-    match crate::read_untrusted_head(path, MAX_ITEM_BYTES) {
+    match paddock_guard::read_untrusted_head(path, MAX_ITEM_BYTES) {
         Ok((bytes, size)) if size <= MAX_ITEM_BYTES => Some(Content::Bytes(bytes)),
         _ => Some(stamp(&meta)),
     }

@@ -7,8 +7,8 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::path_guard::{PathError, READ_ONLY_DIRS, Root, io_error};
-use super::resolve::Resolved;
+use crate::path_guard::{PathError, READ_ONLY_DIRS, Root, io_error};
+use crate::resolve::Resolved;
 
 /// Tells apart the temporary files of concurrent writes in one process.
 static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
@@ -85,12 +85,12 @@ impl Root {
         use rustix::fs::{AtFlags, FileType, Mode};
         use rustix::io::Errno;
 
-        use super::path_guard::{Access, open_beneath};
+        use crate::path_guard::{Access, open_beneath};
 
         // Everything below happens in this directory, opened beneath the root: swapping a
         // parent for a symlink now cannot move the write elsewhere.
         let dir = self.parent_dir(rel, create)?;
-        let path = super::display_rel(rel);
+        let path = crate::display_rel(rel);
         let mode = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => match FileType::from_raw_mode(st.st_mode) {
                 FileType::RegularFile => Some(Mode::from_raw_mode(st.st_mode & 0o7777)),
@@ -137,16 +137,16 @@ impl Root {
             std::fs::create_dir_all(self.real.join(parent)).map_err(|e| io_error(rel, e))?;
         }
         // Re-check after creating the parents: they must still resolve inside.
-        match super::resolve::resolve_beneath(&self.real, &[self.configured.as_path()], rel) {
+        match crate::resolve::resolve_beneath(&self.real, &[self.configured.as_path()], rel) {
             Ok(r) if r.rel == rel => {}
             _ => {
                 return Err(PathError::Raced {
-                    path: super::display_rel(rel),
+                    path: crate::display_rel(rel),
                 });
             }
         }
         let target = self.real.join(rel);
-        let path = super::display_rel(rel);
+        let path = crate::display_rel(rel);
         let permissions = match std::fs::symlink_metadata(&target) {
             Ok(m) if m.is_file() => Some(m.permissions()),
             Ok(m) if m.is_dir() => return Err(PathError::IsDir { path }),

@@ -10,8 +10,8 @@ use std::io;
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::path_guard::{PathError, READ_ONLY_DIRS, Root};
-use super::resolve::display_rel;
+use crate::path_guard::{PathError, READ_ONLY_DIRS, Root};
+use crate::resolve::display_rel;
 
 /// The permission bits the operations set; setuid, setgid and sticky are never restored.
 const PERMISSION_BITS: u32 = 0o777;
@@ -137,7 +137,7 @@ impl Root {
         let dir = self.open_dir_at(rel)?;
         let meta = dir
             .metadata()
-            .map_err(|e| super::path_guard::io_error(rel, e))?;
+            .map_err(|e| crate::path_guard::io_error(rel, e))?;
         if !meta.is_dir() {
             return Err(not_a_dir(rel));
         }
@@ -517,5 +517,5 @@ mod sys {
 }
 
 #[cfg(test)]
-#[path = "put_tests.rs"]
+#[path = "restore_tests.rs"]
 mod tests;

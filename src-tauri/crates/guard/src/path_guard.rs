@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::resolve::{MAX_SYMLINK_HOPS, ResolveError, Resolved, display_rel, resolve_beneath};
+use crate::resolve::{MAX_SYMLINK_HOPS, ResolveError, Resolved, display_rel, resolve_beneath};
 
 /// Mode of directories file_write creates.
 const DIR_MODE: u32 = 0o755;

@@ -1,4 +1,4 @@
-//! Tests of the guarded restore operations (put.rs).
+//! Tests of the guarded restore operations (restore.rs).
 use std::os::unix::fs::{PermissionsExt, symlink};
 
 use super::*;

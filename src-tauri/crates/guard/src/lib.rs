@@ -1,0 +1,15 @@
+//! File access confined to a workspace: the path guard (every path resolved with its links
+//! and kept beneath the root), atomic writes and the guarded operations a rewind uses
+//! (opened beneath the root, never through a swapped-in link, `.git` and `.paddock` left
+//! alone), and reading a file a stranger may have planted without blocking or filling
+//! memory. The bash wall is another crate (`paddock-sandbox`).
+
+mod atomic_write;
+mod path_guard;
+mod resolve;
+mod restore;
+mod untrusted;
+
+pub use path_guard::{PathError, PathGuard, READ_ONLY_DIRS, Root};
+pub use resolve::{MAX_SYMLINK_HOPS, Resolved, display_rel};
+pub use untrusted::{UntrustedFileError, check_readable, read_untrusted, read_untrusted_head};
