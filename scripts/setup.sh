@@ -8,13 +8,16 @@ say() { printf '\n==> %s\n' "$*"; }
 
 # System packages: the Tauri/WebKit build, Secret Service (keychain), Xvfb + WebKitWebDriver
 # for the desktop tests, bubblewrap (bash's wall), ripgrep for the search benchmark, python3,
-# git and util-linux's `script` for the wall's escape tests.
+# git and util-linux's `script` for the wall's escape tests; squashfs-tools, FUSE and
+# squashfuse's library (with its decompressors) for the AppImage (scripts/appimage.sh).
 APT_PACKAGES=(
   build-essential pkg-config curl libssl-dev libdbus-1-dev
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-tools keyutils
   bubblewrap python3 git bsdutils procps
   ripgrep imagemagick
+  squashfs-tools fuse3 libfuse3-dev libsquashfuse-dev libzstd-dev zlib1g-dev liblzma-dev
+  liblz4-dev liblzo2-dev
 )
 
 setup_system() {

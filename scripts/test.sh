@@ -39,5 +39,9 @@ step "desktop end-to-end (the real app under Xvfb, driven over WebDriver)"
 # Outside the D-Bus block above: it sets up its own HOME, Xvfb, D-Bus session and keyring.
 PADDOCK_SKIP_SETUP=1 ./scripts/desktop-e2e.sh
 
+step "the installed package (.deb installed with apt, the AppImage's updater, uninstall)"
+# Needs root (apt) and FUSE; builds debug-profile bundles with a throwaway key pair.
+PADDOCK_SKIP_SETUP=1 ./scripts/installed-e2e.sh
+
 echo
 echo "all tests passed ($here)"

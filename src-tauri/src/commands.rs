@@ -1,658 +1,589 @@
-//! The Tauri commands of docs/desktop-ipc.md. Each is a short delegation: resolve the
-//! project, call the module that does the work, return `Result<T, AppError>`.
+//! Every Tauri command, written once (`contract::commands!`): the page's typed client, its
+//! test mock and docs/desktop-ipc.md's table are generated from these. Each is a short
+//! delegation: resolve the project, call the host (or the module that adapts it), return
+//! `Result<T, AppError>`.
 
 use std::sync::Arc;
 
+use paddock_host::edit::{Edit, in_effect, info};
 use paddock_host::trust::TrustPolicy;
 use paddock_host::{RewindRequest, RunOptions, workspace};
 use paddock_protocol::{
-    AgentEvent, AppError, ApprovalDecision, Batch, CallExplanation, ConnectionReport, ExportFormat,
-    FileChange, FilePreview, Grant, KeyStatus, McpServerStatus, ModelInfo, ProjectInfo,
-    ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview,
-    RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript,
-    ToolGrantInfo, ToolPreset, ToolProbeReport, WorkspaceChange, WorkspaceTree,
+    AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus,
+    ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig,
+    McpServerStatus, ModelInfo, NotificationClick, ProjectInfo, ProjectInstructions,
+    ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted,
+    SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset,
+    ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree,
 };
-use tauri::ipc::Invoke;
-use tauri::{AppHandle, Runtime, State, WebviewWindow};
+use tauri::{AppHandle, State, WebviewWindow};
 
-use crate::error::ToAppError;
+use crate::contract::commands;
 use crate::error::{AppResult, internal};
+use crate::projects::canonical;
 use crate::state::Desktop;
-use crate::{
-    deltas, grants, keys, links, mcp_servers, notify, projects, runs, sessions, watch, windows,
-};
+use crate::{deltas, grants, keys, links, notify, runs, sessions, updates, watch, windows};
 
-type Result<T> = std::result::Result<T, AppError>;
-
-/// Every command, for `Builder::invoke_handler` (and the mock runtime in tests).
-pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
-    tauri::generate_handler![
-        recent_projects,
-        pick_project_folder,
-        open_project,
-        show_picker,
-        project_info,
-        save_settings,
-        trust_project,
-        decline_trust,
-        revoke_trust,
-        tool_grants,
-        set_tool_grant,
-        set_preset,
-        set_tool_rules,
-        explain_call,
-        always_allow,
-        mcp_servers::add_mcp_server,
-        links::open_link,
-        notify::next_notification_click,
-        projects::set_model,
-        mcp_servers::import_mcp_servers,
-        mcp_servers::set_mcp_value,
-        mcp_status,
-        key_status,
-        set_api_key,
-        delete_api_key,
-        list_models,
-        test_connection,
-        test_tool_calling,
-        send_prompt,
-        next_run_events,
-        stop_run,
-        approve,
-        list_sessions,
-        search_sessions,
-        load_session,
-        delete_session,
-        export_session,
-        checkpoint_diff,
-        rewind_preview,
-        rewind_session,
-        undo_rewind,
-        compact_session,
-        undo_compaction,
-        edit_compaction,
-        project_instructions,
-        workspace_tree,
-        read_workspace_file,
-        watch_workspace,
-        next_workspace_changes,
-        sandbox_status,
-    ]
-}
-
-/// Blocking file work (sessions, trees) off the async threads.
-async fn blocking<T: Send + 'static>(
+/// Runs blocking work (files, the session index, the keychain) off the async threads.
+pub async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> AppResult<T> + Send + 'static,
 ) -> AppResult<T> {
-    tauri::async_runtime::spawn_blocking(f)
-        .await
-        .map_err(internal)?
+    paddock_host::blocking(f, internal).await
 }
 
-// Projects and windows
+commands! {
+    // Projects and windows
 
-#[tauri::command]
-pub async fn recent_projects(state: State<'_, Desktop>) -> Result<Vec<RecentProject>> {
-    Ok(state.recent.list())
-}
-
-#[tauri::command]
-pub async fn pick_project_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>> {
-    windows::pick_folder(&app).await
-}
-
-#[tauri::command]
-pub async fn open_project<R: Runtime>(
-    app: AppHandle<R>,
-    window: WebviewWindow<R>,
-    state: State<'_, Desktop>,
-    path: String,
-) -> Result<ProjectInfo> {
-    let root = projects::canonical(&path)?;
-    // A rewind a crash cut short is finished before anything shows the workspace.
-    let (service, at) = (state.service.clone(), root.clone());
-    if let Err(e) =
-        blocking(move || service.recover_rewind(&at).map_err(ToAppError::app_error)).await
-    {
-        tracing::warn!("{}", e.message);
+    /// Recently opened projects, newest first; stored in the app data dir (no secrets);
+    /// `last_opened` in the machine's local offset.
+    fn recent_projects[state: State<'_, Desktop>]() -> Vec<RecentProject> {
+        Ok(state.recent.list())
     }
-    let info = projects::info(state.trust(), &root);
-    if info.settings.is_some() {
-        // MCP servers the user trusts start now, so their tools are up by the first prompt.
-        let settings = projects::effective_settings(&state.service, &root)?;
-        state.project(&root).mcp(&settings);
+
+    /// The native folder dialog, run from Rust; null when cancelled.
+    fn pick_project_folder<R>[app: AppHandle<R>]() -> Option<String> {
+        windows::pick_folder(&app).await
     }
-    // The recent list is a convenience: failing to save it never blocks opening.
-    if let Err(e) = state.recent.touch(&root) {
-        tracing::warn!("{}", e.message);
+
+    /// One window per project: focuses the project's window if open, else opens one (label
+    /// derived from the path, URL `index.html?project=<path>`); adds to recents; closes the
+    /// picker when called from it. A rewind a crash cut short is finished first, and the trusted
+    /// MCP servers start, and the workspace's first checkpoint is taken in the background
+    /// (`checkpoint_status` shows its progress).
+    fn open_project<R>[
+        app: AppHandle<R>,
+        window: WebviewWindow<R>,
+        state: State<'_, Desktop>,
+    ](path: String) -> ProjectInfo {
+        let root = canonical(&path)?;
+        let (service, at) = (state.service.clone(), root.clone());
+        if let Err(e) = blocking(move || Ok(service.begin_checkpoints(&at)?)).await {
+            tracing::warn!("{}", e.message);
+        }
+        let info = info(state.trust(), &root);
+        if info.settings.is_some() {
+            // MCP servers the user trusts start now, so their tools are up by the first prompt.
+            state.project(&root).mcp(&in_effect(state.trust(), &root)?.settings);
+        }
+        // The recent list is a convenience: failing to save it never blocks opening.
+        if let Err(e) = state.recent.touch(&root) {
+            tracing::warn!("{}", e.message);
+        }
+        windows::open_project_window(&app, &root, &info.name).await?;
+        windows::close_picker(&window);
+        Ok(info)
     }
-    windows::open_project_window(&app, &root, &info.name).await?;
-    windows::close_picker(&window);
-    Ok(info)
-}
 
-#[tauri::command]
-pub async fn show_picker<R: Runtime>(app: AppHandle<R>) -> Result<()> {
-    windows::show_picker(&app).await
-}
+    /// Focuses the picker window, or opens it again (a project window's "Open project…").
+    fn show_picker<R>[app: AppHandle<R>]() -> () {
+        windows::show_picker(&app).await
+    }
 
-#[tauri::command]
-pub async fn project_info(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
-    Ok(projects::info(
-        state.trust(),
-        &projects::canonical(&project)?,
-    ))
-}
+    /// Settings as written (or `settings_error` when the file is broken), workspace root and
+    /// sandbox status as they apply, `trust` (what waits for the user's trust).
+    fn project_info[state: State<'_, Desktop>](project: String) -> ProjectInfo {
+        Ok(info(state.trust(), &canonical(&project)?))
+    }
 
-#[tauri::command]
-pub async fn save_settings(
-    state: State<'_, Desktop>,
-    project: String,
-    settings: ProjectSettings,
-) -> Result<ProjectInfo> {
-    projects::save_settings(state.trust(), &projects::canonical(&project)?, &settings)
-}
+    /// Validated, atomic; refuses to overwrite a broken file; the fields the user changed are
+    /// trusted. The workspace mode switch is this with `settings.workspace` changed.
+    fn save_settings[state: State<'_, Desktop>](
+        project: String,
+        settings: ProjectSettings,
+    ) -> ProjectInfo {
+        let root = canonical(&project)?;
+        Ok(Edit::new(state.trust(), &root).live(&state.project(&root)).save(settings)?)
+    }
 
-/// Trusts what the folder's settings ask for, as the trust screen listed it.
-#[tauri::command]
-pub async fn trust_project(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
-    let root = projects::canonical(&project)?;
-    let settings = projects::load_settings(&root)?;
-    state
-        .trust()
-        .trust(&root, &settings)
-        .map_err(ToAppError::app_error)?;
-    tracing::info!(project = %root.display(), "folder trusted");
-    trust_changed(&state, &root)
-}
+    /// Trusts every gated field as the settings stand; the trusted MCP servers start and the
+    /// rules apply.
+    fn trust_project[state: State<'_, Desktop>](project: String) -> ProjectInfo {
+        let root = canonical(&project)?;
+        Ok(Edit::new(state.trust(), &root).live(&state.project(&root)).trust_folder()?)
+    }
 
-/// Opens the folder without what waits for trust; not asked again until that changes.
-#[tauri::command]
-pub async fn decline_trust(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
-    let root = projects::canonical(&project)?;
-    let settings = projects::load_settings(&root)?;
-    state
-        .trust()
-        .decline(&root, &settings)
-        .map_err(ToAppError::app_error)?;
-    Ok(projects::info(state.trust(), &root))
-}
+    /// Opens without the pending fields; not asked again until they change.
+    fn decline_trust[state: State<'_, Desktop>](project: String) -> ProjectInfo {
+        let root = canonical(&project)?;
+        Ok(Edit::new(state.trust(), &root).decline_trust()?)
+    }
 
-/// Takes back the trust given to the folder's settings: what needed it stops applying (MCP
-/// servers it started are stopped) and the trust screen asks again.
-#[tauri::command]
-pub async fn revoke_trust(state: State<'_, Desktop>, project: String) -> Result<ProjectInfo> {
-    let root = projects::canonical(&project)?;
-    state.trust().revoke(&root).map_err(ToAppError::app_error)?;
-    tracing::info!(project = %root.display(), "folder trust revoked");
-    trust_changed(&state, &root)
-}
+    /// Takes back the trust given to the folder's settings: what needed it stops applying (MCP
+    /// servers it started stop) and the trust screen asks again.
+    fn revoke_trust[state: State<'_, Desktop>](project: String) -> ProjectInfo {
+        let root = canonical(&project)?;
+        Ok(Edit::new(state.trust(), &root).live(&state.project(&root)).revoke_trust()?)
+    }
 
-/// After the folder's trust changed: its MCP servers follow what now applies (started when
-/// trusted, shut down when revoked), and the window gets the project as it now is.
-fn trust_changed(state: &Desktop, root: &std::path::Path) -> Result<ProjectInfo> {
-    let effective = projects::effective_settings(&state.service, root)?;
-    state.project(root).mcp(&effective);
-    Ok(projects::info(state.trust(), root))
-}
+    /// The composer's model picker: saved as the project's `model` (the user's change); the next
+    /// prompt, in any session, uses it.
+    fn set_model[state: State<'_, Desktop>](project: String, model: String) -> ProjectInfo {
+        let root = canonical(&project)?;
+        Ok(Edit::new(state.trust(), &root).choose_model(&model)?)
+    }
 
-// Grants and rules
+    // Grants, rules and MCP servers
 
-#[tauri::command]
-pub async fn tool_grants(state: State<'_, Desktop>, project: String) -> Result<Vec<ToolGrantInfo>> {
-    grants::list(&state, &projects::canonical(&project)?).await
-}
+    /// Built-ins, `delegate_to_agent` when teammates exist, MCP tools named
+    /// `mcp__<server>__<tool>`; each with its effective grant and reason under the settings in
+    /// effect.
+    fn tool_grants[state: State<'_, Desktop>](project: String) -> Vec<ToolGrantInfo> {
+        grants::list(&state, &canonical(&project)?).await
+    }
 
-#[tauri::command]
-pub async fn set_tool_grant(
-    state: State<'_, Desktop>,
-    project: String,
-    tool: String,
-    grant: Option<Grant>,
-) -> Result<Vec<ToolGrantInfo>> {
-    grants::set_grant(&state, &projects::canonical(&project)?, &tool, grant).await
-}
+    /// `null` removes the override (back to the preset); saved to the settings at once (the
+    /// user's change, trusted).
+    fn set_tool_grant[state: State<'_, Desktop>](
+        project: String,
+        tool: String,
+        grant: Option<Grant>,
+    ) -> Vec<ToolGrantInfo> {
+        grants::set_grant(&state, &canonical(&project)?, &tool, grant).await
+    }
 
-#[tauri::command]
-pub async fn set_preset(
-    state: State<'_, Desktop>,
-    project: String,
-    preset: Option<ToolPreset>,
-) -> Result<Vec<ToolGrantInfo>> {
-    grants::set_preset(&state, &projects::canonical(&project)?, preset).await
-}
+    /// Sets (or with `null` removes) the preset; saved at once.
+    fn set_preset[state: State<'_, Desktop>](
+        project: String,
+        preset: Option<ToolPreset>,
+    ) -> Vec<ToolGrantInfo> {
+        grants::set_preset(&state, &canonical(&project)?, preset).await
+    }
 
-#[tauri::command]
-pub async fn set_tool_rules(
-    state: State<'_, Desktop>,
-    project: String,
-    tool: String,
-    rules: Vec<RuleEntry>,
-) -> Result<Vec<ToolGrantInfo>> {
-    grants::set_rules(&state, &projects::canonical(&project)?, &tool, rules).await
-}
+    /// Replaces that tool's argument rules in order (`[]` removes them); checked like the file
+    /// (`invalid` naming `rules.<tool>[i]`, the file left as it was); the user's change, so
+    /// trusted; runs going on apply them at their next call.
+    fn set_tool_rules[state: State<'_, Desktop>](
+        project: String,
+        tool: String,
+        rules: Vec<RuleEntry>,
+    ) -> Vec<ToolGrantInfo> {
+        grants::set_rules(&state, &canonical(&project)?, &tool, rules).await
+    }
 
-#[tauri::command]
-pub async fn explain_call(
-    state: State<'_, Desktop>,
-    project: String,
-    tool: String,
-    call: String,
-) -> Result<CallExplanation> {
-    grants::explain_call(&state, &projects::canonical(&project)?, &tool, &call)
-}
+    /// What the grants and rules in force would do with the call (bash: the command; file tools:
+    /// the path; others: JSON input), and why; nothing runs.
+    fn explain_call[state: State<'_, Desktop>](
+        project: String,
+        tool: String,
+        call: String,
+    ) -> CallExplanation {
+        grants::explain_call(&state, &canonical(&project)?, &tool, &call)
+    }
 
-#[tauri::command]
-pub async fn always_allow(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-    request_id: String,
-    tool: String,
-    patterns: Vec<String>,
-) -> Result<()> {
-    let root = projects::canonical(&project)?;
-    grants::always_allow(&state, &root, &session_id, &request_id, &tool, &patterns)
-}
+    /// "Always allow" on an approval card: adds the allow rules (as proposed in
+    /// `approval_requested.proposed_rules`, possibly edited) to the settings as a trusted change,
+    /// applies them to the runs going on, and approves this call once.
+    fn always_allow[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        request_id: String,
+        tool: String,
+        patterns: Vec<String>,
+    ) -> () {
+        let root = canonical(&project)?;
+        grants::always_allow(&state, &root, &session_id, &request_id, &tool, &patterns)
+    }
 
-#[tauri::command]
-pub async fn mcp_status(
-    state: State<'_, Desktop>,
-    project: String,
-) -> Result<Vec<McpServerStatus>> {
-    let root = projects::canonical(&project)?;
-    let settings = projects::effective_settings(&state.service, &root)?;
-    Ok(state.project(&root).mcp(&settings).statuses())
-}
+    /// The project's MCP servers and their state (starting, up, failed, with the error).
+    fn mcp_status[state: State<'_, Desktop>](project: String) -> Vec<McpServerStatus> {
+        let root = canonical(&project)?;
+        let settings = in_effect(state.trust(), &root)?.settings;
+        Ok(state.project(&root).mcp(&settings).statuses())
+    }
 
-// Providers and keys
+    /// The user's own entry (trusted); `invalid` naming the field when it cannot be used or the
+    /// name is taken.
+    fn add_mcp_server[state: State<'_, Desktop>](
+        project: String,
+        name: String,
+        config: McpServerConfig,
+    ) -> () {
+        let root = canonical(&project)?;
+        Ok(Edit::new(state.trust(), &root).add_mcp_server(&name, config)?)
+    }
 
-#[tauri::command]
-pub async fn key_status(state: State<'_, Desktop>, provider: ProviderKind) -> Result<KeyStatus> {
-    keys::status(state.keys(), provider).await
-}
+    /// The servers added from pasted text (Claude Code / Cursor / Cline `mcpServers`, VS Code
+    /// `servers`, or a bare map), or from the project's `.mcp.json` / `.cursor/mcp.json` /
+    /// `.vscode/mcp.json` when `text` is null; not trusted (the trust screen lists them); a
+    /// different server with a taken name is refused.
+    fn import_mcp_servers[state: State<'_, Desktop>](
+        project: String,
+        text: Option<String>,
+    ) -> Vec<String> {
+        let root = canonical(&project)?;
+        Ok(Edit::new(state.trust(), &root).import_mcp_servers(text)?)
+    }
 
-#[tauri::command]
-pub async fn set_api_key(
-    state: State<'_, Desktop>,
-    provider: ProviderKind,
-    key: String,
-) -> Result<KeyStatus> {
-    let status = keys::set(state.keys(), provider, key).await;
-    state.service.keys_changed();
-    status
-}
+    /// Stores (or with `null` removes) the keychain value an MCP server's `${name}` reads when
+    /// the environment has none; never written to a file.
+    fn set_mcp_value[state: State<'_, Desktop>](name: String, value: Option<String>) -> () {
+        let keys = state.keys();
+        blocking(move || Ok(paddock_host::set_mcp_value(&*keys, &name, value.as_deref())?)).await
+    }
 
-#[tauri::command]
-pub async fn delete_api_key(
-    state: State<'_, Desktop>,
-    provider: ProviderKind,
-) -> Result<KeyStatus> {
-    let status = keys::delete(state.keys(), provider).await;
-    state.service.keys_changed();
-    status
-}
+    // Providers and keys
 
-#[tauri::command]
-pub async fn list_models(
-    state: State<'_, Desktop>,
-    provider: ProviderKind,
-    base_url: Option<String>,
-) -> Result<Vec<ModelInfo>> {
-    keys::list_models(state.keys(), provider, base_url).await
-}
+    /// Whether a key is stored for the provider (never the key), or why the keychain cannot say.
+    fn key_status[state: State<'_, Desktop>](provider: ProviderKind) -> KeyStatus {
+        keys::status(state.keys(), provider).await
+    }
 
-#[tauri::command]
-pub async fn test_connection(
-    state: State<'_, Desktop>,
-    provider: ProviderKind,
-    base_url: Option<String>,
-    model: Option<String>,
-) -> Result<ConnectionReport> {
-    keys::test_connection(state.keys(), provider, base_url, model).await
-}
+    /// Stored in the OS keychain (service `paddock`); `keychain` error when none is reachable,
+    /// never a plaintext fallback.
+    fn set_api_key[state: State<'_, Desktop>](provider: ProviderKind, key: String) -> KeyStatus {
+        let status = keys::set(state.keys(), provider, key).await;
+        state.service.keys_changed();
+        status
+    }
 
-#[tauri::command]
-pub async fn test_tool_calling(
-    state: State<'_, Desktop>,
-    provider: ProviderKind,
-    base_url: Option<String>,
-    model: String,
-) -> Result<ToolProbeReport> {
-    keys::probe_tools(state.keys(), provider, base_url, model).await
-}
+    /// Removes the provider's key from the keychain.
+    fn delete_api_key[state: State<'_, Desktop>](provider: ProviderKind) -> KeyStatus {
+        let status = keys::delete(state.keys(), provider).await;
+        state.service.keys_changed();
+        status
+    }
 
-// Runs and sessions
+    /// The models the provider offers.
+    fn list_models[state: State<'_, Desktop>](
+        provider: ProviderKind,
+        base_url: Option<String>,
+    ) -> Vec<ModelInfo> {
+        keys::list_models(state.keys(), provider, base_url).await
+    }
 
-#[tauri::command]
-pub async fn send_prompt<R: Runtime>(
-    window: WebviewWindow<R>,
-    state: State<'_, Desktop>,
-    notifier: State<'_, Arc<notify::Notifier>>,
-    project: String,
-    session_id: Option<String>,
-    prompt: String,
-) -> Result<RunStarted> {
-    let root = projects::canonical(&project)?;
-    let label = window.label().to_owned();
-    let (feed, writer) = state.events.open(&label);
-    // The feed closes when the run's last event is in (the sink, and so the writer, dropped).
-    let sink = Arc::new(deltas::merging(move |event| writer.push(event)));
-    let sink = notify::sink(
-        window,
-        projects::name_of(&root),
-        notifier.inner().clone(),
-        sink,
-    );
-    match runs::send_prompt(&state, &root, session_id, prompt, sink).await {
-        Ok(session_id) => Ok(RunStarted { session_id, feed }),
-        Err(e) => {
-            state.events.close(&label, feed);
-            Err(e)
+    /// Reaches the provider with the stored key and says what answered.
+    fn test_connection[state: State<'_, Desktop>](
+        provider: ProviderKind,
+        base_url: Option<String>,
+        model: Option<String>,
+    ) -> ConnectionReport {
+        keys::test_connection(state.keys(), provider, base_url, model).await
+    }
+
+    /// One short request offering a harmless tool: native / text fallback / none, streaming,
+    /// first token, window, advice.
+    fn test_tool_calling[state: State<'_, Desktop>](
+        provider: ProviderKind,
+        base_url: Option<String>,
+        model: String,
+    ) -> ToolProbeReport {
+        keys::probe_tools(state.keys(), provider, base_url, model).await
+    }
+
+    /// Opens an `http(s)` (with a host) or `mailto` address in the system browser through the
+    /// opener plugin's Rust side (the webview has no opener permission); anything else is
+    /// `invalid`. The UI shows the address and asks first.
+    fn open_link<R>[app: AppHandle<R>](url: String) -> () {
+        links::open(&app, &url)
+    }
+
+    /// Waits for the next click on one of the calling window's notifications after the one
+    /// numbered `after` (null: after those so far); null once the window closes. The UI asks
+    /// again after each answer; no Tauri event (an event is a script the app process evaluates,
+    /// which starts a JavaScript engine there).
+    fn next_notification_click<R>[
+        window: WebviewWindow<R>,
+        notifier: State<'_, Arc<notify::Notifier>>,
+    ](after: Option<u64>) -> Option<NotificationClick> {
+        Ok(notifier.next_click(window.label(), after).await)
+    }
+
+    // Runs and sessions
+
+    /// `session_id` (new when `sessionId` is null) and `feed`. The run continues in the
+    /// background; its `AgentEvent`s wait on the feed and end with `run_finished`. `busy` if that
+    /// session is already running.
+    fn send_prompt<R>[
+        window: WebviewWindow<R>,
+        state: State<'_, Desktop>,
+        notifier: State<'_, Arc<notify::Notifier>>,
+    ](project: String, session_id: Option<String>, prompt: String) -> RunStarted {
+        let root = canonical(&project)?;
+        let label = window.label().to_owned();
+        let (feed, writer) = state.events.open(&label);
+        // The feed closes when the run's last event is in (the sink, and so the writer, dropped).
+        let sink = Arc::new(deltas::merging(move |event| writer.push(event)));
+        let name = crate::projects::name_of(&root);
+        let sink = notify::sink(window, name, notifier.inner().clone(), sink);
+        match runs::send_prompt(&state, &root, session_id, prompt, sink).await {
+            Ok(session_id) => Ok(RunStarted { session_id, feed }),
+            Err(e) => {
+                state.events.close(&label, feed);
+                Err(e)
+            }
         }
     }
-}
 
-/// The events of this window's run `feed` since the last call, waiting for one.
-#[tauri::command]
-pub async fn next_run_events<R: Runtime>(
-    window: WebviewWindow<R>,
-    state: State<'_, Desktop>,
-    feed: u64,
-) -> Result<Batch<AgentEvent>> {
-    Ok(state.events.next(window.label(), feed).await)
-}
+    /// Every event of the calling window's run `feed` since the last call, in order, waiting
+    /// while there is none; `done` after the last (the feed is then gone). A feed of another
+    /// window, or one no longer open, answers `{items: [], done: true}`. The UI asks again after
+    /// each answer: no Tauri channel, whose every message is a script the app process evaluates
+    /// in the page (`feed.rs`).
+    fn next_run_events<R>[window: WebviewWindow<R>, state: State<'_, Desktop>](
+        feed: u64,
+    ) -> Batch<AgentEvent> {
+        Ok(state.events.next(window.label(), feed).await)
+    }
 
-#[tauri::command]
-pub async fn stop_run(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-) -> Result<()> {
-    state
-        .runs()
-        .stop(&projects::canonical(&project)?, &session_id);
-    Ok(())
-}
+    /// Cancels; the run ends with `run_finished` / `aborted`.
+    fn stop_run[state: State<'_, Desktop>](project: String, session_id: String) -> () {
+        state.runs().stop(&canonical(&project)?, &session_id);
+        Ok(())
+    }
 
-#[tauri::command]
-pub async fn approve(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-    request_id: String,
-    decision: ApprovalDecision,
-) -> Result<()> {
-    let root = projects::canonical(&project)?;
-    state
-        .runs()
-        .approve(&root, &session_id, &request_id, decision)
-        .map_err(ToAppError::app_error)
-}
+    /// Answers a waiting approval.
+    fn approve[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        request_id: String,
+        decision: ApprovalDecision,
+    ) -> () {
+        let root = canonical(&project)?;
+        Ok(state.runs().approve(&root, &session_id, &request_id, decision)?)
+    }
 
-#[tauri::command]
-pub async fn list_sessions(
-    state: State<'_, Desktop>,
-    project: String,
-) -> Result<Vec<SessionSummary>> {
-    let (root, store) = (projects::canonical(&project)?, state.store().clone());
-    blocking(move || sessions::list(&store, &root)).await
-}
+    /// `created` and `updated` in the machine's local offset (the UI shows a time from its
+    /// fields; JavaScript's local time would load ICU's zone data into the web process).
+    fn list_sessions[state: State<'_, Desktop>](project: String) -> Vec<SessionSummary> {
+        let (root, store) = (canonical(&project)?, state.store().clone());
+        blocking(move || sessions::list(&store, &root)).await
+    }
 
-#[tauri::command]
-pub async fn search_sessions(
-    state: State<'_, Desktop>,
-    project: String,
-    query: String,
-) -> Result<Vec<SearchHit>> {
-    let (root, store) = (projects::canonical(&project)?, state.store().clone());
-    blocking(move || sessions::search(&store, &root, &query)).await
-}
+    /// Sessions whose texts match `query`, best first.
+    fn search_sessions[state: State<'_, Desktop>](
+        project: String,
+        query: String,
+    ) -> Vec<SearchHit> {
+        let (root, store) = (canonical(&project)?, state.store().clone());
+        blocking(move || sessions::search(&store, &root, &query)).await
+    }
 
-#[tauri::command]
-pub async fn load_session(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-    tail: Option<u32>,
-) -> Result<SessionTranscript> {
-    let (root, store) = (projects::canonical(&project)?, state.store().clone());
-    blocking(move || sessions::load_tail(&store, &root, &session_id, tail)).await
-}
+    /// Whole, or with `tail` its last turns (at least that many, cut at a turn boundary) with
+    /// `omitted` saying what was left out: runs, the first run's turns, every turn, and the usage
+    /// of the runs left out. Sessions that were rewound, or whose prompts and runs do not pair
+    /// up, come whole.
+    fn load_session[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        tail: Option<u32>,
+    ) -> SessionTranscript {
+        let (root, store) = (canonical(&project)?, state.store().clone());
+        blocking(move || sessions::load_tail(&store, &root, &session_id, tail)).await
+    }
 
-#[tauri::command]
-pub async fn delete_session(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-) -> Result<()> {
-    let (root, service) = (projects::canonical(&project)?, state.service.clone());
-    blocking(move || sessions::delete(&service, &root, &session_id)).await
-}
+    /// Deletes the session (refused while it runs).
+    fn delete_session[state: State<'_, Desktop>](project: String, session_id: String) -> () {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        blocking(move || sessions::delete(&service, &root, &session_id)).await
+    }
 
-#[tauri::command]
-pub async fn export_session<R: Runtime>(
-    app: AppHandle<R>,
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-    format: ExportFormat,
-) -> Result<Option<String>> {
-    let (root, store) = (projects::canonical(&project)?, state.store().clone());
-    let (text, name) =
-        blocking(move || sessions::export(&store, &root, &session_id, format)).await?;
-    let Some(path) = windows::pick_save_path(&app, &name).await? else {
-        return Ok(None);
-    };
-    paddock_host::session::write_export(&path, &text)
-        .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
-    Ok(Some(path.to_string_lossy().into_owned()))
-}
+    /// The path written (native save dialog), null when cancelled; written 0600, never through a
+    /// link.
+    fn export_session<R>[app: AppHandle<R>, state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        format: ExportFormat,
+    ) -> Option<String> {
+        let (root, store) = (canonical(&project)?, state.store().clone());
+        let (text, name) =
+            blocking(move || sessions::export(&store, &root, &session_id, format)).await?;
+        let Some(path) = windows::pick_save_path(&app, &name).await? else {
+            return Ok(None);
+        };
+        paddock_host::session::write_export(&path, &text)
+            .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
+        Ok(Some(path.to_string_lossy().into_owned()))
+    }
 
-// Changes and rewinds
+    // Changes, rewinds and compaction
 
-#[tauri::command]
-pub async fn checkpoint_diff(
-    state: State<'_, Desktop>,
-    project: String,
-    from: String,
-    to: String,
-    path: String,
-) -> Result<Option<FileChange>> {
-    let (root, service) = (projects::canonical(&project)?, state.service.clone());
-    blocking(move || {
-        service
-            .checkpoint_diff(&root, &from, &to, &path)
-            .map_err(ToAppError::app_error)
-    })
-    .await
-}
+    /// Where the project's checkpoints stand: the first snapshot's progress (taken in the
+    /// background from `open_project` or a run's start), or why each turn walks the workspace.
+    fn checkpoint_status[state: State<'_, Desktop>](project: String) -> CheckpointStatus {
+        Ok(state.service.checkpoint_status(&canonical(&project)?)?)
+    }
 
-#[tauri::command]
-pub async fn rewind_preview(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-    prompt: u32,
-    turn: u32,
-    mode: RewindMode,
-) -> Result<RewindPreview> {
-    let (root, service) = (projects::canonical(&project)?, state.service.clone());
-    let request = RewindRequest {
-        session: session_id,
-        prompt,
-        turn,
-        mode,
-    };
-    blocking(move || {
-        service
-            .rewind_preview(&root, &request)
-            .map_err(ToAppError::app_error)
-    })
-    .await
-}
+    /// One file's change between two checkpoints (a row of a run's Changes list); null when it
+    /// did not change.
+    fn checkpoint_diff[state: State<'_, Desktop>](
+        project: String,
+        from: String,
+        to: String,
+        path: String,
+    ) -> Option<FileChange> {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        blocking(move || Ok(service.checkpoint_diff(&root, &from, &to, &path)?)).await
+    }
 
-/// Rewinds and returns the session as it now reads.
-#[tauri::command]
-pub async fn rewind_session(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-    prompt: u32,
-    turn: u32,
-    mode: RewindMode,
-) -> Result<SessionTranscript> {
-    let (root, service) = (projects::canonical(&project)?, state.service.clone());
-    let request = RewindRequest {
-        session: session_id.clone(),
-        prompt,
-        turn,
-        mode,
-    };
-    blocking(move || {
-        service
-            .rewind(&root, &request)
-            .map_err(ToAppError::app_error)?;
-        sessions::load(service.store(), &root, &session_id)
-    })
-    .await
-}
+    /// The diff the rewind to before prompt `prompt` (1-based), turn `turn` (0: the prompt) would
+    /// apply and the messages it would set aside; changes nothing.
+    fn rewind_preview[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        prompt: u32,
+        turn: u32,
+        mode: RewindMode,
+    ) -> RewindPreview {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        let request = RewindRequest { session: session_id, prompt, turn, mode };
+        blocking(move || Ok(service.rewind_preview(&root, &request)?)).await
+    }
 
-/// Undoes the session's last rewind and returns the session as it now reads.
-#[tauri::command]
-pub async fn undo_rewind(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-) -> Result<SessionTranscript> {
-    let (root, service) = (projects::canonical(&project)?, state.service.clone());
-    blocking(move || {
-        service
-            .undo_rewind(&root, &session_id)
-            .map_err(ToAppError::app_error)?;
-        sessions::load(service.store(), &root, &session_id)
-    })
-    .await
-}
-
-// Context and compaction
-
-/// Compacts the session between prompts and returns it as it now reads.
-#[tauri::command]
-pub async fn compact_session(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-) -> Result<SessionTranscript> {
-    let root = projects::canonical(&project)?;
-    let live = state.project(&root);
-    state
-        .service
-        .compact(
-            &live,
-            &session_id,
-            &RunOptions::default(),
-            TrustPolicy::SafeDefaults,
-        )
+    /// The session as it reads after the rewind (`busy` while a prompt runs in the project).
+    fn rewind_session[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        prompt: u32,
+        turn: u32,
+        mode: RewindMode,
+    ) -> SessionTranscript {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        let request = RewindRequest { session: session_id.clone(), prompt, turn, mode };
+        blocking(move || {
+            service.rewind(&root, &request)?;
+            sessions::load(service.store(), &root, &session_id)
+        })
         .await
-        .map_err(ToAppError::app_error)?;
-    let service = state.service.clone();
-    blocking(move || sessions::load(service.store(), &root, &session_id)).await
-}
+    }
 
-#[tauri::command]
-pub async fn undo_compaction(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-) -> Result<SessionTranscript> {
-    let (root, service) = (projects::canonical(&project)?, state.service.clone());
-    blocking(move || {
-        service
-            .undo_compaction(&root, &session_id)
-            .map_err(ToAppError::app_error)?;
-        sessions::load(service.store(), &root, &session_id)
-    })
-    .await
-}
-
-#[tauri::command]
-pub async fn edit_compaction(
-    state: State<'_, Desktop>,
-    project: String,
-    session_id: String,
-    id: String,
-    summary: String,
-) -> Result<SessionTranscript> {
-    let (root, service) = (projects::canonical(&project)?, state.service.clone());
-    blocking(move || {
-        service
-            .edit_compaction(&root, &session_id, &id, &summary)
-            .map_err(ToAppError::app_error)?;
-        sessions::load(service.store(), &root, &session_id)
-    })
-    .await
-}
-
-/// The instruction files the agent is given (AGENTS.md or CLAUDE.md) and their text.
-#[tauri::command]
-pub async fn project_instructions(project: String) -> Result<ProjectInstructions> {
-    let root = projects::canonical(&project)?;
-    blocking(move || Ok(paddock_host::instructions::load(&root).into())).await
-}
-
-// Workspace
-
-#[tauri::command]
-pub async fn workspace_tree(project: String) -> Result<WorkspaceTree> {
-    let root = projects::canonical(&project)?;
-    blocking(move || workspace::tree(&workspace::guard_for(&root)).map_err(ToAppError::app_error))
+    /// The session after undoing the last rewind (refused once a prompt ran since).
+    fn undo_rewind[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+    ) -> SessionTranscript {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        blocking(move || {
+            service.undo_rewind(&root, &session_id)?;
+            sessions::load(service.store(), &root, &session_id)
+        })
         .await
-}
+    }
 
-#[tauri::command]
-pub async fn read_workspace_file(project: String, path: String) -> Result<FilePreview> {
-    let root = projects::canonical(&project)?;
-    blocking(move || {
-        workspace::preview(&workspace::guard_for(&root), &path).map_err(ToAppError::app_error)
-    })
-    .await
-}
+    /// The session after the model summarized the start of the conversation.
+    fn compact_session[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+    ) -> SessionTranscript {
+        let root = canonical(&project)?;
+        let live = state.project(&root);
+        let options = RunOptions::default();
+        state
+            .service
+            .compact(&live, &session_id, &options, TrustPolicy::SafeDefaults)
+            .await?;
+        let service = state.service.clone();
+        blocking(move || sessions::load(service.store(), &root, &session_id)).await
+    }
 
-/// Starts (or replaces) this window's watcher; returns the feed its changes come on.
-#[tauri::command]
-pub async fn watch_workspace<R: Runtime>(
-    window: WebviewWindow<R>,
-    state: State<'_, Desktop>,
-    project: String,
-) -> Result<u64> {
-    let root = projects::canonical(&project)?;
-    let workspace = workspace::watchable_root(&root).map_err(ToAppError::app_error)?;
-    let (feed, writer) = state.changes.open(window.label());
-    // Replacing the watcher drops the old writer: the old feed's page is told it is done.
-    match watch::watch(&workspace, move |change| writer.push(change)) {
-        Ok(watch) => {
-            state.set_watcher(window.label(), watch);
-            Ok(feed)
-        }
-        Err(e) => {
-            state.changes.close(window.label(), feed);
-            Err(e)
+    /// The session with its latest compaction undone.
+    fn undo_compaction[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+    ) -> SessionTranscript {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        blocking(move || {
+            service.undo_compaction(&root, &session_id)?;
+            sessions::load(service.store(), &root, &session_id)
+        })
+        .await
+    }
+
+    /// The session with the latest compaction's summary (`id`) replaced.
+    fn edit_compaction[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        id: String,
+        summary: String,
+    ) -> SessionTranscript {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        blocking(move || {
+            service.edit_compaction(&root, &session_id, &id, &summary)?;
+            sessions::load(service.store(), &root, &session_id)
+        })
+        .await
+    }
+
+    /// AGENTS.md (or CLAUDE.md): what the agent is given, and notices about it.
+    fn project_instructions[](project: String) -> ProjectInstructions {
+        let root = canonical(&project)?;
+        blocking(move || Ok(paddock_host::instructions::load(&root).into())).await
+    }
+
+    // Workspace
+
+    /// The agent's workspace as a tree (capped, `.git`/`node_modules` skipped).
+    fn workspace_tree[](project: String) -> WorkspaceTree {
+        let root = canonical(&project)?;
+        blocking(move || Ok(workspace::tree(&workspace::guard_for(&root))?)).await
+    }
+
+    /// A file for the preview (size-capped, binary detected; `path_refused` outside the
+    /// workspace).
+    fn read_workspace_file[](project: String, path: String) -> FilePreview {
+        let root = canonical(&project)?;
+        blocking(move || Ok(workspace::preview(&workspace::guard_for(&root), &path)?)).await
+    }
+
+    /// The feed of the window's notify watcher (debounced, ~200 ms), one per window; a second
+    /// call replaces it and ends the old feed.
+    fn watch_workspace<R>[window: WebviewWindow<R>, state: State<'_, Desktop>](
+        project: String,
+    ) -> u64 {
+        let root = canonical(&project)?;
+        let workspace = workspace::watchable_root(&root)?;
+        let (feed, writer) = state.changes.open(window.label());
+        // Replacing the watcher drops the old writer: the old feed's page is told it is done.
+        match watch::watch(&workspace, move |change| writer.push(change)) {
+            Ok(watch) => {
+                state.set_watcher(window.label(), watch);
+                Ok(feed)
+            }
+            Err(e) => {
+                state.changes.close(window.label(), feed);
+                Err(e)
+            }
         }
     }
-}
 
-/// The changes on this window's workspace `feed` since the last call, waiting for one.
-#[tauri::command]
-pub async fn next_workspace_changes<R: Runtime>(
-    window: WebviewWindow<R>,
-    state: State<'_, Desktop>,
-    feed: u64,
-) -> Result<Batch<WorkspaceChange>> {
-    Ok(state.changes.next(window.label(), feed).await)
-}
+    /// As `next_run_events`, for the watcher's changes.
+    fn next_workspace_changes<R>[window: WebviewWindow<R>, state: State<'_, Desktop>](
+        feed: u64,
+    ) -> Batch<WorkspaceChange> {
+        Ok(state.changes.next(window.label(), feed).await)
+    }
 
-#[tauri::command]
-pub async fn sandbox_status(state: State<'_, Desktop>, project: String) -> Result<SandboxStatus> {
-    Ok(projects::info(state.trust(), &projects::canonical(&project)?).sandbox)
+    /// What bash would run under in this project now, protection by protection.
+    fn sandbox_status[state: State<'_, Desktop>](project: String) -> SandboxStatus {
+        Ok(info(state.trust(), &canonical(&project)?).sandbox)
+    }
+
+    // About and updates (updates.rs)
+
+    /// This copy's version, how it was installed and whether it looks for updates.
+    fn about<R>[app: AppHandle<R>]() -> AboutInfo {
+        Ok(updates::about(&app))
+    }
+
+    /// Asks the update server (`plugins.updater`, or `PADDOCK_UPDATE_URL`); nothing installed.
+    fn check_update<R>[
+        app: AppHandle<R>,
+        state: State<'_, Desktop>,
+        pending: State<'_, updates::Pending>,
+    ]() -> UpdateCheck {
+        updates::check(&app, &pending, state.runs().any()).await
+    }
+
+    /// Installs the checked update (an AppImage only; never while a run is live).
+    fn install_update<R>[
+        app: AppHandle<R>,
+        state: State<'_, Desktop>,
+        pending: State<'_, updates::Pending>,
+    ]() -> String {
+        updates::install(&app, &pending, || state.runs().any()).await
+    }
+
+    /// Restarts the app (after an installed update).
+    fn restart_app<R>[app: AppHandle<R>]() -> () {
+        app.restart()
+    }
 }

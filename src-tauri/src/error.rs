@@ -1,12 +1,9 @@
-//! Every command fails with one `AppError {code, message}`; the kernel's and host's errors
-//! map onto its codes here, with their messages (already worded for users) kept as they are.
+//! Every command fails with one `AppError {code, message}`; the host maps its errors onto
+//! the codes (their messages, already worded for users, kept as they are).
 
 use std::fmt::Display;
 
-use paddock_host::session::SessionError;
-use paddock_host::settings::SettingsError;
-use paddock_host::trust::TrustError;
-use paddock_host::{HostError, HostErrorKind, KeyError, ModelError, PathError};
+use paddock_host::HostError;
 use paddock_protocol::{AppError, AppErrorCode};
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -26,101 +23,24 @@ pub fn internal(message: impl Display) -> AppError {
     app_error(AppErrorCode::Internal, message)
 }
 
-/// Turns a crate's error into the UI's error, choosing the code.
+/// Turns the host's (or a crate's) error into the UI's error: the host chooses the code
+/// (`impl From<HostError> for AppError`), the message is kept as worded for users.
 pub trait ToAppError {
     fn app_error(self) -> AppError;
 }
 
-impl ToAppError for HostError {
+impl<E: Into<HostError>> ToAppError for E {
     fn app_error(self) -> AppError {
-        match self {
-            Self::Settings(e) => e.app_error(),
-            Self::Session(e) => e.app_error(),
-            Self::Keychain(e) => e.app_error(),
-            Self::Provider(e) => e.app_error(),
-            Self::Path(e) => e.app_error(),
-            Self::Trust(e) => e.app_error(),
-            Self::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
-                app_error(AppErrorCode::NotFound, &self)
-            }
-            other => {
-                let code = match other.kind() {
-                    HostErrorKind::Usage => AppErrorCode::Invalid,
-                    HostErrorKind::Settings => AppErrorCode::Settings,
-                    HostErrorKind::Provider => AppErrorCode::Provider,
-                    HostErrorKind::Keychain => AppErrorCode::Keychain,
-                    HostErrorKind::Session => AppErrorCode::Session,
-                    HostErrorKind::Io => AppErrorCode::Io,
-                    HostErrorKind::Busy => AppErrorCode::Busy,
-                    HostErrorKind::NotFound => AppErrorCode::NotFound,
-                    HostErrorKind::Path => AppErrorCode::PathRefused,
-                    HostErrorKind::Internal => AppErrorCode::Internal,
-                    HostErrorKind::Untrusted => AppErrorCode::Untrusted,
-                    HostErrorKind::Trust => AppErrorCode::Settings,
-                };
-                app_error(code, other)
-            }
-        }
-    }
-}
-
-impl ToAppError for SettingsError {
-    fn app_error(self) -> AppError {
-        app_error(AppErrorCode::Settings, self)
-    }
-}
-
-impl ToAppError for SessionError {
-    fn app_error(self) -> AppError {
-        let code = match self {
-            Self::NotFound(_) => AppErrorCode::NotFound,
-            Self::BadId(_) => AppErrorCode::Invalid,
-            _ => AppErrorCode::Session,
-        };
-        app_error(code, self)
-    }
-}
-
-impl ToAppError for PathError {
-    fn app_error(self) -> AppError {
-        let code = match &self {
-            refused if refused.is_refusal() => AppErrorCode::PathRefused,
-            Self::NotFound { .. } | Self::RootMissing { .. } => AppErrorCode::NotFound,
-            Self::Io { .. } => AppErrorCode::Io,
-            _ => AppErrorCode::Invalid,
-        };
-        app_error(code, self)
-    }
-}
-
-impl ToAppError for TrustError {
-    fn app_error(self) -> AppError {
-        app_error(AppErrorCode::Settings, self)
-    }
-}
-
-impl ToAppError for KeyError {
-    fn app_error(self) -> AppError {
-        app_error(AppErrorCode::Keychain, self)
-    }
-}
-
-impl ToAppError for ModelError {
-    fn app_error(self) -> AppError {
-        app_error(AppErrorCode::Provider, self)
-    }
-}
-
-/// A blocking task that panicked or was cancelled.
-impl ToAppError for tauri::Error {
-    fn app_error(self) -> AppError {
-        internal(self)
+        AppError::from(self.into())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use paddock_host::session::SessionError;
+    use paddock_host::settings::SettingsError;
+    use paddock_host::{KeyError, PathError};
     use std::path::PathBuf;
 
     #[test]

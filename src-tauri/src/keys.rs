@@ -6,19 +6,14 @@ use std::sync::Arc;
 use paddock_host::{Connection, KeyStore};
 use paddock_protocol::{ConnectionReport, KeyStatus, ModelInfo, ProviderKind, ToolProbeReport};
 
+use crate::commands::blocking;
 use crate::error::{AppResult, ToAppError, invalid};
-
-/// Keychain calls block on D-Bus; they run off the async threads.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> AppResult<T> {
-    tauri::async_runtime::spawn_blocking(f)
-        .await
-        .map_err(ToAppError::app_error)
-}
 
 /// Whether a key is stored (or why the keychain cannot say), and whether the environment
 /// variable that would be used instead is set.
 pub async fn status(keys: Arc<dyn KeyStore>, provider: ProviderKind) -> AppResult<KeyStatus> {
-    let stored = blocking(move || keys.get(provider)).await?;
+    // Keychain calls block on D-Bus: off the async threads.
+    let stored = blocking(move || Ok(keys.get(provider))).await?;
     let env_var = provider.key_env_var();
     let (stored, keychain_error) = match stored {
         Ok(key) => (key.is_some_and(|k| !k.is_empty()), None),
@@ -49,7 +44,7 @@ pub async fn set(
         return Err(invalid("the API key contains control characters"));
     }
     let store = keys.clone();
-    blocking(move || store.set(provider, &key))
+    blocking(move || Ok(store.set(provider, &key)))
         .await?
         .map_err(ToAppError::app_error)?;
     tracing::info!(
@@ -61,7 +56,7 @@ pub async fn set(
 
 pub async fn delete(keys: Arc<dyn KeyStore>, provider: ProviderKind) -> AppResult<KeyStatus> {
     let store = keys.clone();
-    blocking(move || store.delete(provider))
+    blocking(move || Ok(store.delete(provider)))
         .await?
         .map_err(ToAppError::app_error)?;
     tracing::info!(

@@ -2,6 +2,7 @@
 //! kernel, providers and MCP crates. See docs/desktop-ipc.md for the command contract.
 
 pub mod commands;
+pub mod contract;
 pub mod deltas;
 pub mod error;
 pub mod feed;
@@ -10,7 +11,6 @@ pub mod keys;
 pub mod links;
 pub mod local_time;
 pub mod logging;
-pub mod mcp_servers;
 pub mod notify;
 pub mod projects;
 pub mod recent;
@@ -18,6 +18,7 @@ pub mod runs;
 pub mod sessions;
 pub mod state;
 pub mod tail;
+pub mod updates;
 pub mod watch;
 pub mod windows;
 
@@ -39,6 +40,7 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_notification::init())
+        .plugin(updates::plugin())
         .setup(move |app| {
             match app.path().app_log_dir() {
                 Ok(dir) => match logging::init(&dir) {
@@ -57,6 +59,7 @@ pub fn run() {
             let trust = TrustStore::open_default()?;
             app.manage(Desktop::new(&data_dir, trust, Arc::new(Keychain)));
             app.manage(Arc::new(notify::Notifier::default()));
+            app.manage(updates::Pending::default());
             notify::Notifier::listen(app.handle());
             #[cfg(unix)]
             exit_on_signals(app.handle().clone());
@@ -90,10 +93,10 @@ pub fn run() {
         }
     };
     app.run(|handle, event| {
-        if let RunEvent::Exit = event {
-            if let Some(desktop) = handle.try_state::<Desktop>() {
-                tauri::async_runtime::block_on(desktop.shutdown());
-            }
+        if let RunEvent::Exit = event
+            && let Some(desktop) = handle.try_state::<Desktop>()
+        {
+            tauri::async_runtime::block_on(desktop.shutdown());
         }
     });
 }

@@ -25,9 +25,9 @@ pub fn checked(url: &str) -> Result<url::Url, AppError> {
     }
 }
 
-#[tauri::command]
-pub async fn open_link<R: Runtime>(app: AppHandle<R>, url: String) -> Result<(), AppError> {
-    let url = checked(&url)?;
+/// Opens `url` (checked) in the system browser.
+pub fn open<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), AppError> {
+    let url = checked(url)?;
     tracing::info!(url = %url, "opening a link in the browser");
     app.opener()
         .open_url(url.as_str(), None::<&str>)

@@ -12,11 +12,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_host::EventSink;
 use paddock_protocol::{AgentEvent, ExitReason, NotificationClick};
-use tauri::{AppHandle, Manager, Runtime, State, WebviewWindow};
+use tauri::{AppHandle, Manager, Runtime, WebviewWindow};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::watch;
-
-use crate::error::AppResult;
 
 /// Longest notification body.
 const MAX_BODY_CHARS: usize = 160;
@@ -92,17 +90,6 @@ pub struct Notifier {
     targets: Mutex<BTreeMap<i32, (String, Option<String>)>>,
     /// Each window's latest click, by window label.
     clicks: Mutex<BTreeMap<String, watch::Sender<NotificationClick>>>,
-}
-
-/// Waits for the next click on one of this window's notifications after the one numbered
-/// `after` (null: after those so far); null once the window closes.
-#[tauri::command]
-pub async fn next_notification_click<R: Runtime>(
-    window: WebviewWindow<R>,
-    notifier: State<'_, Arc<Notifier>>,
-    after: Option<u64>,
-) -> AppResult<Option<NotificationClick>> {
-    Ok(notifier.next_click(window.label(), after).await)
 }
 
 impl Notifier {

@@ -90,6 +90,11 @@ def main() -> int:
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--predict", type=int, default=256, help="longest answer, in tokens")
     parser.add_argument("--stdin", action="store_true", help="exit when stdin closes")
+    parser.add_argument(
+        "--no-jinja",
+        action="store_true",
+        help="llama-server's default: no Jinja templates, so requests with tools are refused",
+    )
     args = parser.parse_args()
 
     params = xllamacpp.CommonParams()
@@ -99,8 +104,8 @@ def main() -> int:
     params.n_ctx = args.ctx
     params.n_predict = args.predict
     params.n_parallel = 1
-    params.use_jinja = True
-    if args.template:
+    params.use_jinja = not args.no_jinja
+    if args.template and not args.no_jinja:
         with open(args.template, encoding="utf-8") as f:
             params.chat_template = f.read()
     server = xllamacpp.Server(params)

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use paddock_desktop::{projects, runs};
+use paddock_desktop::runs;
 use paddock_fake_model::{FakeServer, Reply};
-use paddock_protocol::AppErrorCode;
+use paddock_host::edit::Edit;
+use paddock_protocol::{AppError, AppErrorCode};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -29,9 +30,15 @@ async fn the_picked_model_answers_the_next_prompt() {
     .unwrap();
     events_until(&mut rx, finished).await;
 
-    let info = projects::choose_model(s.desktop.trust(), &s.root, " other-model ").unwrap();
+    let info = Edit::new(s.desktop.trust(), &s.root)
+        .choose_model(" other-model ")
+        .unwrap();
     assert_eq!(info.settings.unwrap().model.as_deref(), Some("other-model"));
-    let empty = projects::choose_model(s.desktop.trust(), &s.root, "  ").unwrap_err();
+    let empty = AppError::from(
+        Edit::new(s.desktop.trust(), &s.root)
+            .choose_model("  ")
+            .unwrap_err(),
+    );
     assert_eq!(empty.code, AppErrorCode::Invalid);
 
     runs::send_prompt(&s.desktop, &s.root, Some(id), "second".into(), Arc::new(tx))

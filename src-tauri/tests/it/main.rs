@@ -4,6 +4,7 @@
 
 mod common;
 mod composer;
+mod contract;
 mod icon;
 mod ipc;
 mod keys;

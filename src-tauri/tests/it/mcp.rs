@@ -1,19 +1,36 @@
 //! MCP servers from the app: an import (pasted, or the project's own `.mcp.json`) waits on
 //! the trust screen; a server added in the form is the user's own and trusted.
 
-use paddock_desktop::mcp_servers;
 use paddock_fake_model::FakeServer;
 use paddock_host::KeyStore;
-use paddock_protocol::{AppErrorCode, McpServerConfig};
+use paddock_host::edit::Edit;
+use paddock_protocol::{AppError, AppErrorCode, McpServerConfig};
 use serde_json::json;
 
 use crate::common::setup;
+
+/// The host's edits the app's MCP commands make, with the app's error shape.
+fn import(s: &crate::common::Setup, text: Option<String>) -> Result<Vec<String>, AppError> {
+    Ok(Edit::new(s.desktop.trust(), &s.root).import_mcp_servers(text)?)
+}
+
+fn add(s: &crate::common::Setup, name: &str, config: McpServerConfig) -> Result<(), AppError> {
+    Ok(Edit::new(s.desktop.trust(), &s.root).add_mcp_server(name, config)?)
+}
+
+fn set_value(
+    keys: &dyn paddock_host::KeyStore,
+    name: &str,
+    value: Option<&str>,
+) -> Result<(), AppError> {
+    Ok(paddock_host::set_mcp_value(keys, name, value)?)
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn imports_wait_for_trust_and_added_servers_do_not() {
     let fake = FakeServer::start().await.unwrap();
     let s = setup(&fake, json!({}));
-    let none = mcp_servers::import(&s.root, None).unwrap_err();
+    let none = import(&s, None).unwrap_err();
     assert_eq!(none.code, AppErrorCode::Invalid);
     assert!(none.message.contains(".mcp.json"), "{}", none.message);
 
@@ -23,7 +40,7 @@ async fn imports_wait_for_trust_and_added_servers_do_not() {
             "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}}}"#,
     )
     .unwrap();
-    assert_eq!(mcp_servers::import(&s.root, None).unwrap(), ["gh"]);
+    assert_eq!(import(&s, None).unwrap(), ["gh"]);
     let saved = paddock_host::settings::load(&s.root).unwrap();
     assert_eq!(
         saved.mcp_servers["gh"].headers["Authorization"],
@@ -43,10 +60,10 @@ async fn imports_wait_for_trust_and_added_servers_do_not() {
     );
 
     let pasted = r#"{"servers": {"gh": {"type": "http", "url": "https://other/mcp"}}}"#;
-    let clash = mcp_servers::import(&s.root, Some(pasted.into())).unwrap_err();
+    let clash = import(&s, Some(pasted.into())).unwrap_err();
     assert!(clash.message.contains("mcpServers.gh"), "{}", clash.message);
-    let bad = mcp_servers::import(
-        &s.root,
+    let bad = import(
+        &s,
         Some(r#"{"mcpServers": {"x": {"command": "a", "bogus": 1}}}"#.into()),
     )
     .unwrap_err();
@@ -61,20 +78,18 @@ async fn imports_wait_for_trust_and_added_servers_do_not() {
         args: vec!["server.js".into()],
         ..McpServerConfig::default()
     };
-    mcp_servers::add(&s.root, s.desktop.trust(), "local", config.clone()).unwrap();
+    add(&s, "local", config.clone()).unwrap();
     let saved = paddock_host::settings::load(&s.root).unwrap();
     let report = s.desktop.trust().assess(&s.root, &saved).report;
     assert!(
         report.pending.iter().all(|i| i.key != "mcpServers.local"),
         "{report:?}"
     );
-    let twice = mcp_servers::add(&s.root, s.desktop.trust(), "local", config).unwrap_err();
+    let twice = add(&s, "local", config).unwrap_err();
     assert!(twice.message.contains("already"), "{}", twice.message);
     let broken = McpServerConfig::default();
     assert_eq!(
-        mcp_servers::add(&s.root, s.desktop.trust(), "empty", broken)
-            .unwrap_err()
-            .code,
+        add(&s, "empty", broken).unwrap_err().code,
         AppErrorCode::Invalid
     );
 }
@@ -115,15 +130,15 @@ impl paddock_host::KeyStore for Vars {
 #[test]
 fn server_values_go_to_the_keychain_by_variable_name() {
     let keys = Vars::default();
-    mcp_servers::set_value(&keys, " GITHUB_TOKEN ", Some("ghp_x")).unwrap();
+    set_value(&keys, " GITHUB_TOKEN ", Some("ghp_x")).unwrap();
     assert_eq!(
         keys.get_var("GITHUB_TOKEN").unwrap().as_deref(),
         Some("ghp_x")
     );
-    mcp_servers::set_value(&keys, "GITHUB_TOKEN", None).unwrap();
+    set_value(&keys, "GITHUB_TOKEN", None).unwrap();
     assert_eq!(keys.get_var("GITHUB_TOKEN").unwrap(), None);
     for bad in ["", "1X", "A-B", "${X}"] {
-        let err = mcp_servers::set_value(&keys, bad, Some("v")).unwrap_err();
+        let err = set_value(&keys, bad, Some("v")).unwrap_err();
         assert_eq!(err.code, AppErrorCode::Invalid, "{bad}");
     }
 }

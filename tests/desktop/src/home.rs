@@ -16,6 +16,8 @@ pub struct TestHome {
     test_mode: bool,
     /// Folders put before PATH for the app (stub programs such as `xdg-open`).
     path_prefix: Vec<PathBuf>,
+    /// Further variables for the app (`with_env`).
+    extra: Vec<(&'static str, OsString)>,
 }
 
 impl TestHome {
@@ -35,6 +37,7 @@ impl TestHome {
             dir,
             test_mode: true,
             path_prefix: Vec::new(),
+            extra: Vec::new(),
         })
     }
 
@@ -42,6 +45,12 @@ impl TestHome {
     /// WebDriver screenshots hang in that mode, so the benchmark and few tests use it.
     pub fn as_users_run(mut self) -> Self {
         self.test_mode = false;
+        self
+    }
+
+    /// Sets `name` in the app's environment (an update server's address).
+    pub fn with_env(mut self, name: &'static str, value: impl Into<OsString>) -> Self {
+        self.extra.push((name, value.into()));
         self
     }
 
@@ -146,6 +155,7 @@ impl TestHome {
             ("OPENAI_API_KEY", None),
             ("PADDOCK_OPENAI_COMPAT_API_KEY", None),
         ];
+        env.extend(self.extra.iter().map(|(k, v)| (*k, Some(v.clone()))));
         if !self.path_prefix.is_empty() {
             let mut paths = self.path_prefix.clone();
             paths.extend(std::env::split_paths(

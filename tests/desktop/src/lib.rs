@@ -14,6 +14,7 @@ use tokio::process::{Child, Command};
 pub mod axe;
 pub mod home;
 pub mod proc_tree;
+pub mod serve;
 pub mod transcript;
 
 pub use home::TestHome;

@@ -23,5 +23,7 @@ mod server;
 pub use context::estimate_tokens;
 pub use probe::{LmStudioModel, OllamaModel, ProbeOverride, Probes};
 pub use record::{Outcome, RecordedRequest};
-pub use script::{Fault, Quirks, Reply, Script, ScriptCall, StreamRefusal, Thinking, Usage};
+pub use script::{
+    Fault, Quirks, Reply, Script, ScriptCall, StreamRefusal, Thinking, ToolRefusal, Usage,
+};
 pub use server::FakeServer;

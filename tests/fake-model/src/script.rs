@@ -31,6 +31,66 @@ pub struct Script {
     /// offer tools are refused as llama-cpp-python's server does, and consume no reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refuse_streaming_tools: Option<StreamRefusal>,
+    /// The tools refusal mode: Chat Completions requests that offer tools at all are
+    /// refused as a server without tool support does (llama-server without `--jinja` by
+    /// default), and consume no reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuse_tools: Option<ToolRefusal>,
+}
+
+/// How a server that takes no `tools` parameter refuses a request offering tools.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolRefusal {
+    /// The HTTP status (llama.cpp: 500; Ollama and vLLM: 400).
+    pub status: u16,
+    /// The body the server sends.
+    pub body: Value,
+}
+
+impl ToolRefusal {
+    /// llama.cpp's llama-server started without `--jinja` (its default).
+    pub fn llama_cpp_without_jinja() -> Self {
+        Self {
+            status: 500,
+            body: serde_json::json!({"error": {"code": 500,
+                "message": "tools param requires --jinja flag", "type": "server_error"}}),
+        }
+    }
+
+    /// Ollama, for a model whose template has no tools.
+    pub fn ollama(model: &str) -> Self {
+        Self {
+            status: 400,
+            body: serde_json::json!({"error":
+                format!("registry.ollama.ai/library/{model} does not support tools")}),
+        }
+    }
+
+    /// vLLM started without a tool-call parser.
+    pub fn vllm_without_parser() -> Self {
+        Self {
+            status: 400,
+            body: serde_json::json!({"object": "error", "type": "BadRequestError", "code": 400,
+                "message": "\"auto\" tool choice requires --enable-auto-tool-choice and \
+                            --tool-call-parser to be set"}),
+        }
+    }
+
+    /// A server that refuses fields it does not know (pydantic's 422).
+    pub fn unknown_field() -> Self {
+        Self {
+            status: 422,
+            body: serde_json::json!({"detail": [{"type": "extra_forbidden",
+                "loc": ["body", "tools"], "msg": "Extra inputs are not permitted"}]}),
+        }
+    }
+}
+
+impl Default for ToolRefusal {
+    fn default() -> Self {
+        Self::llama_cpp_without_jinja()
+    }
 }
 
 /// How a server that cannot stream tool calls refuses a request that asks it to.

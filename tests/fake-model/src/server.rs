@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 use crate::body::{self, Body};
 use crate::probe::{self, Endpoint, Probes};
 use crate::record::{Outcome, RecordedRequest};
-use crate::script::{Fault, Reply, Script, StreamRefusal};
+use crate::script::{Fault, Reply, Script, StreamRefusal, ToolRefusal};
 use crate::{anthropic, chat, context, openai};
 
 #[derive(Default)]
@@ -32,6 +32,7 @@ struct Inner {
     context_window: Option<u32>,
     probes: Probes,
     refuse_streaming_tools: Option<StreamRefusal>,
+    refuse_tools: Option<ToolRefusal>,
     requests: Vec<RecordedRequest>,
 }
 
@@ -44,6 +45,7 @@ impl Inner {
         self.context_window = script.context_window;
         self.probes = script.probes;
         self.refuse_streaming_tools = script.refuse_streaming_tools;
+        self.refuse_tools = script.refuse_tools;
     }
 }
 
@@ -148,6 +150,13 @@ impl FakeServer {
         self.state.lock().refuse_streaming_tools = refusal;
     }
 
+    /// The tools refusal mode: from now on, Chat Completions requests offering tools are
+    /// refused with `refusal` and consume no reply; requests without tools are answered.
+    /// `None` ends it.
+    pub fn set_refuse_tools(&self, refusal: Option<ToolRefusal>) {
+        self.state.lock().refuse_tools = refusal;
+    }
+
     /// Replies not yet played.
     pub fn pending(&self) -> usize {
         self.state.lock().replies.len()
@@ -174,10 +183,10 @@ impl FakeServer {
             let notified = self.state.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if let Some(r) = self.state.lock().requests.get(index) {
-                if r.outcome != Outcome::Open {
-                    return Some(r.outcome);
-                }
+            if let Some(r) = self.state.lock().requests.get(index)
+                && r.outcome != Outcome::Open
+            {
+                return Some(r.outcome);
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 return None;
@@ -289,10 +298,19 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
             outcome: Outcome::Open,
             estimated_tokens: estimated,
         });
+        let openai_tools = is_chat && format == Format::OpenAi && offers_tools;
         let refusal = inner
-            .refuse_streaming_tools
+            .refuse_tools
             .clone()
-            .filter(|_| is_chat && format == Format::OpenAi && streams && offers_tools);
+            .filter(|_| openai_tools)
+            .map(|r| (r.status, r.body))
+            .or_else(|| {
+                inner
+                    .refuse_streaming_tools
+                    .clone()
+                    .filter(|_| openai_tools && streams)
+                    .map(|r| (r.status, r.body()))
+            });
         let reply = if is_chat && authorized && !too_long && refusal.is_none() {
             inner.replies.pop_front()
         } else {
@@ -330,8 +348,8 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
             Some(answer) => answer.map(body_response),
             None => Some(models_response(format, &models, &probes)),
         }
-    } else if let Some(refusal) = refusal {
-        Some(json_response(refusal.status, &refusal.body()))
+    } else if let Some((status, body)) = refusal {
+        Some(json_response(status, &body))
     } else if let Some(limit) = window.filter(|w| estimated > *w) {
         Some(overflow_response(format, estimated, limit))
     } else {
@@ -483,6 +501,15 @@ fn control(state: &State, method: &Method, what: &str, bytes: &[u8]) -> Response
                 Ok(refusal) => {
                     state.lock().refuse_streaming_tools = refusal.clone();
                     json_response(200, &json!({ "refuse_streaming_tools": refusal }))
+                }
+                Err(e) => bad(e),
+            }
+        }
+        (&Method::POST, "refuse_tools") => {
+            match serde_json::from_slice::<Option<ToolRefusal>>(bytes) {
+                Ok(refusal) => {
+                    state.lock().refuse_tools = refusal.clone();
+                    json_response(200, &json!({ "refuse_tools": refusal }))
                 }
                 Err(e) => bad(e),
             }

@@ -12,7 +12,7 @@ beforeEach(() => {
 
 describe('the change, rewind and compaction commands', () => {
   it.each([
-    ['checkpointDiff', () => api.checkpointDiff('/p', 's1', 'a', 'b', 'src/x.ts'), 'checkpoint_diff', { project: '/p', sessionId: 's1', from: 'a', to: 'b', path: 'src/x.ts' }],
+    ['checkpointDiff', () => api.checkpointDiff('/p', 'a', 'b', 'src/x.ts'), 'checkpoint_diff', { project: '/p', from: 'a', to: 'b', path: 'src/x.ts' }],
     ['rewindPreview', () => api.rewindPreview('/p', 's1', 2, 3, 'files_only'), 'rewind_preview', { project: '/p', sessionId: 's1', prompt: 2, turn: 3, mode: 'files_only' }],
     ['rewindSession', () => api.rewindSession('/p', 's1', 1, 0, 'both'), 'rewind_session', { project: '/p', sessionId: 's1', prompt: 1, turn: 0, mode: 'both' }],
     ['undoRewind', () => api.undoRewind('/p', 's1'), 'undo_rewind', { project: '/p', sessionId: 's1' }],

@@ -1,6 +1,20 @@
 // Generated from the paddock-protocol crate by its `bindings` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-protocol --test bindings
 
+export type AboutInfo = { 
+/**
+ * `CARGO_PKG_VERSION` of the workspace: the same as `paddock --version` and the package.
+ */
+version: string, install: InstallKind, 
+/**
+ * The program (for an AppImage, the AppImage file the updater would replace).
+ */
+location: string, 
+/**
+ * Why this copy does not look for updates (built from source, no key built in).
+ */
+updates_off?: string, };
+
 export type AgentEvent = { "type": "run_started", agent: string, model: string, 
 /**
  * Model calls the run may make (0 in sessions written before it was said).
@@ -122,6 +136,30 @@ turn: number,
  */
 messages: number, };
 
+export type CheckpointState = "idle" | "recording" | "ready" | "failed";
+
+export type CheckpointStatus = { state: CheckpointState, 
+/**
+ * Files looked at so far by the first snapshot (once done: the files it kept).
+ */
+files: number, 
+/**
+ * Their bytes.
+ */
+bytes: number, 
+/**
+ * Files the workspace had last time (0: not known yet).
+ */
+expected: number, 
+/**
+ * How long the first snapshot took, once done.
+ */
+took_ms: number | null, 
+/**
+ * Why it failed, or why each turn walks the whole workspace.
+ */
+message: string | null, };
+
 export type CompactionInfo = { id: string, reason: CompactionReason, 
 /**
  * Messages at the start of the history that the summary replaced.
@@ -229,6 +267,8 @@ binary: boolean,
 truncated: boolean, text?: string, };
 
 export type Grant = "allow" | "ask" | "deny";
+
+export type InstallKind = "app_image" | "deb" | "rpm" | "source";
 
 export type InstructionFile = { 
 /**
@@ -431,6 +471,18 @@ contextWindow?: number,
  * When the conversation is compacted to make room.
  */
 compaction?: CompactionSettings, 
+/**
+ * Longest reply, in tokens, asked of the model per call. Unset: 4096 for
+ * openai-compatible servers (a small model can otherwise stream for minutes), the
+ * provider's own limit for the others.
+ */
+maxOutputTokens?: number, 
+/**
+ * How an openai-compatible server is told about the tools: `auto` (the `tools`
+ * parameter, and the tools described in the prompt when the server refuses it),
+ * `native` (the parameter only) or `prompted` (the prompt only).
+ */
+toolCalling?: ToolCalling, 
 /**
  * Tool bundle granted to the agent; none means no built-in tool unless granted below.
  */
@@ -680,7 +732,9 @@ export type ToolCall = { id: string, name: string, input: unknown,
  */
 parsed_from_text?: boolean, };
 
-export type ToolCallMode = "native" | "text_fallback" | "none";
+export type ToolCallMode = "native" | "text_fallback" | "prompted" | "none";
+
+export type ToolCalling = "auto" | "native" | "prompted";
 
 export type ToolGrantInfo = { name: string, grant: Grant, 
 /**
@@ -701,7 +755,9 @@ export type ToolPreset = "readonly" | "readwrite" | "full";
 export type ToolProbeReport = { 
 /**
  * `native`: in the API's tool-call fields; `text_fallback`: written in the text and
- * read by Paddock; `none`: not at all.
+ * read by Paddock; `prompted`: the server refused the `tools` parameter (or the
+ * settings say so), so the tools were described in the prompt and the call read from
+ * the text; `none`: not at all.
  */
 mode: ToolCallMode, 
 /**
@@ -760,6 +816,26 @@ declined: boolean,
 error?: string, };
 
 export type TrustState = { "state": "trusted" } | { "state": "new" } | { "state": "changed", was: string, };
+
+export type UpdateCheck = { "state": "up_to_date", current: string, } | { "state": "available" } & UpdateOffer | { "state": "older", offered: string, current: string, };
+
+export type UpdateOffer = { version: string, current: string, 
+/**
+ * What changed, from the update manifest (its `notes`); empty when it says nothing.
+ */
+notes: string, 
+/**
+ * This copy can install it itself (an AppImage); otherwise `how` says who does.
+ */
+can_install: boolean, 
+/**
+ * For a package install: the package manager's part, in a sentence.
+ */
+how: string, 
+/**
+ * Why it cannot be installed right now (a run is live), when it cannot.
+ */
+blocked?: string, };
 
 export type WorkspaceChange = { 
 /**

@@ -4,6 +4,12 @@ import { project, sandbox, trusted } from '../test/project';
 import SandboxPanel from './SandboxPanel.svelte';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
+vi.mock('../lib/updates', () => ({
+  about: vi.fn(async () => ({ version: '0.1.0', install: 'source', location: '/usr/bin/paddock-desktop' })),
+  checkUpdate: vi.fn(),
+  installUpdate: vi.fn(),
+  restartApp: vi.fn(),
+}));
 const api = vi.mocked(await import('../lib/api'));
 
 describe('SandboxPanel', () => {

@@ -49,6 +49,22 @@ describe('ToolProbe', () => {
     );
   });
 
+  it('says when the tools went in the prompt because the server refused them', async () => {
+    api.testToolCalling.mockResolvedValue(
+      report({
+        mode: 'prompted',
+        detail: 'with the tools described in the prompt, a text call of get_time with {}',
+        advice: ['llama-server was started without --jinja, so it refuses the tools parameter'],
+      }),
+    );
+    render(ToolProbe, { props: { provider: 'openai-compatible', baseUrl: null, model: 'm' } });
+    await fireEvent.click(screen.getByTestId('test-tool-calling'));
+    const result = await screen.findByTestId('tool-probe-result');
+    expect(result).toHaveAttribute('data-mode', 'prompted');
+    expect(result).toHaveTextContent('describes the tools in the prompt');
+    expect(result).toHaveTextContent('without --jinja');
+  });
+
   it('needs a model', () => {
     render(ToolProbe, { props: { provider: 'anthropic', baseUrl: null, model: '  ' } });
     expect(screen.getByTestId('test-tool-calling')).toBeDisabled();

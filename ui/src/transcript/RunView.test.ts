@@ -48,7 +48,7 @@ describe('the Changes of a run', () => {
     show(run());
     const row = screen.getAllByTestId('run-changes-file')[0]!;
     await fireEvent.click(row);
-    expect(api.checkpointDiff).toHaveBeenCalledWith('/p', 's1', 'ck1-0', 'ck1-end', 'src/app.ts');
+    expect(api.checkpointDiff).toHaveBeenCalledWith('/p', 'ck1-0', 'ck1-end', 'src/app.ts');
     const section = screen.getByTestId('run-changes');
     const diff = await within(section).findByTestId('diff-view');
     expect(diff).toHaveAttribute('data-path', 'src/app.ts');
@@ -64,7 +64,7 @@ describe('the Changes of a run', () => {
     show(run());
     await fireEvent.click(screen.getAllByTestId('run-changes-file')[1]!);
     expect(await screen.findByTestId('run-changes-error')).toHaveTextContent('checkpoint ck1-end is gone');
-    expect(api.checkpointDiff).toHaveBeenCalledWith('/p', 's1', 'ck1-0', 'ck1-end', 'assets');
+    expect(api.checkpointDiff).toHaveBeenCalledWith('/p', 'ck1-0', 'ck1-end', 'assets');
     expect(within(screen.getByTestId('run-changes')).queryByTestId('diff-view')).toBeNull();
   });
 

@@ -389,7 +389,13 @@ async fn tool_probe(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey
         report.line(Level::Warn, "tool calls", "not tested: no model is set");
         return;
     };
-    let connection = match Connection::new(provider_kind(s), s.base_url.as_deref(), key, false) {
+    let connection = match Connection::with_tool_calling(
+        provider_kind(s),
+        s.base_url.as_deref(),
+        key,
+        false,
+        s.tool_calling.unwrap_or_default(),
+    ) {
         Ok(c) => c,
         Err(e) => {
             report.line(Level::Fail, "tool calls", &e.to_string());
@@ -406,6 +412,7 @@ async fn tool_probe(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey
             let mode = match p.mode {
                 ToolCallMode::Native => "native",
                 ToolCallMode::TextFallback => "read from the text (fallback)",
+                ToolCallMode::Prompted => "prompted (tools described in the prompt)",
                 ToolCallMode::None => "none",
             };
             report.line(level, "tool calls", &format!("{mode}: {}", p.detail));

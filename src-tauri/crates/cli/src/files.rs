@@ -24,7 +24,7 @@ pub const DEFAULT_MODE: u32 = 0o666;
 
 /// "1 MiB", "4 MiB", or the bytes when not a whole MiB.
 fn size(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")

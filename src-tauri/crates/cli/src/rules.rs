@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use paddock_host::rules::{explain, input_for};
-use paddock_host::settings;
+use paddock_host::edit::in_effect;
+use paddock_host::explain::{explain, input_for};
 use paddock_host::trust::TrustStore;
 use paddock_host::{Project, RunLimits, canonical_dir};
 use paddock_protocol::{CallExplanation, Grant, RuleEntry};
@@ -16,22 +16,22 @@ use crate::run::project_dir;
 
 pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliError> {
     let root = canonical_dir(&project_dir(project)?)?;
-    let stored = settings::load(&root)?;
-    let assessment = TrustStore::open_default()?.assess(&root, &stored);
-    if let Some(e) = &assessment.report.error {
+    let now = in_effect(&TrustStore::open_default()?, &root)?;
+    if let Some(e) = &now.trust.error {
         return Err(CliError::failure(e.clone()));
     }
     // Rules that grant wait for the folder's trust, as they do in a run.
-    let waiting: Vec<String> = assessment
-        .report
+    let waiting: Vec<String> = now
+        .trust
         .pending
         .iter()
         .filter(|i| i.key.starts_with("rules.") || i.key.starts_with("tools."))
         .map(|i| i.key.clone())
         .collect();
+    let stored = now.written;
     let project = Project {
         root,
-        settings: assessment.apply(&stored),
+        settings: now.settings,
     };
     match action {
         RulesAction::Explain { tool, json, call } => {

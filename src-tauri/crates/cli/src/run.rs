@@ -149,6 +149,7 @@ async fn run_prompt(
             prepared.resumed,
         ));
     }
+    let resumed = prepared.resumed;
     let report = prepared.run().await;
     let result = report.result;
     printer.finish_text();
@@ -194,24 +195,35 @@ async fn run_prompt(
             "usage": result.usage,
             "denied": denied,
         }));
-    } else if let Some(why) =
-        explain(code, result.exit, &denied, &result.usage, result.turns).map(|why| {
-            match (&result.output_error, code) {
-                (Some(e), Code::Schema) => format!("{why}: {e}"),
-                _ => why,
-            }
+    } else if let Some(why) = why_not_done(code, result.exit, &denied, &result.usage, result.turns)
+        .map(|why| match (&result.output_error, code) {
+            (Some(e), Code::Schema) => format!("{why}: {e}"),
+            _ => why,
         })
     {
         output::err(&format!("paddock: {why}"));
     }
-    output::err(&format!(
-        "paddock: session {session_id} (continue with: paddock resume {session_id} PROMPT)"
-    ));
+    if nothing_ran(resumed, result.exit, result.turns) {
+        // Only the prompt is in the session: nothing to continue from.
+        output::err(&format!(
+            "paddock: nothing ran (the first model call failed); session {session_id} holds \
+             only the prompt"
+        ));
+    } else {
+        output::err(&format!(
+            "paddock: session {session_id} (continue with: paddock resume {session_id} PROMPT)"
+        ));
+    }
     Ok(code)
 }
 
+/// A new session whose first model call failed: no answer, no tool ran.
+fn nothing_ran(resumed: bool, exit: ExitReason, turns: u32) -> bool {
+    !resumed && exit == ExitReason::Error && turns <= 1
+}
+
 /// Why a run did not succeed, with what to do about it.
-fn explain(
+fn why_not_done(
     code: Code,
     exit: ExitReason,
     denied: &[String],

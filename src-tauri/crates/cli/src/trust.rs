@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
 use paddock_host::canonical_dir;
-use paddock_host::settings;
+use paddock_host::edit::{Edit, in_effect};
 use paddock_host::trust::TrustStore;
 use paddock_protocol::{TrustItem, TrustState};
 
@@ -35,9 +35,8 @@ pub fn run(project: Option<&Path>, yes: bool, revoke: bool, list: bool) -> Resul
         });
         return Ok(Code::Success);
     }
-    let stored = settings::load(&root)?;
-    let assessment = store.assess(&root, &stored);
-    let report = &assessment.report;
+    let now = in_effect(&store, &root)?;
+    let report = &now.trust;
     if let Some(e) = &report.error {
         return Err(CliError::failure(e.clone()));
     }
@@ -67,7 +66,7 @@ pub fn run(project: Option<&Path>, yes: bool, revoke: bool, list: bool) -> Resul
         output::out("Not trusted; nothing changed.\n");
         return Ok(Code::Success);
     }
-    store.trust(&root, &stored)?;
+    Edit::new(&store, &root).trust_folder()?;
     output::out(&format!(
         "Trusted. Recorded in {}; revoke with `paddock trust --revoke --project {}`.\n",
         store.path().display(),

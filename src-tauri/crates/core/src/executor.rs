@@ -183,10 +183,13 @@ impl ToolExecutor {
                 } else {
                     available.join(", ")
                 };
+                let meant = crate::tool::near_miss(&call.name, gate.granted_names())
+                    .map(|m| format!(" Did you mean '{m}'? Call it by that name."))
+                    .unwrap_or_default();
                 return ToolOutput::with_status(
                     ToolStatus::UnknownTool,
                     format!(
-                        "Unknown tool '{}'. Tools available to you: {list}.",
+                        "Unknown tool '{}'.{meant} Tools available to you: {list}.",
                         call.name
                     ),
                 );

@@ -352,19 +352,18 @@ impl GrantPolicy {
         if grant == Grant::Deny {
             return (grant, reason);
         }
-        if let Some(ceiling) = self.ceiling {
-            if mutates
-                && !ceiling.tools().contains(&name)
-                && !listed(&self.ceiling_exceptions, name)
-            {
-                return (
-                    Grant::Deny,
-                    format!(
-                        "denied — it can change things, and this run is limited to the {} preset",
-                        ceiling.as_str()
-                    ),
-                );
-            }
+        if let Some(ceiling) = self.ceiling
+            && mutates
+            && !ceiling.tools().contains(&name)
+            && !listed(&self.ceiling_exceptions, name)
+        {
+            return (
+                Grant::Deny,
+                format!(
+                    "denied — it can change things, and this run is limited to the {} preset",
+                    ceiling.as_str()
+                ),
+            );
         }
         match self.limit.as_ref().map(|l| l.get(name)) {
             Some(None) => (

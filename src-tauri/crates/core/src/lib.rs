@@ -5,7 +5,9 @@
 
 pub mod agent;
 pub mod approval;
+mod blocking;
 pub mod compaction;
+mod context_watch;
 pub mod events;
 pub mod executor;
 pub mod grants;
@@ -13,7 +15,6 @@ pub mod loop_detect;
 pub mod model;
 pub mod recorder;
 mod response;
-mod room;
 pub mod rules;
 pub mod runner;
 #[cfg(feature = "test-support")]
@@ -28,6 +29,7 @@ pub use paddock_protocol as protocol;
 
 pub use agent::{Agent, AgentConfig, AgentHandle, AgentResult};
 pub use approval::{ApprovalError, Approvals, AskPolicy};
+pub use blocking::blocking;
 pub use compaction::{CompactError, CompactionConfig};
 pub use events::{CollectSink, EventSink, Fanout, FnSink, NullSink};
 pub use executor::{ExecutorLimits, ToolExecutor};

@@ -76,7 +76,8 @@ pub trait HistoryLog: Send + Sync {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOutcome {
     pub exit: ExitReason,
-    /// The final answer's text (the last assistant text of the run).
+    /// The last turn's text: the final answer on `end_turn` (empty, with a warning, when
+    /// that reply had none; never an earlier turn's words).
     pub output: String,
     /// The whole conversation after the run, every tool call paired with its result.
     pub messages: Vec<Message>,
@@ -119,6 +120,8 @@ pub(crate) struct LoopState {
     first_record: Option<String>,
     /// The history's token estimate, kept up as it grows.
     pub(crate) tally: crate::compaction::HistoryTally,
+    /// How the server's count of a request compares with Paddock's estimate.
+    pub(crate) calibration: crate::context_watch::Calibration,
 }
 
 impl Runner<'_> {
@@ -152,6 +155,7 @@ impl Runner<'_> {
             compactions: 0,
             first_record: None,
             tally: crate::compaction::HistoryTally::default(),
+            calibration: crate::context_watch::Calibration::default(),
         };
         self.save(&mut state);
 
@@ -169,6 +173,7 @@ impl Runner<'_> {
 
             let mut overflowed = false;
             let collected = loop {
+                self.note_estimate(&mut state);
                 let stream = self.model.stream(&ModelRequest {
                     model: &self.config.model,
                     system: self.config.system_prompt.as_deref(),
@@ -215,6 +220,7 @@ impl Runner<'_> {
                 }
             };
             self.add_usage(&mut state, response.usage);
+            state.calibration.learn(response.usage.input_tokens);
             let text = response.text();
             let model_stop = response.stop;
             // The calls are shared by their message in the history and the executor.
@@ -236,11 +242,17 @@ impl Runner<'_> {
             }
             let before_turn = state.messages.len();
             state.messages.push(message);
-            if !text.is_empty() {
-                state.output = text.clone();
-            }
+            // The answer is this turn's words, never an earlier turn's: a turn of calls
+            // followed by an empty one ends with no answer, and says so.
+            state.output = text.clone();
 
             if calls.is_empty() {
+                if text.trim().is_empty() {
+                    events.emit(AgentEvent::warning(
+                        "the model ended its turn without an answer (its last reply had no \
+                         text)",
+                    ));
+                }
                 self.save(&mut state);
                 break (self.budget_or(&state, ExitReason::EndTurn), None);
             }

@@ -174,10 +174,6 @@ impl ScriptedModel {
         self.lock().calls
     }
 
-    pub fn remaining(&self) -> usize {
-        self.lock().turns.len()
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -28,12 +28,11 @@ pub fn extract_json(text: &str) -> Option<Value> {
         return Some(v);
     }
     for (open, close) in [('{', '}'), ('[', ']')] {
-        if let (Some(start), Some(end)) = (trimmed.find(open), trimmed.rfind(close)) {
-            if start < end {
-                if let Ok(v) = serde_json::from_str(&trimmed[start..=end]) {
-                    return Some(v);
-                }
-            }
+        if let (Some(start), Some(end)) = (trimmed.find(open), trimmed.rfind(close))
+            && start < end
+            && let Ok(v) = serde_json::from_str(&trimmed[start..=end])
+        {
+            return Some(v);
         }
     }
     None

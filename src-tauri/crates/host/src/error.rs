@@ -120,3 +120,44 @@ impl HostError {
         }
     }
 }
+
+/// The app's one error shape: the code from what failed, the message as worded for users.
+impl From<HostError> for paddock_protocol::AppError {
+    fn from(error: HostError) -> Self {
+        use paddock_protocol::AppErrorCode as Code;
+        let code = match &error {
+            HostError::Settings(_) | HostError::Trust(_) => Code::Settings,
+            HostError::Session(SessionError::NotFound(_)) => Code::NotFound,
+            HostError::Session(SessionError::BadId(_)) => Code::Invalid,
+            HostError::Session(_) => Code::Session,
+            HostError::Keychain(_) => Code::Keychain,
+            HostError::Provider(_) => Code::Provider,
+            HostError::Path(e) if e.is_refusal() => Code::PathRefused,
+            HostError::Path(PathError::NotFound { .. } | PathError::RootMissing { .. }) => {
+                Code::NotFound
+            }
+            HostError::Path(PathError::Io { .. }) => Code::Io,
+            HostError::Path(_) => Code::Invalid,
+            HostError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                Code::NotFound
+            }
+            other => match other.kind() {
+                HostErrorKind::Usage => Code::Invalid,
+                HostErrorKind::Settings | HostErrorKind::Trust => Code::Settings,
+                HostErrorKind::Provider => Code::Provider,
+                HostErrorKind::Keychain => Code::Keychain,
+                HostErrorKind::Session => Code::Session,
+                HostErrorKind::Io => Code::Io,
+                HostErrorKind::Busy => Code::Busy,
+                HostErrorKind::NotFound => Code::NotFound,
+                HostErrorKind::Path => Code::PathRefused,
+                HostErrorKind::Internal => Code::Internal,
+                HostErrorKind::Untrusted => Code::Untrusted,
+            },
+        };
+        Self {
+            code,
+            message: error.to_string(),
+        }
+    }
+}

@@ -2,6 +2,8 @@
 //! headless fallback. Keys are never written to a file.
 
 use paddock_protocol::ProviderKind;
+
+use crate::HostError;
 use paddock_providers::ApiKey;
 
 /// The keychain service name every key is stored under.
@@ -178,4 +180,29 @@ pub fn resolve_key(
         },
         None => Ok(None),
     }
+}
+
+/// Stores (or with `None` or `""` removes) the keychain value an MCP server's `${name}`
+/// reads. The name is a variable's: letters, digits and `_`, not starting with a digit.
+pub fn set_mcp_value(
+    keys: &dyn KeyStore,
+    name: &str,
+    value: Option<&str>,
+) -> Result<(), HostError> {
+    let name = name.trim();
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(HostError::Usage(
+            "a variable name has letters, digits and _ (e.g. GITHUB_TOKEN)".to_owned(),
+        ));
+    }
+    match value {
+        Some(v) if !v.is_empty() => keys.set_var(name, v),
+        _ => keys.delete_var(name),
+    }
+    .map_err(HostError::from)
 }

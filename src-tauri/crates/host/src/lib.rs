@@ -4,7 +4,9 @@
 
 mod checkpoints;
 mod compact;
+pub mod edit;
 mod error;
+pub mod explain;
 pub mod instructions;
 mod keys;
 mod live;
@@ -27,7 +29,9 @@ pub mod workspace;
 
 pub use checkpoints::ProjectCheckpoints;
 pub use error::{HostError, HostErrorKind};
-pub use keys::{EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, mcp_vars, resolve_key};
+pub use keys::{
+    EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, mcp_vars, resolve_key, set_mcp_value,
+};
 pub use live::{LiveProject, McpRun};
 pub use mcp::mcp_options;
 pub use models::Connection;
@@ -43,7 +47,7 @@ pub use tools::{ProjectTools, RunLimits, TeamModel};
 pub use paddock_changes::unified as unified_diff;
 pub use paddock_core::structured::check_schema;
 pub use paddock_core::tool::one_line;
-pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError};
+pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError, blocking};
 pub use paddock_guard::{PathError, UntrustedFileError, display_rel, read_untrusted};
 pub use paddock_mcp::{DEFAULT_START_TIMEOUT as MCP_START_TIMEOUT, ServerPath};
 pub use paddock_providers::ApiKey;

@@ -211,10 +211,10 @@ impl LiveProject {
             keys_generation,
         };
         let mut cached = self.runtime.lock().await;
-        if let Some((k, runtime)) = cached.as_ref() {
-            if *k == key {
-                return Ok(runtime.clone());
-            }
+        if let Some((k, runtime)) = cached.as_ref()
+            && *k == key
+        {
+            return Ok(runtime.clone());
         }
         let project = Project {
             root: self.root.clone(),

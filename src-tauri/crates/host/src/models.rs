@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use paddock_protocol::{ConnectionReport, ModelInfo, ProviderKind, ToolCallMode, ToolProbeReport};
+use paddock_protocol::{
+    ConnectionReport, ModelInfo, ProviderKind, ToolCallMode, ToolCalling, ToolProbeReport,
+};
 use paddock_providers::{ApiKey, Provider, ProviderConfig, RetryPolicy};
 
 use crate::HostError;
@@ -27,7 +29,18 @@ impl Connection {
         key: Option<ApiKey>,
         quick: bool,
     ) -> Result<Self, HostError> {
-        let mut config = ProviderConfig::new(kind);
+        Self::with_tool_calling(kind, base_url, key, quick, ToolCalling::Auto)
+    }
+
+    /// As [`Self::new`], telling the server about tools as the `toolCalling` setting says.
+    pub fn with_tool_calling(
+        kind: ProviderKind,
+        base_url: Option<&str>,
+        key: Option<ApiKey>,
+        quick: bool,
+        tool_calling: ToolCalling,
+    ) -> Result<Self, HostError> {
+        let mut config = ProviderConfig::new(kind).with_tool_calling(tool_calling);
         if let Some(url) = base_url.map(str::trim).filter(|u| !u.is_empty()) {
             config = config.with_base_url(url);
         }
@@ -72,7 +85,8 @@ impl Connection {
     }
 
     /// Sends one short request offering a harmless tool and reports how `model` answered
-    /// (natively, as text, or not at all), with advice.
+    /// (natively, as text, with the tools described in the prompt after the server refused
+    /// the `tools` parameter, or not at all), with advice.
     pub async fn probe_tools(&self, model: &str) -> Result<ToolProbeReport, HostError> {
         let model = model.trim();
         if model.is_empty() {
@@ -83,6 +97,7 @@ impl Connection {
             mode: match p.mode {
                 paddock_providers::ToolCallMode::Native => ToolCallMode::Native,
                 paddock_providers::ToolCallMode::TextFallback => ToolCallMode::TextFallback,
+                paddock_providers::ToolCallMode::Prompted => ToolCallMode::Prompted,
                 paddock_providers::ToolCallMode::None => ToolCallMode::None,
             },
             streaming: p.streaming,

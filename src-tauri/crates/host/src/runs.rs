@@ -35,6 +35,11 @@ impl LiveRuns {
         lock(&self.running).keys().any(|(r, _)| r == root)
     }
 
+    /// Whether any prompt is running, in any project (an update waits for none).
+    pub fn any(&self) -> bool {
+        !lock(&self.running).is_empty()
+    }
+
     /// The session's approvals, answered by a person (the app).
     pub(crate) fn approvals(&self, root: &Path, session: &str) -> Arc<Approvals> {
         lock(&self.approvals)

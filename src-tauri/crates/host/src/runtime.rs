@@ -66,7 +66,7 @@ impl ProjectRuntime {
         })?;
         let key = resolve_key(provider, keys)?;
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
-        let vendor = build_model(provider, s.base_url.as_deref(), key)?;
+        let vendor = build_model(provider, s, key)?;
         let model: Arc<dyn Model> = Arc::new(vendor.clone());
         let tools = ProjectTools::sharing_rules(
             &project,
@@ -157,6 +157,8 @@ impl ProjectRuntime {
             config.max_turns = t;
         }
         config.max_token_budget = s.max_token_budget;
+        // Unset, each provider bounds a reply its own way (OpenAI-compatible servers: 4096).
+        config.max_output_tokens = s.max_output_tokens;
         config.context_window = s.context_window.or(self.context_window);
         config.compaction = Some(match s.compaction {
             Some(c) => CompactionConfig {
@@ -196,11 +198,12 @@ impl ProjectRuntime {
 
 fn build_model(
     provider: ProviderKind,
-    base_url: Option<&str>,
+    s: &ProjectSettings,
     key: Option<ApiKey>,
 ) -> Result<Provider, HostError> {
-    let mut config = ProviderConfig::new(provider);
-    if let Some(url) = base_url {
+    let mut config =
+        ProviderConfig::new(provider).with_tool_calling(s.tool_calling.unwrap_or_default());
+    if let Some(url) = s.base_url.as_deref() {
         config = config.with_base_url(url);
     }
     if let Some(key) = key {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_core::{Agent, AgentResult, Approvals, AskPolicy, EventSink, Fanout};
-use paddock_protocol::{AgentEvent, Message, ProjectSettings};
+use paddock_protocol::{AgentEvent, CheckpointStatus, Message, ProjectSettings};
 use paddock_session::{SessionStore, SessionWriter};
 use tokio_util::sync::CancellationToken;
 
@@ -102,6 +102,28 @@ impl RunService {
         &self.store
     }
 
+    /// Starts recording the project's workspace in the background (its first checkpoint in
+    /// this process reads every file), so the first prompt that writes does not wait for
+    /// it. For a shell opening a project; a run starts it too. Returns at once.
+    pub fn begin_checkpoints(&self, root: &Path) -> Result<(), HostError> {
+        // A rewind a crash interrupted is finished before anything reads the files.
+        self.recover_rewind(root)?;
+        // Guarded as the run's tools are: a workspace holding the home folder is refused,
+        // not copied.
+        let defaults = paddock_sandbox::SandboxConfig::default();
+        let guard = crate::workspace::guard_for(root).protecting(
+            paddock_sandbox::private_folders(&defaults),
+            paddock_sandbox::own_dirs(&defaults),
+        );
+        self.checkpoints(root)?.begin_base(guard);
+        Ok(())
+    }
+
+    /// Where the project's checkpoints stand (the first snapshot's progress).
+    pub fn checkpoint_status(&self, root: &Path) -> Result<CheckpointStatus, HostError> {
+        Ok(self.checkpoints(root)?.status())
+    }
+
     pub fn keys(&self) -> &Arc<dyn KeyStore> {
         &self.keys
     }
@@ -189,14 +211,14 @@ impl RunService {
         }
         let root = project.root();
         let _starting = project.start_lock.lock().await;
-        if let SessionTarget::Resume(id) = &target {
-            if self.runs.is_running(root, id) {
-                return Err(HostError::Busy(
-                    "a prompt is already running in this session; stop it or wait for it to \
+        if let SessionTarget::Resume(id) = &target
+            && self.runs.is_running(root, id)
+        {
+            return Err(HostError::Busy(
+                "a prompt is already running in this session; stop it or wait for it to \
                      finish"
-                        .into(),
-                ));
-            }
+                    .into(),
+            ));
         }
         let stored = self.settings_for_run(root, &options, trust)?;
         // A rewind a crash interrupted is finished before anything else touches the files.
@@ -247,9 +269,15 @@ impl RunService {
             Approver::Person => self.runs.approvals(root, &session_id),
             Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
         };
+        let checkpoints = self.checkpoints(root)?;
+        let guard = runtime.tools().env().guard();
+        // The first snapshot reads the whole workspace: under way while the model thinks.
+        checkpoints.begin_base(guard.clone());
+        let recorder_events = Arc::new(std::sync::OnceLock::new());
         let recorder = Recorder {
-            checkpoints: self.checkpoints(root)?,
-            guard: runtime.tools().env().guard(),
+            checkpoints,
+            guard,
+            events: recorder_events.clone(),
         };
         let mut agent = runtime
             .agent()
@@ -273,7 +301,9 @@ impl RunService {
             run,
             events,
         });
-        let agent = agent.with_events(Arc::new(Fanout(vec![writer.clone(), end.clone()])));
+        let fanout: Arc<dyn EventSink> = Arc::new(Fanout(vec![writer.clone(), end.clone()]));
+        let _ = recorder_events.set(fanout.clone());
+        let agent = agent.with_events(fanout);
         Ok(PreparedRun {
             session_id,
             model: runtime.model_name().to_owned(),

@@ -134,6 +134,12 @@ impl FieldError {
 
 /// Checks what serde cannot: MCP entries, teammate names, numbers that must be positive.
 pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
+    if s.max_output_tokens == Some(0) {
+        return Err(FieldError::new(
+            "maxOutputTokens",
+            "must be at least 1 (leave it out for the provider's default)",
+        ));
+    }
     for (i, pattern) in s.auto_run_files.iter().enumerate() {
         let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
         if parts.is_empty() || parts.contains(&"..") || pattern.chars().any(char::is_control) {

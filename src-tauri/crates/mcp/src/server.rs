@@ -98,10 +98,10 @@ impl Server {
     pub async fn shutdown(&self) {
         self.lifeline.end(STOPPED_BY_PADDOCK.to_owned());
         self.stop.cancel();
-        if let Some(child) = &self.child {
-            if !child.wait_exit(EXIT_GRACE).await {
-                child.kill_now();
-            }
+        if let Some(child) = &self.child
+            && !child.wait_exit(EXIT_GRACE).await
+        {
+            child.kill_now();
         }
     }
 
@@ -113,12 +113,12 @@ impl Server {
         };
         // Any HTTP answer, even an error status, means something is listening.
         let probe = client.get(url).timeout(PROBE_TIMEOUT).send().await;
-        if let Err(e) = probe {
-            if e.is_connect() || e.is_timeout() {
-                self.lifeline
-                    .end(format!("the server at {url} stopped answering"));
-                self.stop.cancel();
-            }
+        if let Err(e) = probe
+            && (e.is_connect() || e.is_timeout())
+        {
+            self.lifeline
+                .end(format!("the server at {url} stopped answering"));
+            self.stop.cancel();
         }
     }
 
@@ -293,14 +293,13 @@ fn watch_service(
 ) {
     tokio::spawn(async move {
         let quit = service.waiting().await;
-        if let Some(kill) = kill_child {
-            if tokio::time::timeout(EXIT_GRACE, lifeline.gone())
+        if let Some(kill) = kill_child
+            && tokio::time::timeout(EXIT_GRACE, lifeline.gone())
                 .await
                 .is_err()
-            {
-                lifeline.end("the server closed its connection; it was stopped".to_owned());
-                kill.cancel();
-            }
+        {
+            lifeline.end("the server closed its connection; it was stopped".to_owned());
+            kill.cancel();
         }
         lifeline.end(match quit {
             Ok(QuitReason::Cancelled) => STOPPED_BY_PADDOCK.to_owned(),

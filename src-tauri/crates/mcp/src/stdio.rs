@@ -82,13 +82,13 @@ pub fn spawn(
     lifeline: Arc<Lifeline>,
     stderr: &StderrLog,
 ) -> Result<Spawned, StartError> {
-    if let Some(dir) = &launch.cwd {
-        if !dir.is_dir() {
-            return Err(StartError::Launch(format!(
-                "the working directory {} does not exist",
-                dir.display()
-            )));
-        }
+    if let Some(dir) = &launch.cwd
+        && !dir.is_dir()
+    {
+        return Err(StartError::Launch(format!(
+            "the working directory {} does not exist",
+            dir.display()
+        )));
     }
     let mut cmd = Command::new(launch.command);
     cmd.args(launch.args)

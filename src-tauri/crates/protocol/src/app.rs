@@ -224,7 +224,9 @@ pub enum ExportFormat {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ToolProbeReport {
     /// `native`: in the API's tool-call fields; `text_fallback`: written in the text and
-    /// read by Paddock; `none`: not at all.
+    /// read by Paddock; `prompted`: the server refused the `tools` parameter (or the
+    /// settings say so), so the tools were described in the prompt and the call read from
+    /// the text; `none`: not at all.
     pub mode: ToolCallMode,
     /// Calls with tools stream (false: the server refused, and is asked unstreamed).
     pub streaming: bool,
@@ -247,5 +249,6 @@ pub struct ToolProbeReport {
 pub enum ToolCallMode {
     Native,
     TextFallback,
+    Prompted,
     None,
 }

@@ -232,3 +232,35 @@ pub struct RewindPreview {
     /// rewound).
     pub messages_dropped: u32,
 }
+
+/// Where a project's first workspace snapshot in this process stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointState {
+    /// Not asked for yet.
+    Idle,
+    /// Being taken (in the background).
+    Recording,
+    Ready,
+    Failed,
+}
+
+/// Where the project's checkpoints stand, for a shell to show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CheckpointStatus {
+    pub state: CheckpointState,
+    /// Files looked at so far by the first snapshot (once done: the files it kept).
+    #[ts(type = "number")]
+    pub files: u64,
+    /// Their bytes.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// Files the workspace had last time (0: not known yet).
+    #[ts(type = "number")]
+    pub expected: u64,
+    /// How long the first snapshot took, once done.
+    #[ts(type = "number | null")]
+    pub took_ms: Option<u64>,
+    /// Why it failed, or why each turn walks the whole workspace.
+    pub message: Option<String>,
+}

@@ -16,6 +16,7 @@ mod session;
 mod settings;
 mod text;
 mod trust;
+mod updates;
 mod usage;
 
 pub use app::{
@@ -25,8 +26,9 @@ pub use app::{
     WorkspaceTree,
 };
 pub use changes::{
-    CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
-    FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
+    CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, CheckpointState, CheckpointStatus,
+    DiffBody, DiffHunk, DiffLine, FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode,
+    RewindPreview,
 };
 pub use context::{
     CompactionInfo, CompactionReason, ContextInfo, InstructionFile, ProjectInstructions,
@@ -44,8 +46,9 @@ pub use sandbox::{
 pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, SessionSummary};
 pub use settings::{
     CompactionSettings, McpServerConfig, McpServerKind, McpTransport, ProjectSettings,
-    ProviderKind, RuleEntry, SETTINGS_VERSION, TIMEOUT_MS_FROM, TeammateSettings,
+    ProviderKind, RuleEntry, SETTINGS_VERSION, TIMEOUT_MS_FROM, TeammateSettings, ToolCalling,
 };
 pub use text::SharedText;
 pub use trust::{TrustItem, TrustReport, TrustState};
+pub use updates::{AboutInfo, InstallKind, UpdateCheck, UpdateOffer};
 pub use usage::TokenUsage;

@@ -131,6 +131,18 @@ pub struct ProjectSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub compaction: Option<CompactionSettings>,
+    /// Longest reply, in tokens, asked of the model per call. Unset: 4096 for
+    /// openai-compatible servers (a small model can otherwise stream for minutes), the
+    /// provider's own limit for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_output_tokens: Option<u32>,
+    /// How an openai-compatible server is told about the tools: `auto` (the `tools`
+    /// parameter, and the tools described in the prompt when the server refuses it),
+    /// `native` (the parameter only) or `prompted` (the prompt only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tool_calling: Option<ToolCalling>,
     /// Tool bundle granted to the agent; none means no built-in tool unless granted below.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -198,6 +210,8 @@ impl Default for ProjectSettings {
             replace_system_prompt: false,
             context_window: None,
             compaction: None,
+            max_output_tokens: None,
+            tool_calling: None,
             preset: None,
             tools: BTreeMap::new(),
             rules: BTreeMap::new(),
@@ -211,6 +225,45 @@ impl Default for ProjectSettings {
             max_token_budget: None,
             teammates: Vec::new(),
             mcp_servers: BTreeMap::new(),
+        }
+    }
+}
+
+/// How tools reach an openai-compatible server (the `toolCalling` setting).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolCalling {
+    /// The `tools` parameter; described in the prompt once the server refuses it.
+    #[default]
+    Auto,
+    /// The `tools` parameter only: a refusal ends the run.
+    Native,
+    /// Described in the system prompt only (Hermes `<tool_call>` format), read from the text.
+    Prompted,
+}
+
+impl ToolCalling {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Native => "native",
+            Self::Prompted => "prompted",
+        }
+    }
+}
+
+impl std::str::FromStr for ToolCalling {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "native" => Ok(Self::Native),
+            "prompted" => Ok(Self::Prompted),
+            _ => Err(format!(
+                "unknown tool calling mode '{s}' (expected auto, native or prompted)"
+            )),
         }
     }
 }

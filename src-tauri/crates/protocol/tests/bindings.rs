@@ -29,8 +29,9 @@ fn generate() -> String {
         WorkspaceMode, WorkspaceTree,
         CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, DiffBody, DiffHunk, DiffLine,
         FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
-        CompactionInfo, CompactionReason, CompactionSettings, ContextInfo, InstructionFile,
+        CheckpointState, CheckpointStatus, CompactionInfo, CompactionReason, CompactionSettings, ContextInfo, InstructionFile,
         ProjectInstructions, ToolCallMode, ToolProbeReport, RuleEntry, CallExplanation, McpServerKind,
+        AboutInfo, InstallKind, UpdateCheck, UpdateOffer, ToolCalling,
     );
     decls.sort();
     let mut out = String::from(

@@ -56,6 +56,7 @@ fn mode_name(mode: ToolCallMode) -> &'static str {
     match mode {
         ToolCallMode::Native => "native",
         ToolCallMode::TextFallback => "text-fallback",
+        ToolCallMode::Prompted => "prompted",
         ToolCallMode::None => "none",
     }
 }

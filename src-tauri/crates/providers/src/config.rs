@@ -11,7 +11,7 @@ use reqwest::Url;
 use crate::key::ApiKey;
 
 /// The wire formats Paddock speaks (shared with the settings and the UI).
-pub use paddock_protocol::ProviderKind;
+pub use paddock_protocol::{ProviderKind, ToolCalling};
 
 /// How failed calls are retried: 429, 5xx and connection failures, before any output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +79,9 @@ pub struct ProviderConfig {
     pub prompt_cache: bool,
     /// OpenAI-compatible: recover tool calls printed as text when none came natively.
     pub text_tool_calls: bool,
+    /// OpenAI-compatible: tools in the `tools` parameter, described in the prompt, or the
+    /// first until the server refuses it (the default).
+    pub tool_calling: ToolCalling,
     pub on_retry: Option<RetryHook>,
 }
 
@@ -95,6 +98,7 @@ impl ProviderConfig {
             thinking_budget: None,
             prompt_cache: true,
             text_tool_calls: true,
+            tool_calling: ToolCalling::Auto,
             on_retry: None,
         }
     }
@@ -145,6 +149,11 @@ impl ProviderConfig {
         self
     }
 
+    pub fn with_tool_calling(mut self, mode: ToolCalling) -> Self {
+        self.tool_calling = mode;
+        self
+    }
+
     pub fn on_retry(mut self, hook: impl Fn(&RetryNotice) + Send + Sync + 'static) -> Self {
         self.on_retry = Some(Arc::new(hook));
         self
@@ -182,6 +191,7 @@ impl fmt::Debug for ProviderConfig {
             .field("thinking_budget", &self.thinking_budget)
             .field("prompt_cache", &self.prompt_cache)
             .field("text_tool_calls", &self.text_tool_calls)
+            .field("tool_calling", &self.tool_calling)
             .field("on_retry", &self.on_retry.as_ref().map(|_| "hook"))
             .finish()
     }

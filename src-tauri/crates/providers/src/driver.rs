@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::http::{Transport, final_error};
 use crate::retry::Failure;
 use crate::sse::{SseEvent, SseParser};
+use crate::tool_mode::ToolMode;
 
 /// Turns one vendor's SSE events into model events.
 pub(crate) trait Decoder: Send + 'static {
@@ -42,6 +43,11 @@ pub(crate) trait Decoder: Send + 'static {
 pub(crate) const UNSTREAMED_NOTICE: &str =
     "the server does not stream tool calls; asking without streaming";
 
+/// Told to the caller when a server refused the `tools` parameter, after its words.
+pub(crate) const PROMPTED_NOTICE: &str = "Paddock now describes the tools in the system \
+     prompt and reads the calls from the model's replies (prompted tool calls), for this \
+     server from now on";
+
 /// One model call to make.
 pub(crate) struct Call {
     pub url: String,
@@ -50,6 +56,15 @@ pub(crate) struct Call {
     pub streamed: bool,
     /// What to do if the server refuses to stream this call.
     pub unstreamed: Option<Unstreamed>,
+    /// What to do if the server refuses the `tools` parameter.
+    pub prompted: Option<Prompted>,
+}
+
+/// The same call with the tools described in the prompt (streamed, no `tools`).
+pub(crate) struct Prompted {
+    pub body: Vec<u8>,
+    /// Told of a refusal; shared by every clone of the provider.
+    pub mode: Arc<ToolMode>,
 }
 
 /// The same call without streaming, for a server that refuses to stream it.
@@ -147,6 +162,9 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
                 if failure.stream_refused && !self.committed && self.unstream() {
                     continue;
                 }
+                if !self.committed && self.prompt_tools(&failure) {
+                    continue;
+                }
                 let delay = if self.committed {
                     None
                 } else {
@@ -191,6 +209,29 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
         true
     }
 
+    /// Switches to the prompted form of the call after a refusal of the `tools`
+    /// parameter, once; false when this failure is no such refusal or there is no form.
+    fn prompt_tools(&mut self, failure: &Failure) -> bool {
+        let Some(why) = failure.tools_refused else {
+            return false;
+        };
+        let Some(prompted) = self.call.prompted.take() else {
+            return false;
+        };
+        prompted.mode.fall_back(why);
+        tracing::info!(error = %failure.error.message, "the server refused the tools parameter; describing the tools in the prompt");
+        self.call.body = prompted.body;
+        self.call.streamed = true;
+        // Without the parameter there is no streaming of tools to refuse.
+        self.call.unstreamed = None;
+        self.queue.push_back(ModelEvent::Notice(format!(
+            "{}; {PROMPTED_NOTICE}",
+            failure.error.message
+        )));
+        self.phase = Phase::Connect;
+        true
+    }
+
     fn surface(&self, failure: Failure) -> ModelError {
         if self.committed && failure.retryable {
             let mut error = failure.error;
@@ -200,7 +241,12 @@ impl<D: Decoder, F: Fn() -> D + Send + 'static> Driver<D, F> {
             );
             return error;
         }
-        final_error(failure, self.attempt)
+        let hint = failure.tools_refused.map(|why| why.hint());
+        let mut error = final_error(failure, self.attempt);
+        if let Some(hint) = hint {
+            error.message.push_str(hint);
+        }
+        error
     }
 
     async fn connect(&mut self) -> Result<(), Failure> {

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::config::ProviderKind;
 use crate::key::ApiKey;
+use crate::refusals::{refuses_streaming_tools, refuses_tools};
 use crate::retry::{self, Failure};
 
 /// Vendor text is cut to this many characters in messages.
@@ -41,6 +42,19 @@ impl ErrorContext {
         ModelError::new(kind, message)
     }
 
+    /// What to do when the conversation does not fit: a local server's window is often
+    /// set far below what the model can hold, so it says how to raise it.
+    pub fn context_hint(&self) -> &'static str {
+        match self.kind {
+            ProviderKind::OpenAiCompatible => {
+                "the server's context may be set too small for it: restart llama-server with a \
+                 larger -c (e.g. -c 16384), raise num_ctx for Ollama (OLLAMA_CONTEXT_LENGTH), \
+                 or load the model with a longer context in LM Studio; or start a new session"
+            }
+            _ => "start a new session or shorten it",
+        }
+    }
+
     fn key_hint(&self) -> String {
         format!(
             "check the key in Settings or the {} environment variable",
@@ -58,7 +72,13 @@ impl ErrorContext {
         } else {
             format!(": {detail}")
         };
+        let tools_refused = refuses_tools(&etype, &detail);
         let (kind, retryable, text) = match code {
+            _ if tools_refused.is_some() => (
+                ErrorKind::InvalidRequest,
+                false,
+                format!("{who} refused the tools parameter (HTTP {code}){said}"),
+            ),
             300..=399 => {
                 let target = headers
                     .get(reqwest::header::LOCATION)
@@ -152,7 +172,8 @@ impl ErrorContext {
                 ErrorKind::ContextTooLong,
                 false,
                 format!(
-                    "the conversation no longer fits the model's context window (HTTP {code}){said}; start a new session or shorten it"
+                    "the conversation no longer fits the model's context window (HTTP {code}){said}; {}",
+                    self.context_hint()
                 ),
             ),
             500..=599 => (
@@ -174,6 +195,7 @@ impl ErrorContext {
             error,
             retryable,
             stream_refused: refuses_streaming_tools(&etype, &detail),
+            tools_refused,
         }
     }
 
@@ -183,7 +205,10 @@ impl ErrorContext {
         let (etype, detail) = vendor_error_value(payload);
         let who = self.who();
         let t = etype.to_ascii_lowercase();
-        let (kind, retryable) = if is_context_error(&etype, &detail) {
+        let tools_refused = refuses_tools(&etype, &detail);
+        let (kind, retryable) = if tools_refused.is_some() {
+            (ErrorKind::InvalidRequest, false)
+        } else if is_context_error(&etype, &detail) {
             (ErrorKind::ContextTooLong, false)
         } else if t.contains("overloaded") || t.contains("api_error") || t.contains("server") {
             (ErrorKind::Server, true)
@@ -205,10 +230,18 @@ impl ErrorContext {
         Failure {
             error: self.error(
                 kind,
-                format!("{who} reported {label} mid-response: {detail}"),
+                format!(
+                    "{who} reported {label} mid-response: {detail}{}",
+                    if kind == ErrorKind::ContextTooLong {
+                        format!("; {}", self.context_hint())
+                    } else {
+                        String::new()
+                    }
+                ),
             ),
             retryable,
             stream_refused,
+            tools_refused,
         }
     }
 
@@ -332,43 +365,6 @@ fn is_context_error(etype: &str, detail: &str) -> bool {
         ]
         .iter()
         .any(|p| d.contains(p))
-}
-
-/// What servers that cannot stream a call with tools answer to one:
-const STREAMING_TOOLS_REFUSALS: [&str; 3] = [
-    // llama-cpp-python's server (HTTP 500, "internal_server_error"): its function-calling
-    // chat handlers raise this for `stream` with automatic tool choice.
-    "automatic streaming tool choice is not supported",
-    // llama.cpp's llama-server before streamed tool calls (May 2025): HTTP 500,
-    // `{"error": {"code": 500, "message": ..., "type": "server_error"}}`.
-    "cannot use tools with stream",
-    // Ollama's proposed refusal (ollama/ollama#7750), seen in clients of that time.
-    "streaming is not supported with tools",
-];
-
-/// An error that says the server will not stream a call that offers tools: one of the
-/// known refusals, a code saying so (`unsupported_streaming_tools`), or a message that
-/// says streaming and tools do not go together.
-fn refuses_streaming_tools(etype: &str, detail: &str) -> bool {
-    let d = detail.to_ascii_lowercase();
-    let words = |s: &str| -> Vec<String> {
-        s.split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
-    let says = |words: &[String], of: &[&str]| words.iter().any(|w| of.contains(&w.as_str()));
-    let mention = |w: &[String]| {
-        says(w, &["stream", "streaming", "streamed"]) && says(w, &["tool", "tools", "choice"])
-    };
-    let (dw, tw) = (words(&d), words(&etype.to_ascii_lowercase()));
-    // "not supported", "unsupported", "does not support", "cannot", "can't", "not allowed".
-    let negated = ["support", "cannot", "can't", "not allowed"]
-        .iter()
-        .any(|n| d.contains(n));
-    STREAMING_TOOLS_REFUSALS.iter().any(|r| d.contains(r))
-        || (mention(&tw) && says(&tw, &["unsupported"]))
-        || (mention(&dw) && negated)
 }
 
 fn is_quota(etype: &str, detail: &str) -> bool {
@@ -563,39 +559,6 @@ mod tests {
         );
         let bad = serde_json::json!({"error":{"message":"bad tool schema","type":"invalid_request_error"}});
         assert_eq!(c.stream_error(&bad).error.kind, ErrorKind::InvalidRequest);
-    }
-
-    #[test]
-    fn refusals_to_stream_tool_calls_are_recognised() {
-        let c = ctx(ProviderKind::OpenAiCompatible, None);
-        let refused = |code: u16, body: &str| status(&c, code, body).stream_refused;
-        assert!(refused(
-            500,
-            r#"{"error":{"message":"Automatic streaming tool choice is not supported","type":"internal_server_error"}}"#
-        ));
-        assert!(refused(
-            500,
-            r#"{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}"#
-        ));
-        assert!(refused(
-            400,
-            r#"{"error":"streaming is not supported with tools"}"#
-        ));
-        assert!(refused(
-            400,
-            r#"{"error":{"message":"no","type":"unsupported_streaming_tools"}}"#
-        ));
-        assert!(refused(422, "Tool calls cannot be streamed by this server"));
-        for other in [
-            "oops",
-            r#"{"error":{"message":"invalid tool schema: 'streamline' is not a type"}}"#,
-            r#"{"error":{"message":"tools are not supported by this model"}}"#,
-            r#"{"error":{"message":"streaming failed: model crashed"}}"#,
-        ] {
-            assert!(!refused(500, other), "{other}");
-        }
-        let in_stream = serde_json::json!({"error": {"message": "Cannot use tools with stream"}});
-        assert!(c.stream_error(&in_stream).stream_refused);
     }
 
     #[test]

@@ -20,18 +20,22 @@ mod http;
 mod key;
 mod openai;
 mod provider;
+mod refusals;
 mod retry;
 mod sse;
 mod text_calls;
+mod tool_mode;
 mod tool_probe;
 mod window;
 
 pub use anthropic::API_VERSION as ANTHROPIC_API_VERSION;
 pub use catalog::{ConnectionReport, ModelInfo};
 pub use config::{
-    ProviderConfig, ProviderKind, RetryHook, RetryNotice, RetryPolicy, normalize_base_url,
+    ProviderConfig, ProviderKind, RetryHook, RetryNotice, RetryPolicy, ToolCalling,
+    normalize_base_url,
 };
 pub use key::ApiKey;
+pub use openai::LOCAL_MAX_OUTPUT_TOKENS;
 pub use provider::Provider;
 pub use text_calls::{MAX_SCAN_BYTES, TextToolCall, extract_tool_calls, strip_tool_calls};
 pub use tool_probe::{PROBE_TOOL, TOOL_PROBE_TIMEOUT, ToolCallMode, ToolProbe};

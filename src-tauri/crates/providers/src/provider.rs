@@ -12,6 +12,7 @@ use crate::catalog::{self, ConnectionReport, ModelInfo};
 use crate::config::{ProviderConfig, ProviderKind};
 use crate::http::Transport;
 use crate::openai;
+use crate::tool_mode::ToolMode;
 use crate::window::{self, ContextWindow, WindowCache};
 
 /// A model vendor, ready to stream. Cheap to clone; clones share one connection pool.
@@ -24,6 +25,8 @@ pub struct Provider {
     windows: Arc<WindowCache>,
     /// The server refused to stream a call with tools: such calls go unstreamed.
     unstreamed_tools: Arc<AtomicBool>,
+    /// Tools in the `tools` parameter or described in the prompt (compatible servers).
+    tool_mode: Arc<ToolMode>,
 }
 
 impl std::fmt::Debug for Provider {
@@ -66,6 +69,7 @@ impl Provider {
             text_tool_calls: config.text_tool_calls,
             windows: Arc::new(WindowCache::default()),
             unstreamed_tools: Arc::new(AtomicBool::new(false)),
+            tool_mode: Arc::new(ToolMode::new(config.tool_calling)),
         })
     }
 
@@ -117,6 +121,17 @@ impl Provider {
         !self.unstreamed_tools.load(Ordering::Relaxed)
     }
 
+    /// Whether calls with tools describe them in the system prompt (the `toolCalling`
+    /// setting says so, or the server refused the `tools` parameter), by this provider and
+    /// all its clones. Only OpenAI-compatible servers are ever asked that way.
+    pub fn prompts_tools(&self) -> bool {
+        self.kind == ProviderKind::OpenAiCompatible && self.tool_mode.prompts()
+    }
+
+    pub(crate) fn tools_refusal(&self) -> Option<crate::refusals::ToolsRefusal> {
+        self.tool_mode.refusal()
+    }
+
     /// "Test connection": reaches the server with the key (listing models costs no tokens)
     /// and says whether `model` is among those offered.
     pub async fn test_connection(
@@ -135,8 +150,11 @@ impl Model for Provider {
             ProviderKind::Anthropic => anthropic::stream(&self.transport, self.anthropic, request),
             ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => openai::stream(
                 &self.transport,
-                self.text_tool_calls,
-                &self.unstreamed_tools,
+                &openai::Modes {
+                    text_tool_calls: self.text_tool_calls,
+                    unstreamed_tools: &self.unstreamed_tools,
+                    tools: &self.tool_mode,
+                },
                 request,
             ),
         }

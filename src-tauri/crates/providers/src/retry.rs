@@ -6,6 +6,7 @@ use paddock_core::ModelError;
 use reqwest::header::HeaderMap;
 
 use crate::config::RetryPolicy;
+use crate::refusals::ToolsRefusal;
 
 /// A classified failure and whether trying again could help.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +15,9 @@ pub(crate) struct Failure {
     pub retryable: bool,
     /// The server refused to stream a call with tools: worth asking again unstreamed.
     pub stream_refused: bool,
+    /// The server refused the `tools` parameter: worth asking again with the tools
+    /// described in the prompt.
+    pub tools_refused: Option<ToolsRefusal>,
 }
 
 impl Failure {
@@ -22,6 +26,7 @@ impl Failure {
             error,
             retryable: true,
             stream_refused: false,
+            tools_refused: None,
         }
     }
 
@@ -30,6 +35,7 @@ impl Failure {
             error,
             retryable: false,
             stream_refused: false,
+            tools_refused: None,
         }
     }
 }

@@ -62,11 +62,6 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Whether `path` is under one of the writable folders.
-    pub fn is_writable(&self, path: &Path) -> bool {
-        self.writable.iter().any(|w| path.starts_with(w))
-    }
-
     /// Paths bound again after their folder was emptied: (path, writable), shortest first so
     /// a folder is in place before what is bound inside it.
     pub fn bound_back(&self) -> Vec<(PathBuf, bool)> {

@@ -59,10 +59,10 @@ impl SessionWriter {
     /// Flushes buffered records to the file.
     pub fn flush(&self) {
         let mut state = self.lock();
-        if state.failed.is_none() {
-            if let Err(e) = state.out.flush() {
-                state.failed = Some(e.to_string());
-            }
+        if state.failed.is_none()
+            && let Err(e) = state.out.flush()
+        {
+            state.failed = Some(e.to_string());
         }
     }
 
@@ -100,10 +100,10 @@ impl HistoryLog for SessionWriter {
             );
         }
         state.written = messages.len();
-        if state.failed.is_none() {
-            if let Err(e) = state.out.flush() {
-                state.failed = Some(e.to_string());
-            }
+        if state.failed.is_none()
+            && let Err(e) = state.out.flush()
+        {
+            state.failed = Some(e.to_string());
         }
     }
 

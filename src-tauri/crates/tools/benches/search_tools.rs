@@ -39,7 +39,7 @@ fn generate(root: &Path) -> (usize, usize, usize) {
                 let mut body = String::with_capacity(LINES_PER_FILE * 48);
                 for l in 0..LINES_PER_FILE {
                     line_no += 1;
-                    if line_no % NEEDLE_EVERY == 0 {
+                    if line_no.is_multiple_of(NEEDLE_EVERY) {
                         needles += 1;
                         body.push_str(&format!("    let v{l} = needle_{line_no}_x(); // hit\n"));
                     } else {

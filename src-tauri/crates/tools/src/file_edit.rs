@@ -11,7 +11,7 @@ use super::change::{Current, change_to, check_approved, path_scope, preview_of};
 use super::{blocking, count_lines, path_error};
 use paddock_changes::{MAX_DIFF_BYTES, file_change};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
-use paddock_guard::{PathGuard, Root};
+use paddock_guard::{PathError, PathGuard, Root};
 use paddock_protocol::{CallPreview, FileChange};
 
 use crate::ToolEnv;
@@ -117,7 +117,14 @@ fn plan(guard: &PathGuard, input: &FileEditInput) -> Result<Planned, ToolError> 
         ));
     }
     let root = guard.open_root().map_err(path_error)?;
-    let (resolved, file) = root.open_read(&input.path).map_err(path_error)?;
+    let (resolved, file) = root.open_read(&input.path).map_err(|e| match e {
+        // The next step, said: small models otherwise retry the same edit.
+        PathError::NotFound { .. } => ToolError::Failed(format!(
+            "{e}: file_edit only changes existing files; to create it, call file_write with \
+             its whole content"
+        )),
+        e => path_error(e),
+    })?;
     resolved.check_writable().map_err(path_error)?;
     let shown = resolved.display();
     let fail = |e: std::io::Error| ToolError::Failed(format!("'{shown}': {e}"));

@@ -81,7 +81,7 @@ fn glob_screened(
     let matcher = PathMatcher::new(&input.pattern).map_err(ToolError::InvalidInput)?;
     let root = guard.open_root().map_err(path_error)?;
     let target = root
-        .resolve(input.path.as_deref().unwrap_or("."))
+        .resolve(super::folder_or_root(input.path.as_deref()))
         .map_err(path_error)?;
     if !target.exists {
         return Err(ToolError::Failed(format!(

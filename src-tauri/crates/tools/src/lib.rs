@@ -80,13 +80,20 @@ fn pattern_summary(input: &Value) -> String {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
 ) -> Result<T, ToolError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ToolError::Failed(format!("the tool stopped unexpectedly: {e}")))?
+    paddock_core::blocking(work, |e| {
+        ToolError::Failed(format!("the tool stopped unexpectedly: {e}"))
+    })
+    .await
 }
 
 fn path_error(e: PathError) -> ToolError {
     ToolError::Failed(e.to_string())
+}
+
+/// An optional folder as a search tool's schema promises it: unset, empty or blank means
+/// the whole workspace (small models send `"path": ""` for "no folder in particular").
+fn folder_or_root(path: Option<&str>) -> &str {
+    path.filter(|p| !p.trim().is_empty()).unwrap_or(".")
 }
 
 fn count_lines(text: &str) -> usize {

@@ -43,7 +43,7 @@ pub fn answer() -> String {
     while text.len() < CHARS {
         text.push_str(WORDS[(i * 7 + i / 12) % WORDS.len()]);
         i += 1;
-        text.push_str(if i % 90 == 0 { ".\n\n" } else { " " });
+        text.push_str(if i.is_multiple_of(90) { ".\n\n" } else { " " });
     }
     text.truncate(CHARS);
     text

@@ -9,28 +9,46 @@
 //! same id. Left out, and left alone by a restore: `.git` and `.paddock`, folders the
 //! ignore files ignore, files over [`MAX_FILE_BYTES`] and special files (the last two
 //! reported in [`Snapshot::skipped`]).
+//!
+//! At real-repository scale (see `journal`, `shared`): between snapshots a journal from
+//! inotify names the paths that changed, so a turn re-reads only those (the full walk
+//! stays the fallback and the periodic cross-check); and a file whose content git's HEAD
+//! holds is read back from the repository instead of being copied; what is copied is
+//! compressed.
 
 mod cache;
 mod compare;
+mod git;
+mod journal;
 mod objects;
+mod pack;
+mod plan;
+mod progress;
 mod recent;
+mod record;
 mod restore;
 mod rules;
 mod scan;
+mod shared;
 mod tree;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
-use paddock_guard::{PathError, PathGuard, Root};
+use paddock_guard::{PathError, PathGuard};
 use paddock_protocol::{ChangeSummary, FileChange};
 use serde::{Deserialize, Serialize};
 
 use cache::StatCache;
 use compare::{Delta, entry_at, read_tree};
 use objects::{ObjectId, Objects, io_error, make_private_dir};
+use plan::LastScan;
+use progress::Progress;
+pub use progress::ScanProgress;
+pub use record::{JournalStats, StoreOptions};
 use tree::Kind;
 
 /// Larger files are not kept (reported; a rewind leaves them as they are).
@@ -46,6 +64,8 @@ const PERMISSION_BITS: u32 = 0o777;
 const OBJECTS_DIR: &str = "objects";
 const INDEX_FILE: &str = "index.json";
 const JOURNAL_FILE: &str = "journal.json";
+const GIT_DIR: &str = "git";
+const WATCH_DIR: &str = "watch";
 
 /// A recorded workspace state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,8 +78,15 @@ pub struct Snapshot {
     pub bytes: u64,
     /// Bytes of the objects this snapshot added to the store.
     pub stored: u64,
-    /// Files read (hashed) by this scan; the others matched the stat cache.
+    /// Files read (hashed) by this scan; the others matched the stat cache or were taken
+    /// from the last snapshot as the journal allowed.
     pub hashed: usize,
+    /// Files whose new content git's HEAD holds, recorded without a copy.
+    #[serde(default)]
+    pub shared: usize,
+    /// Whether every folder was walked (else only what the journal named was looked at).
+    #[serde(default)]
+    pub walked: bool,
     /// What was not kept, and why.
     pub skipped: Vec<Skipped>,
 }
@@ -154,39 +181,127 @@ pub enum CheckpointError {
     BadJournal { path: String, message: String },
 }
 
-/// The checkpoint store of one workspace: `objects/`, `index.json` (the stat cache) and
-/// `journal.json` (a restore in progress) under one private folder. Methods take `&self`
-/// and may be called from several threads; snapshots and restores run one at a time.
-#[derive(Debug)]
+/// The checkpoint store of one workspace: `objects/`, `git/` (objects shared with the
+/// workspace's repository), `index.json` (the stat cache) and `journal.json` (a restore in
+/// progress) under one private folder. Methods take `&self` and may be called from several
+/// threads; snapshots and restores run one at a time.
 pub struct CheckpointStore {
     dir: PathBuf,
     objects: Objects,
+    options: StoreOptions,
+    progress: Progress,
     state: Mutex<State>,
 }
 
-#[derive(Debug)]
+impl std::fmt::Debug for CheckpointStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckpointStore")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
 struct State {
     cache: StatCache,
     /// Objects known to be in the store: not looked for again.
     known: HashSet<ObjectId>,
+    /// The stat cache changed since it was saved.
+    cache_dirty: bool,
+    cache_saved: Instant,
+    /// The last snapshot, for the next incremental one.
+    last: Option<LastScan>,
+    journal: Option<record::JournalSlot>,
+    stats: JournalStats,
+    last_walk: Option<Instant>,
+    /// Incremental snapshots since the last walk.
+    since_walk: u32,
 }
 
 impl CheckpointStore {
     /// Opens the store in `dir`, creating it (mode 0700) when missing.
     pub fn open(dir: PathBuf) -> Result<Self, CheckpointError> {
+        Self::open_with(dir, StoreOptions::default())
+    }
+
+    /// [`Self::open`] with options (the journal off, another cross-check period).
+    pub fn open_with(dir: PathBuf, options: StoreOptions) -> Result<Self, CheckpointError> {
         let objects_dir = dir.join(OBJECTS_DIR);
         for d in [&dir, &objects_dir] {
             make_private_dir(d).map_err(|e| io_error("create", d, e))?;
         }
         let cache = StatCache::load(&dir.join(INDEX_FILE));
+        let mut shared = shared::Shared::load(dir.join(GIT_DIR));
+        if !options.share_with_git {
+            shared.turn_off();
+        }
         Ok(Self {
-            objects: Objects::new(objects_dir),
+            objects: Objects::new(objects_dir, shared),
+            options,
+            progress: Progress::default(),
             state: Mutex::new(State {
                 cache,
                 known: HashSet::new(),
+                cache_dirty: false,
+                cache_saved: Instant::now(),
+                last: None,
+                journal: None,
+                stats: JournalStats::default(),
+                last_walk: None,
+                since_walk: 0,
             }),
             dir,
         })
+    }
+
+    /// How far the snapshot running now has got (`running: false` when none is).
+    pub fn progress(&self) -> ScanProgress {
+        self.progress.get()
+    }
+
+    /// How the snapshots of this store were taken: by the journal or by walking, and how
+    /// often the two disagreed when compared.
+    pub fn journal_stats(&self) -> JournalStats {
+        let state = self.lock();
+        let mut stats = state.stats.clone();
+        if let Some(slot) = &state.journal {
+            stats.watched = slot.journal.as_ref().map_or(0, |j| j.watched());
+            stats.off = slot.off.clone().or_else(|| slot.journal.as_ref()?.broken());
+        }
+        stats
+    }
+
+    /// Test hook: pauses (or resumes) the journal's reading of events.
+    #[doc(hidden)]
+    pub fn pause_journal(&self, paused: bool) {
+        let state = self.lock();
+        if let Some(journal) = state.journal.as_ref().and_then(|s| s.journal.as_ref()) {
+            journal.pause(paused);
+        }
+    }
+
+    /// Test hook: loses the object holding `content` (its file, or its place in a pack).
+    #[doc(hidden)]
+    pub fn lose_object(&self, content: &[u8]) -> Result<(), CheckpointError> {
+        let id = ObjectId::of(content);
+        let _ = std::fs::remove_file(self.objects.path(id));
+        for pack in self.objects.pack_files() {
+            if pack.ids.contains(&id) {
+                self.objects.shrink_pack(&pack, &|x: &ObjectId| *x != id)?;
+            }
+        }
+        self.lock().known.remove(&id);
+        Ok(())
+    }
+
+    /// Test hook: whether the store holds a copy of `content`.
+    #[doc(hidden)]
+    pub fn has_object(&self, content: &[u8]) -> bool {
+        self.objects.has_file(ObjectId::of(content))
+    }
+
+    /// Files the store shares with the workspace's git repository.
+    pub fn shared_with_git(&self) -> usize {
+        self.objects.shared().len()
     }
 
     /// The store's folder.
@@ -205,10 +320,13 @@ impl CheckpointStore {
         let _shared = self.shared_lock()?;
         let root = match guard.open_root() {
             Ok(root) => root,
-            Err(PathError::RootMissing { .. }) => return self.empty_snapshot(&mut state),
+            Err(PathError::RootMissing { .. }) => {
+                state.last = None;
+                return self.empty_snapshot(&mut state);
+            }
             Err(e) => return Err(e.into()),
         };
-        let scanned = self.scan(&mut state, &root)?;
+        let (scanned, walked) = self.scan(&mut state, &root)?;
         self.log_recent(scanned.id);
         Ok(Snapshot {
             id: scanned.id.to_hex(),
@@ -216,6 +334,8 @@ impl CheckpointStore {
             bytes: scanned.bytes,
             stored: scanned.stored,
             hashed: scanned.hashed,
+            shared: scanned.shared,
+            walked,
             skipped: scanned.skipped,
         })
     }
@@ -232,26 +352,10 @@ impl CheckpointStore {
             bytes: 0,
             stored,
             hashed: 0,
+            shared: 0,
+            walked: true,
             skipped: Vec::new(),
         })
-    }
-
-    /// Scans the workspace into the store and keeps the new stat cache.
-    fn scan(&self, state: &mut State, root: &Root) -> Result<scan::Scanned, CheckpointError> {
-        let key = root.real_path().to_string_lossy().into_owned();
-        let none = HashMap::new();
-        let old = if state.cache.root == key {
-            &state.cache.entries
-        } else {
-            &none
-        };
-        let mut scanned = scan::Scan::new(root, &self.objects, &mut state.known, old).run()?;
-        let entries = std::mem::take(&mut scanned.cache);
-        if state.cache.root != key || state.cache.entries != entries {
-            state.cache = StatCache { root: key, entries };
-            self.save_cache(&state.cache);
-        }
-        Ok(scanned)
     }
 
     /// Held while objects are written or read for a restore, so another process's prune
@@ -267,9 +371,11 @@ impl CheckpointStore {
         }
     }
 
-    fn save_cache(&self, cache: &StatCache) {
+    fn save_cache(&self, state: &mut State) {
         let path = self.dir.join(INDEX_FILE);
-        if let Err(e) = cache.save(&path) {
+        state.cache_dirty = false;
+        state.cache_saved = Instant::now();
+        if let Err(e) = state.cache.save(&path) {
             // Only a cost: the next process hashes the files again.
             tracing::warn!(path = %path.display(), error = %e, "checkpoint index not saved");
         }
@@ -388,6 +494,17 @@ impl CheckpointStore {
             }
         }
         let mut freed = 0;
+        let map_before = self.objects.shared().disk_usage();
+        self.objects
+            .shared()
+            .retain(&reached)
+            .map_err(|e| io_error("write", &self.dir, e))?;
+        freed += map_before.saturating_sub(self.objects.shared().disk_usage());
+        for pack in self.objects.pack_files() {
+            freed += self
+                .objects
+                .shrink_pack(&pack, &|id: &ObjectId| reached.contains(id))?;
+        }
         for stored in self.objects.list(true)? {
             if reached.contains(&stored.id) {
                 continue;
@@ -400,23 +517,47 @@ impl CheckpointStore {
         }
         let state = &mut *state;
         state.known.retain(|id| reached.contains(id));
+        // An incremental snapshot builds on the last one: only while its objects are kept.
+        if state
+            .last
+            .as_ref()
+            .is_some_and(|l| !l.id.is_some_and(|id| reached.contains(&id)))
+        {
+            state.last = None;
+        }
         let before = state.cache.entries.len();
         state.cache.entries.retain(|_, c| reached.contains(&c.hash));
         if state.cache.entries.len() != before {
-            self.save_cache(&state.cache);
+            self.save_cache(state);
         }
         Ok(freed)
     }
 
-    /// Bytes the store takes on disk: its objects, index and journal.
+    /// Bytes the store takes on disk: its objects, git map, index and journal.
     pub fn disk_usage(&self) -> Result<u64, CheckpointError> {
         let mut total: u64 = self.objects.list(false)?.iter().map(|s| s.bytes).sum();
+        total += self.objects.shared().disk_usage();
+        total += self
+            .objects
+            .pack_files()
+            .iter()
+            .map(|p| p.bytes)
+            .sum::<u64>();
         for name in [INDEX_FILE, JOURNAL_FILE] {
             if let Ok(meta) = std::fs::metadata(self.dir.join(name)) {
                 total += meta.len();
             }
         }
         Ok(total)
+    }
+}
+
+impl Drop for CheckpointStore {
+    fn drop(&mut self) {
+        let mut state = self.lock();
+        if state.cache_dirty {
+            self.save_cache(&mut state);
+        }
     }
 }
 

@@ -159,7 +159,7 @@ impl CheckpointStore {
             for entry in entries {
                 if entry.kind == Kind::Dir {
                     trees.push(entry.hash);
-                } else if seen.insert(entry.hash) && !self.objects.exists(entry.hash) {
+                } else if seen.insert(entry.hash) && !self.objects.available(entry.hash) {
                     missing.push(entry.hash.to_hex());
                 }
             }
@@ -181,15 +181,16 @@ impl CheckpointStore {
         root: &Root,
         target: ObjectId,
     ) -> Result<Vec<ChangeSummary>, CheckpointError> {
-        let now = self.scan(state, root)?;
+        let (now, _) = self.scan(state, root)?;
         let (deltas, through) = compare::deltas(&self.objects, now.id, target)?;
         // Computing the diffs reads (and checks) every blob to be written, before any write.
         let changes = compare::file_changes(&self.objects, &deltas)?;
         for d in &deltas {
-            if let (Some(o), Some(n)) = (&d.old, &d.new) {
-                if n.kind == Kind::File && o.hash == n.hash {
-                    self.objects.read(n.hash)?;
-                }
+            if let (Some(o), Some(n)) = (&d.old, &d.new)
+                && n.kind == Kind::File
+                && o.hash == n.hash
+            {
+                self.objects.read(n.hash)?;
             }
         }
         let mut final_modes: BTreeMap<String, u32> = BTreeMap::new();
@@ -202,10 +203,11 @@ impl CheckpointStore {
             }
         }
         for d in &deltas {
-            if let (Some(o), None) = (&d.old, &d.new) {
-                if o.kind == Kind::Dir && o.mode & OWNER_ALL != OWNER_ALL {
-                    root.set_mode(Path::new(&d.path), o.mode | OWNER_ALL)?;
-                }
+            if let (Some(o), None) = (&d.old, &d.new)
+                && o.kind == Kind::Dir
+                && o.mode & OWNER_ALL != OWNER_ALL
+            {
+                root.set_mode(Path::new(&d.path), o.mode | OWNER_ALL)?;
             }
         }
         // What the checkpoint does not have: files and links, then folders deepest first.
@@ -239,11 +241,11 @@ impl CheckpointStore {
             let path = Path::new(&d.path);
             match n.kind {
                 Kind::Dir => {
-                    if d.old.is_none() {
-                        if let Err(e) = root.make_dir(path, n.mode | OWNER_ALL) {
-                            left_or_fail(e, &d.path, &mut left)?;
-                            continue;
-                        }
+                    if d.old.is_none()
+                        && let Err(e) = root.make_dir(path, n.mode | OWNER_ALL)
+                    {
+                        left_or_fail(e, &d.path, &mut left)?;
+                        continue;
                     }
                     final_modes.insert(d.path.clone(), n.mode);
                 }

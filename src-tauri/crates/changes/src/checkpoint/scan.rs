@@ -2,6 +2,11 @@
 //! link (so a folder swapped for a symlink mid-scan cannot lead the scan outside), entries
 //! are stat'ed without following, file contents are read through the guard, and each
 //! folder becomes a tree object. Files whose stamp matches the stat cache are not read.
+//!
+//! Two modes: a walk looks at everything; an incremental scan (with a [`Plan`] from the
+//! journal) lists only the folders on the changed paths and takes every other entry from
+//! the last snapshot without reading it. Either way each folder listed is watched first
+//! (see `journal`), and a file's new content that git's HEAD holds is shared, not copied.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::CStr;
@@ -15,8 +20,12 @@ use rustix::fs::{AtFlags, FileType};
 use rustix::io::Errno;
 
 use super::cache::{Cached, Stamp};
+use super::journal::Journal;
 use super::objects::{ObjectId, Objects, io_error};
+use super::plan::{DirMemo, Mark, Plan, within_cap};
+use super::progress::Progress;
 use super::rules::{IGNORE_FILES, Rules, join};
+use super::shared::{GitRef, ShareWith};
 use super::tree::{self, Entry, Kind};
 use super::{
     CheckpointError, MAX_DEPTH, MAX_ENTRIES, MAX_FILE_BYTES, PERMISSION_BITS, SkipReason, Skipped,
@@ -35,8 +44,18 @@ pub(crate) struct Scanned {
     pub stored: u64,
     pub hashed: usize,
     pub skipped: Vec<Skipped>,
-    /// The stat cache for the next scan.
+    /// Files shared with git instead of stored.
+    pub shared: usize,
+    /// Stat cache entries for the files looked at (a walk: all of them).
     pub cache: HashMap<String, Cached>,
+    /// Files looked at whose stamp is too recent to cache.
+    pub uncached: Vec<String>,
+    /// Every folder listed, as the next incremental snapshot needs it.
+    pub dirs: HashMap<String, DirMemo>,
+    /// Regular files looked at, and whether each has more than one link.
+    pub links: Vec<(String, bool)>,
+    /// Folders that are no longer folders (their memos are stale).
+    pub gone: Vec<String>,
 }
 
 /// A scan in progress.
@@ -46,6 +65,13 @@ pub(crate) struct Scan<'a> {
     /// Objects known to be in the store (written or seen this process).
     known: &'a mut HashSet<ObjectId>,
     old_cache: &'a HashMap<String, Cached>,
+    /// The last snapshot's folders (an incremental scan's source).
+    old_dirs: &'a HashMap<String, DirMemo>,
+    plan: Option<&'a Plan>,
+    journal: Option<&'a Journal>,
+    progress: &'a Progress,
+    /// What HEAD holds, once looked up (`Some(None)`: nothing to share with).
+    share: Option<Option<ShareWith>>,
     /// Stamps with an mtime or ctime at or after this (ns) are not cached.
     racy_from: i64,
     rules: Rules,
@@ -53,12 +79,21 @@ pub(crate) struct Scan<'a> {
     out: Scanned,
 }
 
+/// What a scan works from besides the root and the objects.
+pub(crate) struct Context<'a> {
+    pub old_cache: &'a HashMap<String, Cached>,
+    pub old_dirs: &'a HashMap<String, DirMemo>,
+    pub plan: Option<&'a Plan>,
+    pub journal: Option<&'a Journal>,
+    pub progress: &'a Progress,
+}
+
 impl<'a> Scan<'a> {
     pub fn new(
         root: &'a Root,
         objects: &'a Objects,
         known: &'a mut HashSet<ObjectId>,
-        old_cache: &'a HashMap<String, Cached>,
+        context: Context<'a>,
     ) -> Self {
         let start = SystemTime::now()
             .checked_sub(RACY_WINDOW)
@@ -68,7 +103,12 @@ impl<'a> Scan<'a> {
             root,
             objects,
             known,
-            old_cache,
+            old_cache: context.old_cache,
+            old_dirs: context.old_dirs,
+            plan: context.plan,
+            journal: context.journal,
+            progress: context.progress,
+            share: None,
             racy_from: start,
             rules: Rules::default(),
             entries: 0,
@@ -79,14 +119,20 @@ impl<'a> Scan<'a> {
                 stored: 0,
                 hashed: 0,
                 skipped: Vec::new(),
+                shared: 0,
                 cache: HashMap::new(),
+                uncached: Vec::new(),
+                dirs: HashMap::new(),
+                links: Vec::new(),
+                gone: Vec::new(),
             },
         }
     }
 
     pub fn run(mut self) -> Result<Scanned, CheckpointError> {
         let dir = self.root.open_rel_dir(Path::new(""))?;
-        self.out.id = self.folder(&dir, "", 0)?;
+        let full = self.plan.is_none_or(Plan::everything);
+        self.out.id = self.folder(&dir, "", 0, full)?;
         Ok(self.out)
     }
 
@@ -98,8 +144,52 @@ impl<'a> Scan<'a> {
         Ok(())
     }
 
-    /// The tree of the folder `rel`, open as `dir`.
-    fn folder(&mut self, dir: &File, rel: &str, depth: usize) -> Result<ObjectId, CheckpointError> {
+    /// Stores a file's content unless the store has it, or records it as shared when git's
+    /// HEAD holds it.
+    fn store_file(&mut self, id: ObjectId, content: &[u8]) -> Result<(), CheckpointError> {
+        if self.known.contains(&id) || self.objects.shared().contains(id) {
+            self.known.insert(id);
+            return Ok(());
+        }
+        if self.share.is_none() {
+            self.share = Some(self.objects.prepare_sharing(self.root.real_path()));
+        }
+        if let Some(Some(share)) = &self.share
+            && let Some(git) = super::git::blob_id(content)
+            && share.blobs.contains(&git)
+        {
+            let size = u64::try_from(content.len()).unwrap_or(u64::MAX);
+            self.objects.shared().add(id, GitRef { id: git, size });
+            self.known.insert(id);
+            self.out.shared += 1;
+            return Ok(());
+        }
+        self.store(id, content)
+    }
+
+    fn mark(&self) -> Mark {
+        Mark {
+            files: self.out.files,
+            bytes: self.out.bytes,
+            count: self.entries,
+            skipped: self.out.skipped.len(),
+        }
+    }
+
+    /// The tree of the folder `rel`, open as `dir`: every entry looked at (`full`), or only
+    /// those the plan names, the others taken from the last snapshot.
+    fn folder(
+        &mut self,
+        dir: &File,
+        rel: &str,
+        depth: usize,
+        full: bool,
+    ) -> Result<ObjectId, CheckpointError> {
+        if let Some(journal) = self.journal {
+            journal.watch(dir, rel);
+        }
+        let old = if full { None } else { self.old_dirs.get(rel) };
+        let before = self.mark();
         let names = self.list(dir, rel)?;
         let abs = self.root.real_path().join(rel);
         let present: Vec<&str> = IGNORE_FILES
@@ -111,7 +201,18 @@ impl<'a> Scan<'a> {
         let mut entries = Vec::with_capacity(names.len());
         let result = (|| {
             for name in &names {
-                if let Some(entry) = self.entry(dir, &abs, rel, name, depth)? {
+                let path = join(rel, name);
+                let reused = match old {
+                    Some(old) if !self.plan.is_some_and(|p| p.touches(&path)) => {
+                        self.reuse(old, &path, name)?
+                    }
+                    _ => None,
+                };
+                let entry = match reused {
+                    Some(entry) => Some(entry),
+                    None => self.entry(dir, &abs, rel, name, depth, full)?,
+                };
+                if let Some(entry) = entry {
                     entries.push(entry);
                 }
             }
@@ -121,10 +222,73 @@ impl<'a> Scan<'a> {
             self.rules.pop();
         }
         result?;
+        if let Some(old) = old {
+            // Folders that are folders no more: what was remembered beneath them is stale.
+            for e in old.entries.iter().filter(|e| e.kind == Kind::Dir) {
+                let still = entries
+                    .binary_search_by(|n| n.name.as_str().cmp(&e.name))
+                    .is_ok_and(|i| entries[i].kind == Kind::Dir);
+                if !still {
+                    self.out.gone.push(join(rel, &e.name));
+                }
+            }
+        }
         let bytes = tree::encode(&entries).map_err(|e| io_error("encode", &abs, e.into()))?;
         let id = ObjectId::of(&bytes);
+        self.objects
+            .shared()
+            .flush()
+            .map_err(|e| io_error("write", &abs, e))?;
         self.store(id, &bytes)?;
+        let after = self.mark();
+        self.out.dirs.insert(
+            rel.to_owned(),
+            DirMemo {
+                tree: id,
+                entries,
+                files: after.files - before.files,
+                bytes: after.bytes - before.bytes,
+                count: after.count - before.count,
+                skipped: self.out.skipped[before.skipped..].to_vec(),
+            },
+        );
         Ok(id)
+    }
+
+    /// The last snapshot's entry for `name` (not looked at again), with its totals; `None`
+    /// when there is none to take (the entry is then looked at).
+    fn reuse(
+        &mut self,
+        old: &DirMemo,
+        path: &str,
+        name: &str,
+    ) -> Result<Option<Entry>, CheckpointError> {
+        let Ok(i) = old.entries.binary_search_by(|e| e.name.as_str().cmp(name)) else {
+            return Ok(None);
+        };
+        let entry = &old.entries[i];
+        match entry.kind {
+            Kind::Dir => {
+                let Some(memo) = self.old_dirs.get(path).filter(|m| m.tree == entry.hash) else {
+                    return Ok(None);
+                };
+                self.out.files += memo.files;
+                self.out.bytes += memo.bytes;
+                self.out.skipped.extend(memo.skipped.iter().cloned());
+                self.entries += memo.count + 1;
+                // Its memos stay as they were (the map is carried over).
+            }
+            Kind::File => {
+                self.out.files += 1;
+                self.out.bytes += entry.size;
+                self.entries += 1;
+            }
+            Kind::Symlink => self.entries += 1,
+        }
+        if !within_cap(self.entries) {
+            return Err(CheckpointError::TooManyEntries { max: MAX_ENTRIES });
+        }
+        Ok(Some(entry.clone()))
     }
 
     /// The folder's names, sorted; non-UTF-8 names and read-only folders left out.
@@ -161,6 +325,7 @@ impl<'a> Scan<'a> {
         rel_dir: &str,
         name: &str,
         depth: usize,
+        full: bool,
     ) -> Result<Option<Entry>, CheckpointError> {
         let rel = join(rel_dir, name);
         let st = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
@@ -179,8 +344,13 @@ impl<'a> Scan<'a> {
         };
         let stamp = Stamp::of(&st);
         let kept = match FileType::from_raw_mode(st.st_mode) {
-            FileType::Directory => self.subfolder(abs_dir, rel, name, stamp, depth)?,
-            FileType::RegularFile => self.file(rel, name, stamp)?,
+            FileType::Directory => self.subfolder(abs_dir, rel, name, stamp, depth, full)?,
+            FileType::RegularFile => {
+                #[allow(clippy::unnecessary_cast)]
+                let linked = st.st_nlink as u64 > 1;
+                self.out.links.push((rel.clone(), linked));
+                self.file(rel, name, stamp)?
+            }
             FileType::Symlink => self.symlink(dir, name, stamp)?,
             _ => {
                 self.skip(rel, SkipReason::Special);
@@ -203,6 +373,7 @@ impl<'a> Scan<'a> {
         name: &str,
         stamp: Stamp,
         depth: usize,
+        full: bool,
     ) -> Result<Option<Entry>, CheckpointError> {
         if self.rules.ignores_dir(&abs_dir.join(name)) {
             return Ok(None);
@@ -224,7 +395,16 @@ impl<'a> Scan<'a> {
                 return Ok(None);
             }
         };
-        let hash = self.folder(&dir, &rel, depth + 1)?;
+        // Beneath a folder read whole, or one the last snapshot does not know: everything.
+        let full = full
+            || self.plan.is_none_or(|p| p.subtrees.contains(&rel))
+            || !self.old_dirs.contains_key(&rel);
+        let hash = if !full && !self.plan.is_some_and(|p| p.listed.contains(&rel)) {
+            // Only the folder's own mode may have changed.
+            self.remembered(&rel)?
+        } else {
+            self.folder(&dir, &rel, depth + 1, full)?
+        };
         Ok(Some(Entry {
             name: name.to_owned(),
             kind: Kind::Dir,
@@ -264,7 +444,10 @@ impl<'a> Scan<'a> {
         };
         if self.settled(&stamp) {
             self.out.cache.insert(rel, Cached { stamp, hash });
+        } else {
+            self.out.uncached.push(rel);
         }
+        self.progress.file(size);
         self.out.files += 1;
         self.out.bytes += size;
         Ok(Some(Entry {
@@ -318,7 +501,7 @@ impl<'a> Scan<'a> {
             return Ok(None);
         }
         let hash = ObjectId::of(&content);
-        self.store(hash, &content)?;
+        self.store_file(hash, &content)?;
         self.out.hashed += 1;
         Ok(Some((hash, stamp, size)))
     }
@@ -343,6 +526,20 @@ impl<'a> Scan<'a> {
             size: u64::try_from(target.len()).unwrap_or(u64::MAX),
             hash,
         }))
+    }
+
+    /// A folder whose contents did not change: its last tree and totals.
+    fn remembered(&mut self, rel: &str) -> Result<ObjectId, CheckpointError> {
+        let Some(memo) = self.old_dirs.get(rel) else {
+            return Err(CheckpointError::Workspace(PathError::Raced {
+                path: rel.to_owned(),
+            }));
+        };
+        self.out.files += memo.files;
+        self.out.bytes += memo.bytes;
+        self.out.skipped.extend(memo.skipped.iter().cloned());
+        self.entries += memo.count;
+        Ok(memo.tree)
     }
 
     /// Changed long enough before this scan for the stamp to be trusted next time.

@@ -6,7 +6,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use paddock_changes::{CheckpointStore, Snapshot};
+use paddock_changes::{CheckpointStore, Snapshot, StoreOptions};
 use paddock_guard::PathGuard;
 
 /// Longer than the store's racy window: files older than this are trusted by the cache.
@@ -20,12 +20,31 @@ pub struct Fixture {
 }
 
 impl Fixture {
+    /// With the change journal, cross-checking every snapshot against a walk.
     pub fn new() -> Self {
+        Self::with(StoreOptions {
+            journal: true,
+            cross_check_every: 1,
+            share_with_git: true,
+        })
+    }
+
+    /// As before the journal and git sharing: every snapshot walks, every object copied.
+    pub fn walking() -> Self {
+        Self::with(StoreOptions {
+            journal: false,
+            cross_check_every: 0,
+            share_with_git: false,
+        })
+    }
+
+    pub fn with(options: StoreOptions) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let ws = tmp.path().join("project/ws");
         std::fs::create_dir_all(&ws).unwrap();
         let guard = PathGuard::new(&ws).inside(tmp.path().join("project"));
-        let store = CheckpointStore::open(tmp.path().join("data/checkpoints/p1")).unwrap();
+        let store =
+            CheckpointStore::open_with(tmp.path().join("data/checkpoints/p1"), options).unwrap();
         Self {
             tmp,
             ws,
@@ -81,6 +100,30 @@ impl Fixture {
     }
 }
 
+impl Drop for Fixture {
+    /// Every test with the journal also checks it never disagreed with a walk.
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let stats = self.store.journal_stats();
+            assert_eq!(
+                stats.disagreements, 0,
+                "the journal missed a change: {stats:?}"
+            );
+        }
+    }
+}
+
+/// Runs `script` with `sh -c` in `dir` (as the agent's bash would change the workspace).
+pub fn sh(dir: &Path, script: &str) {
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{script}");
+}
+
 pub fn chmod(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
@@ -131,17 +174,4 @@ fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
         };
         out.insert(rel, what);
     }
-}
-
-/// Where the store keeps the object with these bytes (sha256, `objects/<2>/<62>`).
-pub fn blob_path(f: &Fixture, bytes: &[u8]) -> PathBuf {
-    use sha2::Digest;
-    let hex: String = sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    f.store_dir()
-        .join("objects")
-        .join(&hex[..2])
-        .join(&hex[2..])
 }

@@ -37,13 +37,27 @@ fn an_unchanged_workspace_gives_the_same_id_without_reading_a_file() {
 
 #[test]
 fn a_recent_file_is_read_again_until_it_settles() {
-    let f = Fixture::new();
+    // Walking (no journal), a stamp is all there is to go by.
+    let f = Fixture::walking();
     let n = tree(&f);
     let first = f.snapshot();
     assert_eq!(first.hashed, n);
     // Written within the racy window: its stamp is not trusted yet.
     let again = f.snapshot();
     assert_eq!((again.id.as_str(), again.hashed), (first.id.as_str(), n));
+    assert!(again.walked);
+}
+
+#[test]
+fn with_the_journal_a_recent_file_is_not_read_again() {
+    // The journal would have named it had it changed since.
+    let f = Fixture::new();
+    let n = tree(&f);
+    let first = f.snapshot();
+    assert_eq!((first.hashed, first.walked), (n, true));
+    let again = f.snapshot();
+    assert_eq!((again.id.as_str(), again.hashed), (first.id.as_str(), 0));
+    assert!(!again.walked);
 }
 
 #[test]
@@ -121,11 +135,11 @@ fn a_cached_file_whose_object_was_lost_is_read_again() {
     tree(&f);
     std::thread::sleep(SETTLE);
     let first = f.snapshot();
-    std::fs::remove_file(crate::common::blob_path(&f, b"top\n")).unwrap();
+    f.store.lose_object(b"top\n").unwrap();
     let next = CheckpointStore::open(f.store_dir()).unwrap();
     let again = next.snapshot(&f.guard).unwrap();
     assert_eq!((again.id.as_str(), again.hashed), (first.id.as_str(), 1));
-    assert!(crate::common::blob_path(&f, b"top\n").is_file());
+    assert!(next.has_object(b"top\n"));
 }
 
 fn set_mtime(path: &std::path::Path, when: SystemTime) {

@@ -225,8 +225,7 @@ fn restore_refuses_unknown_and_incomplete_checkpoints_before_touching_anything()
         "{err}"
     );
     // Lose one blob of the checkpoint: the restore says so and changes nothing.
-    let blob = crate::common::blob_path(&f, b"only in a\n");
-    std::fs::remove_file(&blob).unwrap();
+    f.store.lose_object(b"only in a\n").unwrap();
     let err = f
         .store
         .restore(&f.guard, &a.id, serde_json::Value::Null)

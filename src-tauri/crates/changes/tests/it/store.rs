@@ -14,7 +14,8 @@ fn prune_keeps_what_is_reachable_and_frees_the_rest() {
     let first = f.listing();
     let a = f.snapshot();
     std::fs::remove_file(f.path("dir/a-only.txt")).unwrap();
-    let unique: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    // Noise: stored as it is (compression cannot shrink it), so the sizes below are exact.
+    let unique = noise(42, 100_000);
     f.write("dir/b-only.bin", &unique, 0o644);
     let b = f.snapshot();
     let used = f.store.disk_usage().unwrap();
@@ -43,7 +44,7 @@ fn prune_keeps_what_is_reachable_and_frees_the_rest() {
     f.write("dir/b-only.bin", &unique, 0o644);
     let again = f.snapshot();
     assert_eq!(again.id, b.id);
-    assert!(crate::common::blob_path(&f, &unique).is_file());
+    assert!(f.store.has_object(&unique));
     assert!(matches!(
         f.store.prune(&["bad id".to_owned()]),
         Err(CheckpointError::BadId { .. })
@@ -53,7 +54,7 @@ fn prune_keeps_what_is_reachable_and_frees_the_rest() {
 #[test]
 fn prune_frees_nothing_while_another_process_records() {
     let f = Fixture::new();
-    f.write("old.bin", [7u8; 50_000], 0o644);
+    f.write("old.bin", noise(7, 50_000), 0o644);
     f.snapshot();
     std::fs::remove_file(f.path("old.bin")).unwrap();
     let now = f.snapshot();
@@ -90,7 +91,9 @@ fn disk_usage_grows_by_about_the_changed_bytes() {
         "stored {}",
         snap.stored
     );
-    assert_eq!(snap.hashed, 100, "all written within the racy window");
+    // The journal names the three files: only they are read.
+    assert_eq!(snap.hashed, 3);
+    assert!(!snap.walked);
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod hostile_files;
 mod hostile_grants;
 mod hostile_trust;
 mod instructions;
+mod local_models;
 mod mcp;
 mod resume;
 mod rewind;

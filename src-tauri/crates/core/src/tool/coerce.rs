@@ -77,10 +77,10 @@ fn coerce(schema: &Value, value: &mut Value, depth: usize) {
     let Value::Object(schema_map) = schema else {
         return;
     };
-    if let Value::String(s) = value {
-        if let Some(parsed) = parse_string_as(schema, s) {
-            *value = parsed;
-        }
+    if let Value::String(s) = value
+        && let Some(parsed) = parse_string_as(schema, s)
+    {
+        *value = parsed;
     }
     match value {
         Value::Object(obj) => {

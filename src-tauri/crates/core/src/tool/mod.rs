@@ -1,6 +1,7 @@
 //! The tool framework: the [`Tool`] trait, its typed layer, the registry and output limits.
 
 mod coerce;
+mod names;
 mod registry;
 mod summary;
 mod truncate;
@@ -24,6 +25,7 @@ use crate::events::EventSink;
 use crate::write_locks::{WriteLocks, WriteScope};
 
 pub use coerce::{coerce_to_schema, coerced};
+pub use names::near_miss;
 pub use registry::{RegistryError, ToolRegistry};
 pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
 pub use truncate::truncate_shared;

@@ -163,6 +163,15 @@ impl<T: TypedTool> Typed<T> {
         if let Ok(parsed) = T::Input::deserialize(&*input) {
             return Ok(parsed);
         }
+        // Arguments that never parsed reach the tool as the text the model wrote: say so,
+        // rather than "invalid type: string" or a field the model did give.
+        if let Value::String(raw) = &*input {
+            return Err(ToolError::InvalidInput(format!(
+                "the arguments are not a JSON object (they could not be read as JSON: {}); \
+                 send them again as one JSON object",
+                crate::tool::one_line(raw, 200)
+            )));
+        }
         serde_path_to_error::deserialize(&*input).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
@@ -252,6 +261,31 @@ mod tests {
             call.run.await.unwrap_err(),
             tool.call(&bad, &ctx).await.unwrap_err(),
             "the same error, with its field, either way"
+        );
+    }
+
+    /// Shown able to fail: before the string case the error was serde's "invalid type:
+    /// string ..., expected struct Counted", which says nothing about broken JSON.
+    #[tokio::test]
+    async fn arguments_that_never_parsed_are_said_to_be_unreadable() {
+        let tool = typed(Writer);
+        let ctx = ToolContext {
+            call: None,
+            agent: Arc::from("a"),
+            chain: Arc::from(vec!["a".to_owned()]),
+            cancel: Default::default(),
+            events: Arc::new(crate::events::NullSink),
+            approvals: Arc::default(),
+            grants: Arc::default(),
+            writes: Arc::default(),
+            approved: None,
+            told: Arc::default(),
+        };
+        let raw = json!("{\"path\": \"a.txt\", oops");
+        let err = tool.call(&raw, &ctx).await.unwrap_err().to_string();
+        assert!(
+            err.contains("not a JSON object") && err.contains("oops"),
+            "{err}"
         );
     }
 

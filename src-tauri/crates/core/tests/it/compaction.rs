@@ -116,6 +116,57 @@ async fn a_300_turn_run_in_a_4k_window_never_sends_a_request_over_it() {
     );
 }
 
+/// Shown able to fail: before the calibration every `context` event carried the raw
+/// estimate, so the second one equalled `sizes[1]` although the server counted half as much
+/// again.
+#[tokio::test(start_paused = true)]
+async fn the_servers_count_of_a_request_corrects_the_estimate() {
+    // A server whose tokenizer counts 1.5 times Paddock's estimate, and says so.
+    let m = model(|n, request| {
+        let size =
+            compaction::context_of(request.system, request.tools, request.messages, None).used;
+        let usage = ModelEvent::Usage(paddock_core::protocol::TokenUsage::new(
+            u64::from(size) * 3 / 2,
+            1,
+        ));
+        let mut events = if n < 3 {
+            call(n)
+        } else {
+            vec![
+                ModelEvent::TextDelta("done".into()),
+                ModelEvent::Stop(StopReason::EndTurn),
+            ]
+        };
+        events.insert(0, usage);
+        events
+    });
+    let mut config = config_allowing(&["echo"]);
+    config.loop_detection = None;
+    let events = paddock_core::CollectSink::new();
+    let mut agent =
+        Agent::new(config, m.clone(), registry(&Arc::default())).with_events(events.clone());
+    let r = agent.run("go").await;
+    assert_eq!(r.exit, ExitReason::EndTurn, "{:?}", r.error);
+    let used: Vec<u32> = events
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Context(c) => Some(c.used),
+            _ => None,
+        })
+        .collect();
+    let sizes = m.sizes.lock().unwrap().clone();
+    assert_eq!(used.len(), 3);
+    assert_eq!(used[0], sizes[0], "nothing learned before the first answer");
+    for i in 1..3 {
+        let (got, raw) = (used[i], sizes[i]);
+        assert!(
+            got >= raw * 14 / 10 && got <= raw * 16 / 10,
+            "request {i}: {got} against an estimate of {raw}"
+        );
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_overflow_error_is_met_with_one_compaction_and_a_retry() {
     let overflowed = Arc::new(AtomicU32::new(0));

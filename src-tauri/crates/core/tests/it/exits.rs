@@ -230,6 +230,27 @@ async fn budget_trips_only_when_strictly_greater_and_after_results() {
     );
 }
 
+/// Shown able to fail: the runner kept the last non-empty text, so this run's answer was
+/// "Let me look." (in the issue, a recovered call's raw JSON) with no word of the empty end.
+#[tokio::test(start_paused = true)]
+async fn the_answer_is_the_last_turns_words_and_an_empty_end_is_said() {
+    let mut h = harness(
+        config_allowing(&["echo"]),
+        vec![
+            ScriptedTurn::new()
+                .delta("Let me look.")
+                .call("c1", "echo", json!({"text": "x"}))
+                .stop(StopReason::ToolUse),
+            ScriptedTurn::new().stop(StopReason::EndTurn),
+        ],
+    );
+    let r = h.agent.run("go").await;
+    assert_eq!(r.exit, ExitReason::EndTurn);
+    assert_eq!(r.output, "");
+    assert!(h.events.events().iter().any(|e| matches!(e,
+        AgentEvent::Warning { message, .. } if message.contains("without an answer"))));
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_final_answer_over_budget_reports_the_budget() {
     let mut config = config_allowing(&[]);

@@ -338,6 +338,30 @@ async fn unknown_tools_get_an_error_listing_what_is_available() {
     );
 }
 
+/// Shown able to fail: before the near-miss hint the answer only listed the tools, and a
+/// small model asked for `read_file` again.
+#[tokio::test(start_paused = true)]
+async fn a_near_miss_name_is_answered_with_the_right_one() {
+    let mut h = harness(
+        config_allowing(&["echo"]),
+        vec![
+            ScriptedTurn::tools(&[("Echo_", json!({"text": "x"}))]),
+            ScriptedTurn::text("ok"),
+        ],
+    );
+    h.agent.run("go").await;
+    let results = last_results(h.agent.history());
+    assert_eq!(
+        results[0],
+        (
+            "Unknown tool 'Echo_'. Did you mean 'echo'? Call it by that name. Tools available \
+             to you: echo."
+                .to_owned(),
+            true
+        )
+    );
+}
+
 fn ask_config() -> paddock_core::AgentConfig {
     let mut c = config_allowing(&["echo"]);
     c.grants.ask = vec!["echo".into()];

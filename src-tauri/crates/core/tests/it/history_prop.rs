@@ -124,11 +124,10 @@ proptest! {
                 assert_paired(h.agent.new_messages(&r));
                 assert_paired(h.agent.history());
                 assert!(r.turns <= max_turns);
-                if let Some(b) = budget {
-                    if r.exit == ExitReason::BudgetExceeded {
+                if let Some(b) = budget
+                    && r.exit == ExitReason::BudgetExceeded {
                         assert!(r.usage.total() > b);
                     }
-                }
             }
         });
     }

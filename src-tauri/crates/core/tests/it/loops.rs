@@ -80,7 +80,7 @@ fn three_in_a_row_is_a_loop_and_each_kind_counts_separately() {
 
 fn same_turn(i: usize) -> ScriptedTurn {
     // Key order and call order vary; the signature does not.
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         ScriptedTurn::new()
             .call(
                 "",

@@ -288,11 +288,11 @@ fn server_words(name: &str, c: &McpServerConfig) -> String {
 
 /// What a server entry reads from your environment and runs without asking.
 fn server_extras(c: &McpServerConfig, what: &mut String) {
-    if let Ok(vars) = paddock_mcp::vars::server_vars(c) {
-        if !vars.is_empty() {
-            let vars: Vec<String> = vars.iter().map(|v| format!("${v}")).collect();
-            what.push_str(&format!(", giving it your {}", vars.join(", ")));
-        }
+    if let Ok(vars) = paddock_mcp::vars::server_vars(c)
+        && !vars.is_empty()
+    {
+        let vars: Vec<String> = vars.iter().map(|v| format!("${v}")).collect();
+        what.push_str(&format!(", giving it your {}", vars.join(", ")));
     }
     if !c.auto_approve.is_empty() {
         what.push_str(&format!(

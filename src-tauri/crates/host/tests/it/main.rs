@@ -1,6 +1,8 @@
 //! paddock-host: settings, flags and keys into a runnable agent; the run service.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod checkpoints;
+mod edit;
 mod keychain;
 mod mcp_import;
 mod rule_links;

@@ -7,7 +7,8 @@ use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 
 use paddock_fake_model::{FakeServer, Reply};
-use paddock_host::rules::{add_allow_rules, explain};
+use paddock_host::explain::explain;
+use paddock_host::rules::add_allow_rules;
 use paddock_host::{Project, ProjectRuntime, RunLimits, RunOptions};
 use paddock_protocol::{
     CallExplanation, Grant, ProjectSettings, ProviderKind, RuleEntry, ToolPreset,

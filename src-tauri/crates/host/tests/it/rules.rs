@@ -2,7 +2,8 @@
 //! runtimes (a rule saved mid-run applies at the next call), explained without running.
 
 use paddock_core::{Gate, RuleBook};
-use paddock_host::rules::{add_allow_rules, explain, input_for};
+use paddock_host::explain::{explain, input_for};
+use paddock_host::rules::add_allow_rules;
 use paddock_host::{Project, ProjectTools, RunLimits, settings};
 use paddock_protocol::{Grant, ProjectSettings, RuleEntry, ToolPreset};
 use serde_json::json;

@@ -45,6 +45,7 @@ pub(crate) fn stream(
         body,
         streamed: true,
         unstreamed: None,
+        prompted: None,
     };
     let ctx = transport.ctx.clone();
     driver::stream(transport.clone(), call, move || {

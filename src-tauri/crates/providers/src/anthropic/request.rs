@@ -64,10 +64,11 @@ pub(crate) fn body(req: &ModelRequest<'_>, opts: Options) -> Value {
             })
             .collect();
         // Tools come before the system prompt: with no system prompt, cache them alone.
-        if opts.prompt_cache && system.is_none() {
-            if let Some(last) = tools.last_mut() {
-                last["cache_control"] = cache_control();
-            }
+        if opts.prompt_cache
+            && system.is_none()
+            && let Some(last) = tools.last_mut()
+        {
+            last["cache_control"] = cache_control();
         }
         body.insert("tools".into(), Value::Array(tools));
     }

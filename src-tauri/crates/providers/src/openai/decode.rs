@@ -17,8 +17,10 @@ use crate::driver::Decoder;
 use crate::errors::ErrorContext;
 use crate::retry::Failure;
 use crate::sse::SseEvent;
-use crate::text_calls::{TextToolCall, extract_tool_calls};
+use crate::text_calls::{TextToolCall, extract_tool_calls, repair_input, strip_tool_calls};
 
+use super::holdback::Holdback;
+use super::repeats::{self, Repeats};
 use super::think::{Part, ThinkSplitter};
 
 #[derive(Default)]
@@ -48,6 +50,12 @@ pub(crate) struct OpenAiDecoder {
     finish_reason: Option<String>,
     usage: Option<TokenUsage>,
     done: bool,
+    /// What of the answer may be shown yet (calls written as text are held back).
+    holdback: Holdback,
+    /// Compatible servers only: a reply going round in circles is cut.
+    repeats: Option<Repeats>,
+    /// The reply was cut for repeating itself.
+    cut: bool,
 }
 
 impl OpenAiDecoder {
@@ -65,6 +73,9 @@ impl OpenAiDecoder {
             finish_reason: None,
             usage: None,
             done: false,
+            holdback: Holdback::default(),
+            repeats: compat.then(Repeats::default),
+            cut: false,
         }
     }
 
@@ -147,11 +158,13 @@ impl OpenAiDecoder {
             {
                 self.reasoning.push_str(r);
                 out.push(ModelEvent::ThinkingDelta(r.to_owned()));
+                self.watch(r);
                 break;
             }
         }
         if let Some(text) = delta.get("content").and_then(Value::as_str) {
             self.raw.push_str(text);
+            self.watch(text);
             match self.think.as_mut() {
                 Some(splitter) => {
                     let parts = splitter.push(text);
@@ -170,16 +183,46 @@ impl OpenAiDecoder {
         }
     }
 
+    /// Feeds the repeat guard; `cut` once the reply goes round in circles.
+    fn watch(&mut self, text: &str) {
+        if self.repeats.as_mut().is_some_and(|r| r.push(text)) {
+            self.cut = true;
+        }
+    }
+
     fn content(&mut self, parts: Vec<Part>, out: &mut Vec<ModelEvent>) {
         for part in parts {
             match part {
                 Part::Thinking(t) => out.push(ModelEvent::ThinkingDelta(t)),
                 Part::Text(t) if t.is_empty() => {}
-                Part::Text(t) => {
+                Part::Text(t) if self.text_fallback.is_empty() => {
                     self.text.push_str(&t);
                     out.push(ModelEvent::TextDelta(t));
                 }
+                Part::Text(t) => {
+                    self.text.push_str(&t);
+                    let shown = self.holdback.release(&self.text);
+                    if !shown.is_empty() {
+                        out.push(ModelEvent::TextDelta(shown.to_owned()));
+                    }
+                }
             }
+        }
+    }
+
+    /// The held-back rest of the answer, without the calls read from it.
+    fn release_rest(&mut self, calls: &[TextToolCall], out: &mut Vec<ModelEvent>) {
+        if self.text_fallback.is_empty() {
+            return; // nothing was held back
+        }
+        let rest = self.holdback.rest(&self.text);
+        let shown = if calls.is_empty() {
+            rest.to_owned()
+        } else {
+            strip_tool_calls(rest, &self.text_fallback)
+        };
+        if !shown.is_empty() {
+            out.push(ModelEvent::TextDelta(shown));
         }
     }
 
@@ -199,8 +242,35 @@ impl OpenAiDecoder {
         if let Some(parts) = self.think.as_mut().map(ThinkSplitter::finish) {
             self.content(parts, out);
         }
+        let natives = std::mem::take(&mut self.calls);
+        let mut text_calls =
+            if !self.text_fallback.is_empty() && natives.iter().all(|c| c.name.is_empty()) {
+                self.text_calls()
+            } else {
+                Vec::new()
+            };
+        if self.cut {
+            // A reply cut for repeating itself repeats its calls too: each once.
+            let mut unique: Vec<TextToolCall> = Vec::new();
+            for c in text_calls {
+                if !unique
+                    .iter()
+                    .any(|u| u.name == c.name && u.input == c.input)
+                {
+                    unique.push(c);
+                }
+            }
+            text_calls = unique;
+            out.push(ModelEvent::Notice(format!(
+                "the model kept writing the same few lines ({} lines, at most {} different); \
+                 its reply was cut there",
+                repeats::WINDOW,
+                repeats::MAX_DISTINCT
+            )));
+        }
+        self.release_rest(&text_calls, out);
         let mut any_call = false;
-        for call in std::mem::take(&mut self.calls) {
+        for call in natives {
             if call.name.is_empty() {
                 continue; // a fragment that never said which tool: nothing can run it
             }
@@ -217,13 +287,19 @@ impl OpenAiDecoder {
                 parsed_from_text: false,
             }));
         }
-        if !any_call && !self.text_fallback.is_empty() {
-            for found in self.text_calls() {
+        if !any_call {
+            for found in text_calls {
                 any_call = true;
+                // Arguments cut short are closed and read; otherwise the tool gets the
+                // text as written, and says it is not a JSON object.
+                let input = match found.unparsed {
+                    Some(raw) => repair_input(&raw, &found.name).unwrap_or(Value::String(raw)),
+                    None => found.input,
+                };
                 out.push(ModelEvent::ToolCall(ToolCall {
                     id: new_call_id(),
                     name: found.name,
-                    input: found.input,
+                    input,
                     parsed_from_text: true,
                 }));
             }
@@ -235,6 +311,7 @@ impl OpenAiDecoder {
             StopReason::ToolUse
         } else {
             match self.finish_reason.as_deref() {
+                _ if self.cut => StopReason::MaxTokens,
                 Some("stop") => StopReason::EndTurn,
                 Some("length") => StopReason::MaxTokens,
                 Some("tool_calls" | "function_call") => StopReason::ToolUse,
@@ -259,6 +336,10 @@ impl Decoder for OpenAiDecoder {
             return Err(self.ctx.stream_error(&v));
         }
         self.chunk(&v, out);
+        if self.cut {
+            // Done: the driver drops the connection, which stops the server generating.
+            self.complete(out);
+        }
         Ok(())
     }
 
@@ -309,234 +390,5 @@ fn new_call_id() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::ProviderKind;
-    use paddock_protocol::ErrorKind;
-    use serde_json::json;
-
-    fn decoder(fallback: &[&str]) -> OpenAiDecoder {
-        let ctx = ErrorContext {
-            kind: ProviderKind::OpenAiCompatible,
-            base_url: "http://127.0.0.1:1/v1".into(),
-            key: None,
-        };
-        OpenAiDecoder::new(ctx, fallback.iter().map(|s| s.to_string()).collect())
-    }
-
-    fn feed(d: &mut OpenAiDecoder, chunks: &[Value]) -> Vec<ModelEvent> {
-        let mut out = Vec::new();
-        for c in chunks {
-            let event = SseEvent {
-                event: String::new(),
-                data: c.to_string(),
-            };
-            d.event(event, &mut out).unwrap();
-        }
-        out
-    }
-
-    fn tool_delta(tc: Value) -> Value {
-        json!({"choices": [{"index": 0, "delta": {"tool_calls": [tc]}}]})
-    }
-
-    fn calls(events: &[ModelEvent]) -> Vec<(String, String, Value)> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::ToolCall(c) => Some((c.id.clone(), c.name.clone(), c.input.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_reused_index_with_a_new_id_is_a_new_call() {
-        let mut d = decoder(&[]);
-        let mut out = feed(
-            &mut d,
-            &[
-                tool_delta(
-                    json!({"index": 0, "id": "a", "function": {"name": "x", "arguments": "{}"}}),
-                ),
-                tool_delta(
-                    json!({"index": 0, "id": "b", "function": {"name": "y", "arguments": "{\"k\":"}}),
-                ),
-                tool_delta(json!({"index": 0, "function": {"arguments": "1}"}})),
-                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-            ],
-        );
-        d.finish(&mut out).unwrap();
-        assert_eq!(
-            calls(&out),
-            vec![
-                ("a".into(), "x".into(), json!({})),
-                ("b".into(), "y".into(), json!({"k": 1})),
-            ]
-        );
-        assert_eq!(out.last(), Some(&ModelEvent::Stop(StopReason::ToolUse)));
-    }
-
-    #[test]
-    fn fragments_without_index_or_id_continue_the_last_call() {
-        let mut d = decoder(&[]);
-        let mut out = feed(
-            &mut d,
-            &[
-                tool_delta(json!({"function": {"name": "x", "arguments": "{\"a\""}})),
-                tool_delta(json!({"function": {"arguments": ": 2}"}})),
-                tool_delta(json!({"function": {"name": "z", "arguments": "not json"}})),
-            ],
-        );
-        out.extend(feed(
-            &mut d,
-            &[json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]})],
-        ));
-        d.finish(&mut out).unwrap();
-        let found = calls(&out);
-        assert_eq!(found.len(), 2);
-        assert_eq!(found[0].2, json!({"a": 2}));
-        assert_eq!(
-            found[1].2,
-            json!("not json"),
-            "bad arguments reach the tool as they are"
-        );
-        assert!(found.iter().all(|c| c.0.starts_with("call_")));
-    }
-
-    #[test]
-    fn a_name_after_the_first_fragments_names_that_call() {
-        let mut d = decoder(&[]);
-        let mut out = feed(
-            &mut d,
-            &[
-                json!({"choices": [{"delta": {"tool_calls": []}}]}),
-                tool_delta(json!({"id": "c1", "function": {"arguments": ""}})),
-                tool_delta(json!({"function": {"arguments": "{\"te"}})),
-                tool_delta(json!({"function": {"name": "echo"}})),
-                tool_delta(json!({"function": {"arguments": "xt\": 1}"}})),
-                tool_delta(json!({"function": {"name": "echo", "arguments": "{}"}})),
-                json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}),
-            ],
-        );
-        d.finish(&mut out).unwrap();
-        let found = calls(&out);
-        assert_eq!(found.len(), 2, "{found:?}");
-        assert_eq!(found[0], ("c1".into(), "echo".into(), json!({"text": 1})));
-        assert_eq!((found[1].1.as_str(), &found[1].2), ("echo", &json!({})));
-    }
-
-    #[test]
-    fn a_whole_response_decodes_like_a_stream() {
-        let mut d = decoder(&["grep"]);
-        let mut out = Vec::new();
-        let body = json!({"object": "chat.completion", "choices": [{"index": 0,
-            "message": {"role": "assistant", "reasoning_content": "plan",
-                        "content": "<tool_call>{\"name\": \"grep\", \"arguments\": {}}</tool_call>"},
-            "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}});
-        assert!(d.whole(&body, &mut out).unwrap());
-        assert_eq!(out[0], ModelEvent::ThinkingDelta("plan".into()));
-        assert!(
-            matches!(&out[2], ModelEvent::ToolCall(c) if c.parsed_from_text && c.name == "grep")
-        );
-        assert_eq!(
-            &out[3..],
-            &[
-                ModelEvent::Usage(TokenUsage::new(5, 2)),
-                ModelEvent::Stop(StopReason::ToolUse)
-            ]
-        );
-        assert!(d.is_done());
-        assert!(!decoder(&[]).whole(&json!({"id": "x"}), &mut out).unwrap());
-    }
-
-    #[test]
-    fn an_end_without_a_finish_reason_is_a_truncated_response() {
-        let mut d = decoder(&[]);
-        let mut out = feed(
-            &mut d,
-            &[json!({"choices": [{"delta": {"content": "half"}}]})],
-        );
-        let err = d.finish(&mut out).unwrap_err();
-        assert_eq!(err.error.kind, ErrorKind::Network);
-        assert!(err.retryable);
-    }
-
-    #[test]
-    fn cached_prompt_tokens_are_counted_as_cache_reads() {
-        let mut d = decoder(&[]);
-        let mut out = feed(
-            &mut d,
-            &[
-                json!({"choices": [{"delta": {"content": "x"}, "finish_reason": "stop"}]}),
-                json!({"choices": [], "usage": {"prompt_tokens": 2006, "completion_tokens": 300,
-                    "prompt_tokens_details": {"cached_tokens": 1920}}}),
-            ],
-        );
-        d.finish(&mut out).unwrap();
-        let usage: Vec<_> = out
-            .iter()
-            .filter(|e| matches!(e, ModelEvent::Usage(_)))
-            .collect();
-        assert_eq!(
-            usage,
-            vec![&ModelEvent::Usage(
-                TokenUsage::new(2006, 300).with_cache_read(1920)
-            )]
-        );
-    }
-
-    #[test]
-    fn repeated_running_usage_is_counted_once() {
-        let mut d = decoder(&[]);
-        let chunk = |n: u64| json!({"choices": [{"delta": {"content": "x"}}], "usage": {"prompt_tokens": 10, "completion_tokens": n}});
-        let mut out = feed(&mut d, &[chunk(1), chunk(2), chunk(3)]);
-        out.extend(feed(
-            &mut d,
-            &[json!({"choices": [{"delta": {}, "finish_reason": "stop"}]})],
-        ));
-        d.finish(&mut out).unwrap();
-        let usage: Vec<_> = out
-            .iter()
-            .filter(|e| matches!(e, ModelEvent::Usage(_)))
-            .collect();
-        assert_eq!(usage, vec![&ModelEvent::Usage(TokenUsage::new(10, 3))]);
-    }
-
-    #[test]
-    fn text_calls_are_recovered_only_without_native_ones() {
-        let text = r#"{"name": "grep", "arguments": {"pattern": "a"}}"#;
-        let mut d = decoder(&["grep"]);
-        let mut out = feed(
-            &mut d,
-            &[json!({"choices": [{"delta": {"content": text}, "finish_reason": "stop"}]})],
-        );
-        d.finish(&mut out).unwrap();
-        assert!(
-            matches!(&out[1], ModelEvent::ToolCall(c) if c.parsed_from_text && c.name == "grep")
-        );
-        assert_eq!(out.last(), Some(&ModelEvent::Stop(StopReason::ToolUse)));
-
-        let mut d = decoder(&["grep"]);
-        let mut out = feed(
-            &mut d,
-            &[
-                json!({"choices": [{"delta": {"content": text}}]}),
-                tool_delta(
-                    json!({"index": 0, "id": "n", "function": {"name": "grep", "arguments": "{}"}}),
-                ),
-            ],
-        );
-        out.extend(feed(
-            &mut d,
-            &[json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]})],
-        ));
-        d.finish(&mut out).unwrap();
-        let found: Vec<_> = out
-            .iter()
-            .filter(|e| matches!(e, ModelEvent::ToolCall(_)))
-            .collect();
-        assert_eq!(found.len(), 1);
-        assert!(matches!(found[0], ModelEvent::ToolCall(c) if !c.parsed_from_text));
-    }
-}
+#[path = "decode_tests.rs"]
+mod tests;

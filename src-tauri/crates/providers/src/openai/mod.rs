@@ -1,6 +1,9 @@
 //! OpenAI's Chat Completions API, and the servers that imitate it.
 
 mod decode;
+mod holdback;
+mod prompted;
+mod repeats;
 mod request;
 mod think;
 
@@ -15,6 +18,7 @@ use crate::catalog::ModelInfo;
 use crate::config::{ProviderConfig, ProviderKind, endpoint};
 use crate::driver;
 use crate::http::{Transport, secret_header};
+use crate::tool_mode::ToolMode;
 use crate::window::listing_window;
 
 pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ModelError> {
@@ -26,47 +30,95 @@ pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ModelError> 
     Ok(h)
 }
 
-/// `text_tool_calls`: recover calls printed as text (compatible servers only).
-/// `unstreamed_tools`: the server refused to stream a call with tools before, so calls
-/// with tools are asked unstreamed; set when it first does.
+/// How a call offering tools is made, shared by every call of one provider.
+pub(crate) struct Modes<'a> {
+    /// Recover calls printed as text (compatible servers only).
+    pub text_tool_calls: bool,
+    /// The server refused to stream a call with tools before, so calls with tools are
+    /// asked unstreamed; set when it first does.
+    pub unstreamed_tools: &'a Arc<AtomicBool>,
+    /// Native or prompted tools (compatible servers only).
+    pub tools: &'a Arc<ToolMode>,
+}
+
+/// The longest reply asked of an OpenAI-compatible server when the caller names no limit:
+/// a small local model may otherwise stream for minutes (the stall timer never fires
+/// while tokens flow).
+pub const LOCAL_MAX_OUTPUT_TOKENS: u32 = 4096;
+
 pub(crate) fn stream(
     transport: &Arc<Transport>,
-    text_tool_calls: bool,
-    unstreamed_tools: &Arc<AtomicBool>,
+    modes: &Modes<'_>,
     req: &ModelRequest<'_>,
 ) -> ModelStream {
     let compat = transport.ctx.kind == ProviderKind::OpenAiCompatible;
-    let has_tools = !req.tools.is_empty();
-    let streamed = !(has_tools && unstreamed_tools.load(Ordering::Relaxed));
-    let encode = |streamed: bool| serde_json::to_vec(&request::body(req, compat, streamed));
-    let (body, unstreamed) = match (encode(streamed), streamed && has_tools) {
-        (Ok(body), false) => (body, None),
-        (Ok(body), true) => match encode(false) {
-            Ok(alt) => (
-                body,
-                Some(driver::Unstreamed {
-                    body: alt,
-                    remember: unstreamed_tools.clone(),
-                }),
-            ),
-            Err(e) => return driver::failed(transport.ctx.invalid(e).error),
-        },
-        (Err(e), _) => return driver::failed(transport.ctx.invalid(e).error),
-    };
-    let fallback: Vec<String> = if compat && text_tool_calls {
-        req.tools.iter().map(|t| t.name.clone()).collect()
+    let bounded;
+    let req = if compat && req.max_output_tokens.is_none() {
+        bounded = ModelRequest {
+            max_output_tokens: Some(LOCAL_MAX_OUTPUT_TOKENS),
+            ..*req
+        };
+        &bounded
     } else {
-        Vec::new()
+        req
     };
-    let call = driver::Call {
-        url: endpoint(&transport.base, "chat/completions"),
-        body,
-        streamed,
-        unstreamed,
+    let has_tools = !req.tools.is_empty();
+    let invalid = |e: serde_json::Error| driver::failed(transport.ctx.invalid(e).error);
+    let call = if compat && has_tools && modes.tools.prompts() {
+        match serde_json::to_vec(&prompted::body(req)) {
+            Ok(body) => driver::Call {
+                url: endpoint(&transport.base, "chat/completions"),
+                body,
+                streamed: true,
+                unstreamed: None,
+                prompted: None,
+            },
+            Err(e) => return invalid(e),
+        }
+    } else {
+        let streamed = !(has_tools && modes.unstreamed_tools.load(Ordering::Relaxed));
+        let encode = |streamed: bool| serde_json::to_vec(&request::body(req, compat, streamed));
+        let body = match encode(streamed) {
+            Ok(body) => body,
+            Err(e) => return invalid(e),
+        };
+        let unstreamed = match (streamed && has_tools).then(|| encode(false)) {
+            Some(Ok(alt)) => Some(driver::Unstreamed {
+                body: alt,
+                remember: modes.unstreamed_tools.clone(),
+            }),
+            Some(Err(e)) => return invalid(e),
+            None => None,
+        };
+        let prompted = match (compat && has_tools && modes.tools.may_fall_back())
+            .then(|| serde_json::to_vec(&prompted::body(req)))
+        {
+            Some(Ok(alt)) => Some(driver::Prompted {
+                body: alt,
+                mode: modes.tools.clone(),
+            }),
+            Some(Err(e)) => return invalid(e),
+            None => None,
+        };
+        driver::Call {
+            url: endpoint(&transport.base, "chat/completions"),
+            body,
+            streamed,
+            unstreamed,
+            prompted,
+        }
     };
+    let names: Vec<String> = req.tools.iter().map(|t| t.name.clone()).collect();
+    let (text_tool_calls, mode) = (modes.text_tool_calls, modes.tools.clone());
     let ctx = transport.ctx.clone();
     driver::stream(transport.clone(), call, move || {
-        decode::OpenAiDecoder::new(ctx.clone(), fallback.clone())
+        // Looked at per attempt: a refusal may have switched this call to prompted.
+        let fallback = if compat && (text_tool_calls || mode.prompts()) {
+            names.clone()
+        } else {
+            Vec::new()
+        };
+        decode::OpenAiDecoder::new(ctx.clone(), fallback)
     })
 }
 

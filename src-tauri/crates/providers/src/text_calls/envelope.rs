@@ -47,9 +47,12 @@ fn call_in(obj: &Map<String, Value>, known: &[&str], marked: bool) -> Option<Cal
     };
     let envelope = wrapped.unwrap_or(obj);
     let name = envelope.get("name")?.as_str()?.trim();
-    if !known.contains(&name) || envelope.contains_key(DEFINITION_KEY) {
+    if !super::accepts(known, name) || envelope.contains_key(DEFINITION_KEY) {
         return None;
     }
+    // `"type": "function"` says "a call" the way the OpenAI wire format does, so such a
+    // call may leave its arguments out like a marked one (a tool without parameters).
+    let typed = obj.get("type").and_then(Value::as_str) == Some("function");
     let layers: Vec<&Map<String, Value>> = match wrapped {
         Some(inner) => vec![inner, obj],
         None => vec![obj],
@@ -71,7 +74,7 @@ fn call_in(obj: &Map<String, Value>, known: &[&str], marked: bool) -> Option<Cal
         },
         Some(_) => (empty(), Shape::Broken),
         // Every argument key null, or none in a marked call: a call without arguments.
-        None if named || marked => (empty(), Shape::Whole),
+        None if named || marked || typed => (empty(), Shape::Whole),
         // Bare JSON without arguments is data that happens to have a "name".
         None => return None,
     };

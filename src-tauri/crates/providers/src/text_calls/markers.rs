@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::envelope::{Shape, calls_in};
 use super::scan::{Budget, Close, Next, Piece, json_values, matching_close, parse, skip_ws};
-use super::{Found, Scope, xml};
+use super::{Found, Scope, accepts, xml};
 
 const OPEN_TAG: &str = "<tool_call>";
 const CLOSE_TAG: &str = "</tool_call>";
@@ -55,12 +55,12 @@ fn from_pieces(pieces: Vec<Piece>, known: &[&str], span: &Range<usize>) -> Vec<F
     let mut out = Vec::new();
     for piece in pieces {
         match piece {
-            Piece::Value(_, v) => out.extend(
-                calls_in(&v, known, true)
-                    .into_iter()
-                    .map(|(name, input, shape)| Found::new(name, input, span.clone(), shape)),
-            ),
-            Piece::Broken(_, name) => out.push(Found::broken(name, span.clone())),
+            Piece::Value(at, v) => out.extend(calls_in(&v, known, true).into_iter().map(
+                |(name, input, shape)| {
+                    Found::new(name, input, span.clone(), shape).written_at(at.clone())
+                },
+            )),
+            Piece::Broken(at, name) => out.push(Found::broken(name, span.clone(), at)),
         }
     }
     out
@@ -126,7 +126,7 @@ fn mistral(scope: &Scope<'_>, budget: &mut Budget) -> Vec<Found> {
                 .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
                 .count();
         let name = &text[start..name_end];
-        if !scope.known.contains(&name) {
+        if !accepts(scope.known, name) {
             continue;
         }
         let mut i = name_end;
@@ -140,10 +140,15 @@ fn mistral(scope: &Scope<'_>, budget: &mut Budget) -> Vec<Found> {
         if text[i..].starts_with(MISTRAL_ARGS) {
             i += MISTRAL_ARGS.len();
         }
-        let (input, end) = object_at(text, skip_ws(bytes, i, bytes.len()), budget);
+        let args_at = skip_ws(bytes, i, bytes.len());
+        let (input, end) = object_at(text, args_at, budget);
         out.push(match input {
             Some(args) => Found::new(name.to_owned(), args, at..end, Shape::Whole),
-            None => Found::broken(name.to_owned(), at..end.max(name_end)),
+            None => Found::broken(
+                name.to_owned(),
+                at..end.max(name_end),
+                args_at.min(end)..end,
+            ),
         });
     }
     out
@@ -190,13 +195,13 @@ fn llama(scope: &Scope<'_>, budget: &mut Budget) -> Vec<Found> {
             out.extend(from_pieces(pieces, scope.known, &(at..end)));
             continue;
         }
-        if let Some((name, args)) = builtin_call(body) {
-            if scope.known.contains(&name.as_str()) {
-                out.push(match args {
-                    Some(args) => Found::new(name, Value::Object(args), at..end, Shape::Whole),
-                    None => Found::broken(name, at..end),
-                });
-            }
+        if let Some((name, args)) = builtin_call(body)
+            && accepts(scope.known, &name)
+        {
+            out.push(match args {
+                Some(args) => Found::new(name, Value::Object(args), at..end, Shape::Whole),
+                None => Found::broken(name, at..end, body_start..body_end),
+            });
         }
     }
     out

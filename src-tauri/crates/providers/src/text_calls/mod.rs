@@ -20,6 +20,7 @@
 mod envelope;
 mod markers;
 mod regions;
+mod repair;
 mod scan;
 mod xml;
 
@@ -31,6 +32,8 @@ use envelope::{Shape, calls_in};
 use regions::Think;
 use scan::{Budget, Piece};
 
+pub(crate) use repair::repair_input;
+
 /// One call found in a reply's text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextToolCall {
@@ -38,6 +41,9 @@ pub struct TextToolCall {
     pub input: Value,
     /// Where the call is written in the text (the whole tag for marked calls).
     pub span: Range<usize>,
+    /// The call (or its arguments) as written, when the arguments could not be read:
+    /// `input` is then `{}`. [`repair_input`] may still read a call that was only cut off.
+    pub unparsed: Option<String>,
 }
 
 /// A reply longer than this is searched in its last `MAX_SCAN_BYTES` only: calls end a
@@ -55,26 +61,48 @@ struct Found {
     input: Value,
     span: Range<usize>,
     shape: Shape,
+    /// Where the unreadable call (or its arguments) is written, for a broken call.
+    raw: Option<Range<usize>>,
 }
 
 impl Found {
+    /// A call; a broken `shape` is written at `span`.
     fn new(name: String, input: Value, span: Range<usize>, shape: Shape) -> Self {
+        let raw = (shape == Shape::Broken).then(|| span.clone());
         Self {
             name,
             input,
             span,
             shape,
+            raw,
         }
     }
 
-    fn broken(name: String, span: Range<usize>) -> Self {
-        Self::new(
+    /// A call whose arguments, written at `raw`, could not be read.
+    fn broken(name: String, span: Range<usize>, raw: Range<usize>) -> Self {
+        Self {
             name,
-            Value::Object(serde_json::Map::new()),
+            input: Value::Object(serde_json::Map::new()),
             span,
-            Shape::Broken,
-        )
+            shape: Shape::Broken,
+            raw: Some(raw),
+        }
     }
+
+    /// The same call, its unreadable part written at `raw`.
+    fn written_at(mut self, raw: Range<usize>) -> Self {
+        if self.shape == Shape::Broken {
+            self.raw = Some(raw);
+        }
+        self
+    }
+}
+
+/// Whether `name` is taken as a call's tool: one of `known`, or a near miss of one
+/// (`read_file` for `file_read`), which is kept under its own name so the answer can say
+/// which tool was meant (see [`paddock_core::tool::near_miss`]).
+pub(super) fn accepts(known: &[&str], name: &str) -> bool {
+    known.contains(&name) || paddock_core::tool::near_miss(name, known.iter().copied()).is_some()
 }
 
 /// What one extraction looks at.
@@ -109,6 +137,7 @@ pub fn extract_tool_calls<S: AsRef<str>>(text: &str, known: &[S]) -> Vec<TextToo
             name: f.name,
             input: f.input,
             span: f.span,
+            unparsed: f.raw.and_then(|r| text.get(r)).map(str::to_owned),
         })
         .collect()
 }
@@ -160,11 +189,35 @@ fn find(text: &str, known: &[&str]) -> Vec<Found> {
     if whole.is_empty() { broken } else { whole }
 }
 
-/// Calls written as plain JSON in the visible text (outside reasoning and code fences).
+/// Calls written as plain JSON in the visible text (outside reasoning and code fences),
+/// and one that opens an unclosed reasoning block (the model opened `<think>` and went
+/// straight to its call, with nothing to deliberate; JSON after words of reasoning stays
+/// reasoning).
 fn bare_json(scope: &Scope<'_>, budget: &mut Budget) -> Vec<Found> {
     let mut out = Vec::new();
-    for segment in regions::outside(scope.from, scope.text.len(), &scope.thinks) {
+    // (where to look, whether only a value that starts there counts)
+    let mut segments: Vec<(Range<usize>, bool)> =
+        regions::outside(scope.from, scope.text.len(), &scope.thinks)
+            .into_iter()
+            .map(|s| (s, false))
+            .collect();
+    segments.extend(
+        scope
+            .thinks
+            .iter()
+            .filter(|t| !t.closed && t.range.start >= scope.from)
+            .filter_map(|t| regions::opening_call(scope.text, &t.range))
+            .map(|s| (s, true)),
+    );
+    for (segment, opening) in segments {
+        let start = segment.start;
         for piece in scan::json_values(scope.text, segment, scope.known, false, budget) {
+            let at = match &piece {
+                Piece::Value(span, _) | Piece::Broken(span, _) => span.start,
+            };
+            if opening && at != start {
+                break;
+            }
             let (span, calls) = match piece {
                 Piece::Value(span, v) => (span, calls_in(&v, scope.known, false)),
                 Piece::Broken(span, name) => (span, vec![(name, Value::Null, Shape::Broken)]),
@@ -175,7 +228,7 @@ fn bare_json(scope: &Scope<'_>, budget: &mut Budget) -> Vec<Found> {
             for (name, input, shape) in calls {
                 out.push(match shape {
                     Shape::Whole => Found::new(name, input, span.clone(), shape),
-                    Shape::Broken => Found::broken(name, span.clone()),
+                    Shape::Broken => Found::broken(name, span.clone(), span.clone()),
                 });
             }
         }

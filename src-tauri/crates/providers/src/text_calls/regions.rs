@@ -89,6 +89,29 @@ impl<'a> Tags<'a> {
     }
 }
 
+/// In an unclosed reasoning block at `block`, the JSON that opens it: right after the
+/// opening tag, with nothing but whitespace (or a JSON code fence's first line) between.
+/// Its range runs to the block's end; `None` when the block starts with anything else.
+pub(super) fn opening_call(text: &str, block: &Range<usize>) -> Option<Range<usize>> {
+    let tag_end = block.start + text[block.start..block.end].find('>')? + 1;
+    let mut at =
+        tag_end + (text[tag_end..block.end].len() - text[tag_end..block.end].trim_start().len());
+    let rest = &text[at..block.end];
+    for fence in ["```json", "```"] {
+        if let Some(after) = rest
+            .strip_prefix(fence)
+            .filter(|a| a.starts_with(['\n', '\r']))
+        {
+            let skipped = rest.len() - after.trim_start().len();
+            at += skipped;
+            break;
+        }
+    }
+    text[at..block.end]
+        .starts_with(['{', '['])
+        .then_some(at..block.end)
+}
+
 /// The stretches of `0..len` outside every block in `hidden`, from `from` on.
 pub(super) fn outside(from: usize, len: usize, hidden: &[Think]) -> Vec<Range<usize>> {
     let mut segments = Vec::new();

@@ -267,12 +267,13 @@ pub(super) fn broken_call(span: &str, known: &[&str], marked: bool) -> Option<St
                     }
                     has_args |= ARGUMENT_KEYS.contains(&s);
                     let value = skip_ws(bytes, colon + 1, bytes.len());
-                    if s == "name" && bytes.get(value) == Some(&b'"') {
-                        if let Some((v, after)) = read_string(span, value) {
-                            name = Some(v.trim().to_owned());
-                            i = after;
-                            continue;
-                        }
+                    if s == "name"
+                        && bytes.get(value) == Some(&b'"')
+                        && let Some((v, after)) = read_string(span, value)
+                    {
+                        name = Some(v.trim().to_owned());
+                        i = after;
+                        continue;
                     }
                 }
                 i = next;
@@ -282,7 +283,7 @@ pub(super) fn broken_call(span: &str, known: &[&str], marked: bool) -> Option<St
         }
         i += 1;
     }
-    let name = name.filter(|n| known.contains(&n.as_str()))?;
+    let name = name.filter(|n| super::accepts(known, n))?;
     (has_args || marked).then_some(name)
 }
 

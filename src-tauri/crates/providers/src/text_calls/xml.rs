@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::envelope::Shape;
 use super::scan::Next;
-use super::{Found, Scope};
+use super::{Found, Scope, accepts};
 
 pub(super) const FUNCTION: &str = "<function=";
 const FUNCTION_END: &str = "</function>";
@@ -71,7 +71,7 @@ pub(super) fn functions(
             }
         };
         from = end.max(body_start);
-        if !scope.known.contains(&name) || (span.is_none() && !scope.allowed(start)) {
+        if !accepts(scope.known, name) || (span.is_none() && !scope.allowed(start)) {
             continue;
         }
         let params = parameters(&text[body_start..body_end]);

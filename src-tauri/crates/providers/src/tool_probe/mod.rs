@@ -36,6 +36,9 @@ pub enum ToolCallMode {
     Native,
     /// Written in the text, and read by Paddock's fallback reader.
     TextFallback,
+    /// The tools were described in the prompt (the server refused the `tools` parameter,
+    /// or the settings say so) and the call read from the text.
+    Prompted,
     /// Not at all.
     None,
 }
@@ -86,8 +89,10 @@ impl Provider {
         let total_ms = millis(started.elapsed());
         let native = observed.calls.iter().find(|c| !c.parsed_from_text);
         let from_text = observed.calls.iter().find(|c| c.parsed_from_text);
+        let prompted = self.prompts_tools();
         let (mode, call) = match (native, from_text) {
             (Some(c), _) => (ToolCallMode::Native, Some(c)),
+            (None, Some(c)) if prompted => (ToolCallMode::Prompted, Some(c)),
             (None, Some(c)) => (ToolCallMode::TextFallback, Some(c)),
             (None, None) => (ToolCallMode::None, None),
         };
@@ -106,10 +111,10 @@ impl Provider {
         let detail = match call {
             Some(c) => format!(
                 "{} call of {} with {} ({how})",
-                if mode == ToolCallMode::Native {
-                    "a native"
-                } else {
-                    "a text"
+                match mode {
+                    ToolCallMode::Native => "a native",
+                    ToolCallMode::Prompted => "with the tools described in the prompt, a text",
+                    _ => "a text",
                 },
                 c.name,
                 c.input
@@ -126,7 +131,12 @@ impl Provider {
             first_token_ms,
             total_ms,
             context_window: window,
-            advice: server::advice(server, mode, streaming),
+            advice: server::advice(
+                server,
+                mode,
+                streaming,
+                prompted.then(|| self.tools_refusal()),
+            ),
             detail,
         })
     }

@@ -7,6 +7,7 @@ mod compat;
 mod faults;
 mod openai;
 mod probe;
+mod prompted;
 mod streaming;
 mod support;
 mod text_fallback;

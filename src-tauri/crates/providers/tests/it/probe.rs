@@ -181,3 +181,34 @@ async fn a_failing_call_is_an_error() {
         err.message
     );
 }
+
+/// Shown able to fail: before prompted mode the probe failed on the 500 ("tools param
+/// requires --jinja flag") after four attempts.
+#[tokio::test]
+async fn a_server_refusing_tools_is_probed_in_prompted_mode() {
+    let server = FakeServer::start().await.unwrap();
+    server.set_probes(llama_cpp(4096));
+    server.set_refuse_tools(Some(
+        paddock_fake_model::ToolRefusal::llama_cpp_without_jinja(),
+    ));
+    server.push(Reply::text(
+        "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>",
+    ));
+    let provider = compat(&server);
+    let probe = provider.probe_tools(MODEL).await.unwrap();
+    assert_eq!(probe.mode, ToolCallMode::Prompted);
+    assert!(
+        probe.detail.contains("described in the prompt"),
+        "{}",
+        probe.detail
+    );
+    assert_eq!(probe.advice.len(), 1, "{:?}", probe.advice);
+    assert!(
+        probe.advice[0].contains("without --jinja"),
+        "{:?}",
+        probe.advice
+    );
+    assert!(provider.prompts_tools());
+    let statuses: Vec<u16> = server.model_requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, vec![500, 200]);
+}

@@ -155,14 +155,13 @@ impl Walker {
         if RUNS_TEXT.contains(&name) {
             self.concern(ConcernKind::RunsText(name.to_owned()), ctx);
         }
-        if let Some((_, opts)) = RUNS_TEXT_WITH.iter().find(|(n, _)| *n == name) {
-            if args
+        if let Some((_, opts)) = RUNS_TEXT_WITH.iter().find(|(n, _)| *n == name)
+            && args
                 .iter()
                 .flatten()
                 .any(|a| opts.iter().any(|o| a.starts_with(o)))
-            {
-                self.concern(ConcernKind::RunsText(name.to_owned()), ctx);
-            }
+        {
+            self.concern(ConcernKind::RunsText(name.to_owned()), ctx);
         }
         if RENAMES.contains(&name) {
             let effect = "changes what a later command name runs";

@@ -328,10 +328,10 @@ impl Walker {
             }
             CompoundCommand::Coprocess(c) => {
                 // `coproc NAME …` assigns NAME (its descriptors) and NAME_PID.
-                if let Some(name) = &c.name {
-                    if is_dangerous_env(&name.value) {
-                        self.concern(ConcernKind::Environment(name.value.clone()), ctx);
-                    }
+                if let Some(name) = &c.name
+                    && is_dangerous_env(&name.value)
+                {
+                    self.concern(ConcernKind::Environment(name.value.clone()), ctx);
                 }
                 self.command_node(&c.body, false)
             }

@@ -284,14 +284,13 @@ fn unescape_backquoted(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '\\' {
-            if let Some(&next) = chars.peek() {
-                if matches!(next, '`' | '\\' | '$') {
-                    out.push(next);
-                    chars.next();
-                    continue;
-                }
-            }
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && matches!(next, '`' | '\\' | '$')
+        {
+            out.push(next);
+            chars.next();
+            continue;
         }
         out.push(c);
     }

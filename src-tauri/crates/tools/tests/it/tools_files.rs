@@ -419,3 +419,35 @@ async fn glob_caps_at_500_by_default() {
     let out = ok(&env, "glob", json!({"pattern": "**/*.txt", "limit": 1000})).await;
     assert_eq!(out.lines().count(), 600);
 }
+
+/// Shown able to fail: `"path": ""` was refused ("the path is empty") though the schema
+/// says the default is the whole workspace; small models then asked the user for a path.
+#[tokio::test]
+async fn an_empty_optional_folder_means_the_whole_workspace() {
+    let (_d, ws, env) = workspace();
+    tree(&ws);
+    for path in ["", "  "] {
+        let out = ok(&env, "glob", json!({"pattern": "*.rs", "path": path})).await;
+        assert_eq!(out, "src/lib/util.rs\nsrc/main.rs\n", "{path:?}");
+        let out = ok(&env, "grep", json!({"pattern": "todo!", "path": path})).await;
+        assert!(out.contains("src/main.rs:2:"), "{path:?}: {out}");
+    }
+}
+
+/// Shown able to fail: the error stopped at "does not exist" and small models retried the
+/// same edit over and over.
+#[tokio::test]
+async fn editing_a_missing_file_points_at_file_write() {
+    let (_d, ws, env) = workspace();
+    put(&ws, "keep.txt", "x");
+    let out = err(
+        &env,
+        "file_edit",
+        json!({"path": "new.txt", "old_string": "a", "new_string": "b"}),
+    )
+    .await;
+    assert!(
+        out.contains("does not exist") && out.contains("file_write"),
+        "{out}"
+    );
+}

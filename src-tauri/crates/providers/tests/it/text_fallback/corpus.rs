@@ -487,5 +487,36 @@ pub fn corpus() -> Vec<Case> {
             "<thinking>{\"name\": \"bash\", \"arguments\": {\"command\": \"no\"}}</thinking>done",
             vec![],
         ),
+        // Issue 41's shapes (each failed before: no call found).
+        (
+            "a call that opens an unclosed think",
+            "<think>\n{\"name\": \"grep\", \"arguments\": {\"pattern\": \"t\"}}",
+            vec![("grep", json!({"pattern": "t"}))],
+        ),
+        (
+            "a call that opens an unclosed think, in a fence; a second one is reasoning",
+            "<think>```json\n{\"name\": \"glob\", \"arguments\": {}}\n```\nthen {\"name\": \"bash\", \"arguments\": {\"command\": \"no\"}}",
+            vec![("glob", json!({}))],
+        ),
+        (
+            "bare OpenAI-style call without arguments",
+            r#"{"type": "function", "function": {"name": "glob"}}"#,
+            vec![("glob", json!({}))],
+        ),
+        (
+            "bare typed call without arguments",
+            r#"Listing: {"type": "function", "name": "glob"}"#,
+            vec![("glob", json!({}))],
+        ),
+        (
+            "a near-miss name is kept as written, for the answer to correct",
+            r#"<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>"#,
+            vec![("read_file", json!({"path": "a.txt"}))],
+        ),
+        (
+            "a far name is not a call",
+            r#"<tool_call>{"name": "fetch_url", "arguments": {"url": "x"}}</tool_call>"#,
+            vec![],
+        ),
     ]
 }

@@ -1,0 +1,224 @@
+// Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
+// PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus, ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree } from './bindings';
+import { invokeCommand } from './invoke';
+
+/** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
+export const recentProjects = () =>
+  invokeCommand<Array<RecentProject>>('recent_projects');
+
+/** The native folder dialog, run from Rust; null when cancelled. */
+export const pickProjectFolder = () =>
+  invokeCommand<string | null>('pick_project_folder');
+
+/** One window per project: focuses the project's window if open, else opens one (label derived from the path, URL `index.html?project=<path>`); adds to recents; closes the picker when called from it. A rewind a crash cut short is finished first, and the trusted MCP servers start, and the workspace's first checkpoint is taken in the background (`checkpoint_status` shows its progress). */
+export const openProject = (path: string) =>
+  invokeCommand<ProjectInfo>('open_project', { path });
+
+/** Focuses the picker window, or opens it again (a project window's "Open project…"). */
+export const showPicker = () =>
+  invokeCommand<null>('show_picker');
+
+/** Settings as written (or `settings_error` when the file is broken), workspace root and sandbox status as they apply, `trust` (what waits for the user's trust). */
+export const projectInfo = (project: string) =>
+  invokeCommand<ProjectInfo>('project_info', { project });
+
+/** Validated, atomic; refuses to overwrite a broken file; the fields the user changed are trusted. The workspace mode switch is this with `settings.workspace` changed. */
+export const saveSettings = (project: string, settings: ProjectSettings) =>
+  invokeCommand<ProjectInfo>('save_settings', { project, settings });
+
+/** Trusts every gated field as the settings stand; the trusted MCP servers start and the rules apply. */
+export const trustProject = (project: string) =>
+  invokeCommand<ProjectInfo>('trust_project', { project });
+
+/** Opens without the pending fields; not asked again until they change. */
+export const declineTrust = (project: string) =>
+  invokeCommand<ProjectInfo>('decline_trust', { project });
+
+/** Takes back the trust given to the folder's settings: what needed it stops applying (MCP servers it started stop) and the trust screen asks again. */
+export const revokeTrust = (project: string) =>
+  invokeCommand<ProjectInfo>('revoke_trust', { project });
+
+/** The composer's model picker: saved as the project's `model` (the user's change); the next prompt, in any session, uses it. */
+export const setModel = (project: string, model: string) =>
+  invokeCommand<ProjectInfo>('set_model', { project, model });
+
+/** Built-ins, `delegate_to_agent` when teammates exist, MCP tools named `mcp__<server>__<tool>`; each with its effective grant and reason under the settings in effect. */
+export const toolGrants = (project: string) =>
+  invokeCommand<Array<ToolGrantInfo>>('tool_grants', { project });
+
+/** `null` removes the override (back to the preset); saved to the settings at once (the user's change, trusted). */
+export const setToolGrant = (project: string, tool: string, grant: Grant | null) =>
+  invokeCommand<Array<ToolGrantInfo>>('set_tool_grant', { project, tool, grant });
+
+/** Sets (or with `null` removes) the preset; saved at once. */
+export const setPreset = (project: string, preset: ToolPreset | null) =>
+  invokeCommand<Array<ToolGrantInfo>>('set_preset', { project, preset });
+
+/** Replaces that tool's argument rules in order (`[]` removes them); checked like the file (`invalid` naming `rules.<tool>[i]`, the file left as it was); the user's change, so trusted; runs going on apply them at their next call. */
+export const setToolRules = (project: string, tool: string, rules: Array<RuleEntry>) =>
+  invokeCommand<Array<ToolGrantInfo>>('set_tool_rules', { project, tool, rules });
+
+/** What the grants and rules in force would do with the call (bash: the command; file tools: the path; others: JSON input), and why; nothing runs. */
+export const explainCall = (project: string, tool: string, call: string) =>
+  invokeCommand<CallExplanation>('explain_call', { project, tool, call });
+
+/** "Always allow" on an approval card: adds the allow rules (as proposed in `approval_requested.proposed_rules`, possibly edited) to the settings as a trusted change, applies them to the runs going on, and approves this call once. */
+export const alwaysAllow = (project: string, sessionId: string, requestId: string, tool: string, patterns: Array<string>) =>
+  invokeCommand<null>('always_allow', { project, sessionId, requestId, tool, patterns });
+
+/** The project's MCP servers and their state (starting, up, failed, with the error). */
+export const mcpStatus = (project: string) =>
+  invokeCommand<Array<McpServerStatus>>('mcp_status', { project });
+
+/** The user's own entry (trusted); `invalid` naming the field when it cannot be used or the name is taken. */
+export const addMcpServer = (project: string, name: string, config: McpServerConfig) =>
+  invokeCommand<null>('add_mcp_server', { project, name, config });
+
+/** The servers added from pasted text (Claude Code / Cursor / Cline `mcpServers`, VS Code `servers`, or a bare map), or from the project's `.mcp.json` / `.cursor/mcp.json` / `.vscode/mcp.json` when `text` is null; not trusted (the trust screen lists them); a different server with a taken name is refused. */
+export const importMcpServers = (project: string, text: string | null) =>
+  invokeCommand<Array<string>>('import_mcp_servers', { project, text });
+
+/** Stores (or with `null` removes) the keychain value an MCP server's `${name}` reads when the environment has none; never written to a file. */
+export const setMcpValue = (name: string, value: string | null) =>
+  invokeCommand<null>('set_mcp_value', { name, value });
+
+/** Whether a key is stored for the provider (never the key), or why the keychain cannot say. */
+export const keyStatus = (provider: ProviderKind) =>
+  invokeCommand<KeyStatus>('key_status', { provider });
+
+/** Stored in the OS keychain (service `paddock`); `keychain` error when none is reachable, never a plaintext fallback. */
+export const setApiKey = (provider: ProviderKind, key: string) =>
+  invokeCommand<KeyStatus>('set_api_key', { provider, key });
+
+/** Removes the provider's key from the keychain. */
+export const deleteApiKey = (provider: ProviderKind) =>
+  invokeCommand<KeyStatus>('delete_api_key', { provider });
+
+/** The models the provider offers. */
+export const listModels = (provider: ProviderKind, baseUrl: string | null) =>
+  invokeCommand<Array<ModelInfo>>('list_models', { provider, baseUrl });
+
+/** Reaches the provider with the stored key and says what answered. */
+export const testConnection = (provider: ProviderKind, baseUrl: string | null, model: string | null) =>
+  invokeCommand<ConnectionReport>('test_connection', { provider, baseUrl, model });
+
+/** One short request offering a harmless tool: native / text fallback / none, streaming, first token, window, advice. */
+export const testToolCalling = (provider: ProviderKind, baseUrl: string | null, model: string) =>
+  invokeCommand<ToolProbeReport>('test_tool_calling', { provider, baseUrl, model });
+
+/** Opens an `http(s)` (with a host) or `mailto` address in the system browser through the opener plugin's Rust side (the webview has no opener permission); anything else is `invalid`. The UI shows the address and asks first. */
+export const openLink = (url: string) =>
+  invokeCommand<null>('open_link', { url });
+
+/** Waits for the next click on one of the calling window's notifications after the one numbered `after` (null: after those so far); null once the window closes. The UI asks again after each answer; no Tauri event (an event is a script the app process evaluates, which starts a JavaScript engine there). */
+export const nextNotificationClick = (after: number | null) =>
+  invokeCommand<NotificationClick | null>('next_notification_click', { after });
+
+/** `session_id` (new when `sessionId` is null) and `feed`. The run continues in the background; its `AgentEvent`s wait on the feed and end with `run_finished`. `busy` if that session is already running. */
+export const sendPrompt = (project: string, sessionId: string | null, prompt: string) =>
+  invokeCommand<RunStarted>('send_prompt', { project, sessionId, prompt });
+
+/** Every event of the calling window's run `feed` since the last call, in order, waiting while there is none; `done` after the last (the feed is then gone). A feed of another window, or one no longer open, answers `{items: [], done: true}`. The UI asks again after each answer: no Tauri channel, whose every message is a script the app process evaluates in the page (`feed.rs`). */
+export const nextRunEvents = (feed: number) =>
+  invokeCommand<Batch<AgentEvent>>('next_run_events', { feed });
+
+/** Cancels; the run ends with `run_finished` / `aborted`. */
+export const stopRun = (project: string, sessionId: string) =>
+  invokeCommand<null>('stop_run', { project, sessionId });
+
+/** Answers a waiting approval. */
+export const approve = (project: string, sessionId: string, requestId: string, decision: ApprovalDecision) =>
+  invokeCommand<null>('approve', { project, sessionId, requestId, decision });
+
+/** `created` and `updated` in the machine's local offset (the UI shows a time from its fields; JavaScript's local time would load ICU's zone data into the web process). */
+export const listSessions = (project: string) =>
+  invokeCommand<Array<SessionSummary>>('list_sessions', { project });
+
+/** Sessions whose texts match `query`, best first. */
+export const searchSessions = (project: string, query: string) =>
+  invokeCommand<Array<SearchHit>>('search_sessions', { project, query });
+
+/** Whole, or with `tail` its last turns (at least that many, cut at a turn boundary) with `omitted` saying what was left out: runs, the first run's turns, every turn, and the usage of the runs left out. Sessions that were rewound, or whose prompts and runs do not pair up, come whole. */
+export const loadSession = (project: string, sessionId: string, tail: number | null) =>
+  invokeCommand<SessionTranscript>('load_session', { project, sessionId, tail });
+
+/** Deletes the session (refused while it runs). */
+export const deleteSession = (project: string, sessionId: string) =>
+  invokeCommand<null>('delete_session', { project, sessionId });
+
+/** The path written (native save dialog), null when cancelled; written 0600, never through a link. */
+export const exportSession = (project: string, sessionId: string, format: ExportFormat) =>
+  invokeCommand<string | null>('export_session', { project, sessionId, format });
+
+/** Where the project's checkpoints stand: the first snapshot's progress (taken in the background from `open_project` or a run's start), or why each turn walks the workspace. */
+export const checkpointStatus = (project: string) =>
+  invokeCommand<CheckpointStatus>('checkpoint_status', { project });
+
+/** One file's change between two checkpoints (a row of a run's Changes list); null when it did not change. */
+export const checkpointDiff = (project: string, from: string, to: string, path: string) =>
+  invokeCommand<FileChange | null>('checkpoint_diff', { project, from, to, path });
+
+/** The diff the rewind to before prompt `prompt` (1-based), turn `turn` (0: the prompt) would apply and the messages it would set aside; changes nothing. */
+export const rewindPreview = (project: string, sessionId: string, prompt: number, turn: number, mode: RewindMode) =>
+  invokeCommand<RewindPreview>('rewind_preview', { project, sessionId, prompt, turn, mode });
+
+/** The session as it reads after the rewind (`busy` while a prompt runs in the project). */
+export const rewindSession = (project: string, sessionId: string, prompt: number, turn: number, mode: RewindMode) =>
+  invokeCommand<SessionTranscript>('rewind_session', { project, sessionId, prompt, turn, mode });
+
+/** The session after undoing the last rewind (refused once a prompt ran since). */
+export const undoRewind = (project: string, sessionId: string) =>
+  invokeCommand<SessionTranscript>('undo_rewind', { project, sessionId });
+
+/** The session after the model summarized the start of the conversation. */
+export const compactSession = (project: string, sessionId: string) =>
+  invokeCommand<SessionTranscript>('compact_session', { project, sessionId });
+
+/** The session with its latest compaction undone. */
+export const undoCompaction = (project: string, sessionId: string) =>
+  invokeCommand<SessionTranscript>('undo_compaction', { project, sessionId });
+
+/** The session with the latest compaction's summary (`id`) replaced. */
+export const editCompaction = (project: string, sessionId: string, id: string, summary: string) =>
+  invokeCommand<SessionTranscript>('edit_compaction', { project, sessionId, id, summary });
+
+/** AGENTS.md (or CLAUDE.md): what the agent is given, and notices about it. */
+export const projectInstructions = (project: string) =>
+  invokeCommand<ProjectInstructions>('project_instructions', { project });
+
+/** The agent's workspace as a tree (capped, `.git`/`node_modules` skipped). */
+export const workspaceTree = (project: string) =>
+  invokeCommand<WorkspaceTree>('workspace_tree', { project });
+
+/** A file for the preview (size-capped, binary detected; `path_refused` outside the workspace). */
+export const readWorkspaceFile = (project: string, path: string) =>
+  invokeCommand<FilePreview>('read_workspace_file', { project, path });
+
+/** The feed of the window's notify watcher (debounced, ~200 ms), one per window; a second call replaces it and ends the old feed. */
+export const watchWorkspace = (project: string) =>
+  invokeCommand<number>('watch_workspace', { project });
+
+/** As `next_run_events`, for the watcher's changes. */
+export const nextWorkspaceChanges = (feed: number) =>
+  invokeCommand<Batch<WorkspaceChange>>('next_workspace_changes', { feed });
+
+/** What bash would run under in this project now, protection by protection. */
+export const sandboxStatus = (project: string) =>
+  invokeCommand<SandboxStatus>('sandbox_status', { project });
+
+/** This copy's version, how it was installed and whether it looks for updates. */
+export const about = () =>
+  invokeCommand<AboutInfo>('about');
+
+/** Asks the update server (`plugins.updater`, or `PADDOCK_UPDATE_URL`); nothing installed. */
+export const checkUpdate = () =>
+  invokeCommand<UpdateCheck>('check_update');
+
+/** Installs the checked update (an AppImage only; never while a run is live). */
+export const installUpdate = () =>
+  invokeCommand<string>('install_update');
+
+/** Restarts the app (after an installed update). */
+export const restartApp = () =>
+  invokeCommand<null>('restart_app');
