@@ -15,6 +15,9 @@ cargo fmt --all -- --check
 step "lint (clippy also type-checks tests and benchmarks)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "layout (no module circles, no source file over 600 lines)"
+python3 scripts/check-layout.py
+
 step "ui: lint, type check, unit tests, build"
 (cd ui && npm run lint && npm run check && npm test && npm run build)
 

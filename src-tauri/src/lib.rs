@@ -1,5 +1,6 @@
-//! Paddock's desktop app: a Tauri 2 shell whose commands are thin delegations to the host,
-//! kernel, providers and MCP crates. See docs/desktop-ipc.md for the command contract.
+//! Paddock's desktop app: a Tauri 2 shell over `paddock-host` (and the protocol's types).
+//! Every command is one entry of `commands.rs`'s table and a short delegation to the host;
+//! docs/desktop-ipc.md and the page's typed client are generated from that table.
 
 pub mod commands;
 pub mod contract;

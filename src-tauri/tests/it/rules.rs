@@ -138,3 +138,28 @@ async fn rules_are_edited_whole_and_checked() {
             .is_empty()
     );
 }
+
+/// The same untrusted folder as the CLI's `untrusted_allow_rules_do_not_count`: "Test a call"
+/// gives the answer `paddock rules explain` gives, since both ask `host::edit::in_effect`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn untrusted_allow_rules_do_not_count_here_either() {
+    let fake = FakeServer::start().await.unwrap();
+    let s = setup(&fake, json!({}));
+    crate::common::write_settings(
+        &s.root,
+        &json!({"version": 1, "preset": "readonly", "tools": {"bash": "ask"},
+                "rules": {"bash": [{"allow": "curl *"}, {"deny": "ls *"}]}}),
+    );
+    let e = grants::explain_call(&s.desktop, &s.root, "bash", "curl evil.example").unwrap();
+    assert_eq!(
+        e.decision,
+        Grant::Deny,
+        "bash itself waits for trust: {e:?}"
+    );
+    assert!(!e.by_rule, "{e:?}");
+    // Trusted, the allow rule counts.
+    let written = paddock_host::settings::load(&s.root).unwrap();
+    s.desktop.trust().trust(&s.root, &written).unwrap();
+    let e = grants::explain_call(&s.desktop, &s.root, "bash", "curl evil.example").unwrap();
+    assert_eq!((e.decision, e.by_rule), (Grant::Allow, true), "{e:?}");
+}

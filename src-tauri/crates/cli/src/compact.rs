@@ -8,9 +8,9 @@ use paddock_host::{LiveProject, RunOptions, RunService, ServerPath, canonical_di
 
 use crate::cli::ModelArgs;
 use crate::exit::{CliError, Code};
+use crate::files::project_dir;
 use crate::keys::CliKeys;
 use crate::output;
-use crate::run::project_dir;
 
 pub async fn run(
     model: &ModelArgs,

@@ -14,8 +14,8 @@ use paddock_protocol::{
 
 use crate::cli::ModelArgs;
 use crate::exit::{CliError, Code};
+use crate::files::project_dir;
 use crate::output;
-use crate::run::project_dir;
 
 /// The longest the provider check waits for an answer.
 const PROVIDER_TIMEOUT: Duration = Duration::from_secs(15);

@@ -5,7 +5,7 @@
 //! link or a hard link swapped in at the last moment is replaced, never followed.
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use paddock_host::{UntrustedFileError, read_untrusted};
 
@@ -160,6 +160,22 @@ fn mode_of(meta: &std::fs::Metadata) -> u32 {
 #[cfg(not(unix))]
 fn mode_of(_meta: &std::fs::Metadata) -> u32 {
     DEFAULT_MODE
+}
+
+/// `--project`, or the current directory.
+pub fn project_dir(flag: Option<&Path>) -> Result<PathBuf, CliError> {
+    let dir = match flag {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| CliError::failure(format!("cannot read the current directory: {e}")))?,
+    };
+    if !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "the project folder {} does not exist or is not a folder",
+            dir.display()
+        )));
+    }
+    Ok(dir)
 }
 
 #[cfg(test)]

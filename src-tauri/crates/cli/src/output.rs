@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_host::{EventSink, one_line};
-use paddock_protocol::{AgentEvent, CompactionReason, LoopAction};
+use paddock_protocol::{AgentEvent, ChangeKind, ChangeSummary, CompactionReason, LoopAction};
 use serde_json::{Value, json};
 
 /// Longest tool summary on a tool line.
@@ -149,10 +149,10 @@ impl Printer {
                 let mut text = format!(
                     "paddock: the run changed {} file{}:",
                     files.len(),
-                    crate::rewind::plural(files.len())
+                    plural(files.len())
                 );
                 for change in &files {
-                    text.push_str(&format!("\n  {}", crate::rewind::change_line(change)));
+                    text.push_str(&format!("\n  {}", change_line(change)));
                 }
                 err(&text);
             }
@@ -211,4 +211,25 @@ pub fn json_line(value: &Value) {
 /// The `--json` line that opens a run: where to resume it.
 pub fn session_line(id: &str, project: &str, model: &str, resumed: bool) -> Value {
     json!({"type": "session", "id": id, "project": project, "model": model, "resumed": resumed})
+}
+
+/// One changed file, as the CLI lists it (a rewind's report, a run's changes).
+pub(crate) fn change_line(change: &ChangeSummary) -> String {
+    let kind = match change.kind {
+        ChangeKind::Created => "created",
+        ChangeKind::Modified => "modified",
+        ChangeKind::Deleted => "deleted",
+    };
+    if change.lines_counted {
+        format!(
+            "{kind:<9} {} (+{} -{})",
+            change.path, change.added, change.removed
+        )
+    } else {
+        format!("{kind:<9} {}", change.path)
+    }
+}
+
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

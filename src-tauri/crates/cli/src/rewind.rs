@@ -7,12 +7,12 @@ use std::sync::Arc;
 use paddock_host::session::SessionStore;
 use paddock_host::trust::TrustStore;
 use paddock_host::{RewindRequest, RunService, canonical_dir, unified_diff};
-use paddock_protocol::{ChangeKind, ChangeSummary, FileChange, RewindInfo, RewindMode};
+use paddock_protocol::{FileChange, RewindInfo, RewindMode};
 
 use crate::exit::{CliError, Code};
+use crate::files::project_dir;
 use crate::keys::CliKeys;
-use crate::output;
-use crate::run::project_dir;
+use crate::output::{self, change_line, plural};
 
 pub struct Args<'a> {
     pub project: Option<&'a Path>,
@@ -163,27 +163,6 @@ fn report(info: &RewindInfo, session: &str) {
         text.push_str(&format!("\n(undo with: paddock rewind {session} --undo)"));
     }
     output::err(&text);
-}
-
-/// One changed file, as the CLI lists it (a rewind's report, a run's changes).
-pub(crate) fn change_line(change: &ChangeSummary) -> String {
-    let kind = match change.kind {
-        ChangeKind::Created => "created",
-        ChangeKind::Modified => "modified",
-        ChangeKind::Deleted => "deleted",
-    };
-    if change.lines_counted {
-        format!(
-            "{kind:<9} {} (+{} -{})",
-            change.path, change.added, change.removed
-        )
-    } else {
-        format!("{kind:<9} {}", change.path)
-    }
-}
-
-pub(crate) fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]

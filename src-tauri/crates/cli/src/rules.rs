@@ -11,8 +11,8 @@ use paddock_protocol::{CallExplanation, Grant, RuleEntry};
 
 use crate::cli::RulesAction;
 use crate::exit::{CliError, Code};
+use crate::files::project_dir;
 use crate::output;
-use crate::run::project_dir;
 
 pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliError> {
     let root = canonical_dir(&project_dir(project)?)?;

@@ -1,7 +1,7 @@
 //! `paddock exec` and `paddock resume`: one prompt through the project's agent, recorded in a
 //! session, printed as it streams.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use paddock_host::trust::{TrustPolicy, TrustStore};
@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
 use crate::exit::{CliError, Code};
-use crate::files;
+use crate::files::{self, project_dir};
 use crate::keys::CliKeys;
 use crate::output::{self, Printer};
 
@@ -287,22 +287,6 @@ fn trust_policy(args: &RunArgs) -> TrustPolicy {
     } else {
         TrustPolicy::Refuse
     }
-}
-
-/// `--project`, or the current directory.
-pub fn project_dir(flag: Option<&Path>) -> Result<PathBuf, CliError> {
-    let dir = match flag {
-        Some(d) => d.to_path_buf(),
-        None => std::env::current_dir()
-            .map_err(|e| CliError::failure(format!("cannot read the current directory: {e}")))?,
-    };
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "the project folder {} does not exist or is not a folder",
-            dir.display()
-        )));
-    }
-    Ok(dir)
 }
 
 /// The prompt argument; `-` reads standard input.

@@ -7,8 +7,8 @@ use paddock_host::session::{SessionStore, to_json, to_markdown};
 use crate::cli::{ExportFormat, SessionsAction};
 use crate::exit::{CliError, Code};
 use crate::files;
+use crate::files::project_dir;
 use crate::output;
-use crate::run::project_dir;
 
 pub fn run(project: Option<&Path>, action: &SessionsAction) -> Result<Code, CliError> {
     let dir = project_dir(project)?;

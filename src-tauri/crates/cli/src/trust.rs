@@ -10,8 +10,8 @@ use paddock_host::trust::TrustStore;
 use paddock_protocol::{TrustItem, TrustState};
 
 use crate::exit::{CliError, Code};
+use crate::files::project_dir;
 use crate::output;
-use crate::run::project_dir;
 
 pub fn run(project: Option<&Path>, yes: bool, revoke: bool, list: bool) -> Result<Code, CliError> {
     let store = TrustStore::open_default()?;

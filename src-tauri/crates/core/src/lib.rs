@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod approval;
 mod blocking;
+mod calibration;
 pub mod compaction;
 mod context_watch;
 pub mod events;

@@ -121,7 +121,7 @@ pub(crate) struct LoopState {
     /// The history's token estimate, kept up as it grows.
     pub(crate) tally: crate::compaction::HistoryTally,
     /// How the server's count of a request compares with Paddock's estimate.
-    pub(crate) calibration: crate::context_watch::Calibration,
+    pub(crate) calibration: crate::calibration::Calibration,
 }
 
 impl Runner<'_> {
@@ -155,7 +155,7 @@ impl Runner<'_> {
             compactions: 0,
             first_record: None,
             tally: crate::compaction::HistoryTally::default(),
-            calibration: crate::context_watch::Calibration::default(),
+            calibration: crate::calibration::Calibration::default(),
         };
         self.save(&mut state);
 

@@ -7,6 +7,7 @@ mod compact;
 pub mod edit;
 mod error;
 pub mod explain;
+mod field_error;
 pub mod instructions;
 mod keys;
 mod live;

@@ -76,7 +76,7 @@ pub fn parse(text: &str) -> Result<BTreeMap<String, McpServerConfig>, FieldError
             FieldError::new(field, e.into_inner().to_string())
         })?;
         if let Err(e) = config.transport() {
-            return Err(FieldError::new(field, e));
+            return Err(FieldError::new(field, e.to_string()));
         }
         if let Err((at, e)) = paddock_mcp::vars::server_vars(&config) {
             return Err(FieldError::new(format!("{field}.{at}"), e));

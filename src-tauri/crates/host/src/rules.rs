@@ -10,7 +10,7 @@ use paddock_protocol::{Grant, ProjectSettings, RuleEntry};
 use paddock_rules::{Action, RuleError, RuleSpec, Rules};
 use serde_json::Value;
 
-use crate::settings::FieldError;
+use crate::field_error::FieldError;
 use crate::{HostError, Project};
 
 /// Most rules "Always allow" saves at once (one per simple command of a call).

@@ -14,6 +14,7 @@ pub const SETTINGS_FILE: &str = "settings.json";
 /// Largest settings file read (a real one is a few kilobytes).
 pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
 /// Longest per-call time limit an MCP server may be given (`timeoutSecs`).
+pub use crate::field_error::FieldError;
 pub use paddock_mcp::MAX_CALL_TIMEOUT_SECS as MAX_TIMEOUT_SECS;
 
 #[derive(Debug, thiserror::Error)]
@@ -103,32 +104,16 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectSettings, SettingsError> 
             field: e.path().to_string(),
             message: e.into_inner().to_string(),
         })?;
-    validate(&settings).map_err(|e| e.in_file(path))?;
+    validate(&settings).map_err(|e| in_file(e, path))?;
     Ok(settings)
 }
 
-/// A settings field that is not acceptable, and why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {message}")]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-impl FieldError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-
-    fn in_file(self, path: &Path) -> SettingsError {
-        SettingsError::Field {
-            path: path.to_owned(),
-            field: self.field,
-            message: self.message,
-        }
+/// The field's error as the settings file's.
+fn in_file(e: FieldError, path: &Path) -> SettingsError {
+    SettingsError::Field {
+        path: path.to_owned(),
+        field: e.field,
+        message: e.message,
     }
 }
 
@@ -151,7 +136,7 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     }
     for (name, server) in &s.mcp_servers {
         if let Err(e) = server.transport() {
-            return Err(FieldError::new(format!("mcpServers.{name}"), e));
+            return Err(FieldError::new(format!("mcpServers.{name}"), e.to_string()));
         }
         if name.is_empty()
             || !name
@@ -249,7 +234,7 @@ pub const MAX_CONTEXT_WINDOW: u32 = 10_000_000;
 /// does not parse: the user's text is never lost.
 pub fn save(project: &Path, settings: &ProjectSettings) -> Result<(), SettingsError> {
     let path = settings_path(project);
-    validate(settings).map_err(|e| e.in_file(&path))?;
+    validate(settings).map_err(|e| in_file(e, &path))?;
     match read_untrusted(&path, MAX_SETTINGS_BYTES) {
         Ok(existing) => {
             if let Err(e) = parse(&existing, &path) {

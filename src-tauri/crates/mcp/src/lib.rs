@@ -22,6 +22,7 @@ mod naming;
 mod server;
 mod servers;
 mod shell_path;
+mod start_error;
 mod status;
 mod stderr;
 mod stdio;

@@ -18,6 +18,7 @@ use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::lifeline::Lifeline;
+pub use crate::start_error::StartError;
 use crate::stderr::StderrLog;
 use crate::stdio::{self, ChildGuard, Launch};
 
@@ -28,28 +29,6 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The exit reason of a server Paddock shut down itself.
 pub const STOPPED_BY_PADDOCK: &str = "stopped by Paddock";
-
-/// Why a server did not start. The text is what its status shows.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StartError {
-    #[error("invalid settings: {0}")]
-    Settings(String),
-    /// The command could not be run (not found, bad working directory, no pipes).
-    #[error("{0}")]
-    Launch(String),
-    /// The process exited before the handshake ended.
-    #[error("{0} during startup")]
-    Exited(String),
-    #[error("{0}")]
-    Handshake(String),
-    #[error("could not connect to {url}: {why}")]
-    Connect { url: String, why: String },
-    #[error("listing its tools failed: {0}")]
-    ListTools(String),
-    /// An HTTP header or client that cannot be set up.
-    #[error("{0}")]
-    Http(String),
-}
 
 /// What the host's options say about launching servers.
 pub struct StartContext<'a> {
@@ -146,7 +125,9 @@ pub async fn start(
     config: &McpServerConfig,
     ctx: &StartContext<'_>,
 ) -> Result<Server, StartError> {
-    let transport = config.transport().map_err(StartError::Settings)?;
+    let transport = config
+        .transport()
+        .map_err(|e| StartError::Settings(e.to_string()))?;
     let lifeline = Arc::new(Lifeline::default());
     let stop = CancellationToken::new();
     let handler = Client::default();

@@ -12,7 +12,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio_util::sync::CancellationToken;
 
 use crate::lifeline::Lifeline;
-use crate::server::StartError;
+use crate::start_error::StartError;
 use crate::stderr::StderrLog;
 
 /// What to launch, from the settings plus the host's options.

@@ -77,7 +77,7 @@ fn parse_var(body: &str) -> Result<Var<'_>, String> {
 }
 
 /// The environment variables `text` reads; an error when its `${…}` are malformed.
-pub fn referenced(text: &str) -> Result<Vec<String>, String> {
+fn referenced(text: &str) -> Result<Vec<String>, String> {
     Ok(scan(text)?
         .into_iter()
         .filter_map(|piece| match piece {
@@ -89,7 +89,7 @@ pub fn referenced(text: &str) -> Result<Vec<String>, String> {
 
 /// `text` with its variables replaced; an unset variable without a default is an error
 /// naming it.
-pub fn expand(text: &str, source: &VarSource<'_>) -> Result<String, String> {
+fn expand(text: &str, source: &VarSource<'_>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     for piece in scan(text)? {
         match piece {

@@ -47,6 +47,7 @@ pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, Sessi
 pub use settings::{
     CompactionSettings, McpServerConfig, McpServerKind, McpTransport, ProjectSettings,
     ProviderKind, RuleEntry, SETTINGS_VERSION, TIMEOUT_MS_FROM, TeammateSettings, ToolCalling,
+    TransportError,
 };
 pub use text::SharedText;
 pub use trust::{TrustItem, TrustReport, TrustState};

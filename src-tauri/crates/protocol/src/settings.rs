@@ -418,6 +418,19 @@ pub enum McpServerKind {
 /// Where a `timeout` in milliseconds (Claude Code) starts; below it, seconds (Cline).
 pub const TIMEOUT_MS_FROM: u64 = 10_000;
 
+/// Why an MCP server entry has no usable transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    #[error("`type` is stdio but the entry has a `url`, not a `command`")]
+    StdioWithUrl,
+    #[error("`type` is an HTTP transport but the entry has a `command`, not a `url`")]
+    HttpWithCommand,
+    #[error("set either `command` (stdio) or `url` (HTTP), not both")]
+    Both,
+    #[error("set `command` (stdio server) or `url` (streamable HTTP server)")]
+    Neither,
+}
+
 /// How to reach an MCP server, once validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum McpTransport<'a> {
@@ -446,15 +459,13 @@ impl McpServerConfig {
     }
 
     /// The transport, or why the entry is unusable.
-    pub fn transport(&self) -> Result<McpTransport<'_>, String> {
+    pub fn transport(&self) -> Result<McpTransport<'_>, TransportError> {
         match (self.kind, &self.command, &self.url) {
             (Some(McpServerKind::Stdio), None, Some(_)) => {
-                return Err("`type` is stdio but the entry has a `url`, not a `command`".into());
+                return Err(TransportError::StdioWithUrl);
             }
             (Some(McpServerKind::Http | McpServerKind::Sse), Some(_), None) => {
-                return Err(
-                    "`type` is an HTTP transport but the entry has a `command`, not a `url`".into(),
-                );
+                return Err(TransportError::HttpWithCommand);
             }
             _ => {}
         }
@@ -469,10 +480,8 @@ impl McpServerConfig {
                 url,
                 headers: &self.headers,
             }),
-            (Some(_), Some(_)) => {
-                Err("set either `command` (stdio) or `url` (HTTP), not both".into())
-            }
-            _ => Err("set `command` (stdio server) or `url` (streamable HTTP server)".into()),
+            (Some(_), Some(_)) => Err(TransportError::Both),
+            _ => Err(TransportError::Neither),
         }
     }
 }
@@ -530,7 +539,12 @@ mod tests {
             url: Some("http://x".into()),
             ..McpServerConfig::default()
         };
-        assert!(both.transport().unwrap_err().contains("not both"));
+        assert!(
+            both.transport()
+                .unwrap_err()
+                .to_string()
+                .contains("not both")
+        );
         assert!(McpServerConfig::default().transport().is_err());
     }
 }

@@ -5,7 +5,7 @@
 use paddock_core::compaction::{apply, summary_text};
 use paddock_protocol::{CompactionInfo, ContentBlock, Message, Role};
 
-use crate::timeline::RewindPoint;
+use crate::point::RewindPoint;
 
 /// A compaction in effect.
 #[derive(Debug, Clone)]

@@ -5,6 +5,7 @@
 mod compactions;
 mod export;
 pub mod index;
+mod point;
 mod store;
 mod timeline;
 mod writer;
@@ -14,10 +15,11 @@ use std::path::{Path, PathBuf};
 use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, SessionHeader, ToolResult};
 
 pub use export::{to_json, to_markdown, write_export};
+pub use point::RewindPoint;
 pub use store::SessionStore;
 #[doc(hidden)]
 pub use store::parse_record;
-pub use timeline::{LastRewind, RewindPoint};
+pub use timeline::LastRewind;
 
 pub use writer::SessionWriter;
 

@@ -7,21 +7,8 @@ use std::collections::HashMap;
 use paddock_protocol::{AgentEvent, Message, RewindInfo};
 
 use crate::compactions::Compactions;
+use crate::point::RewindPoint;
 use crate::push_merged;
-
-/// A place a session can be rewound to: before the prompt (turn 0) or before a turn of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RewindPoint {
-    /// 1-based, in the order the session's prompts ran (rewound ones included).
-    pub prompt: u32,
-    pub turn: u32,
-    /// Messages of the history kept when the conversation is rewound to here (`None`: a
-    /// compaction has since summarized that part, so only the files can go back there).
-    pub messages: Option<u32>,
-    /// The workspace as it was here, when it was recorded (only turns that could change
-    /// files are), and the folder recorded.
-    pub checkpoint: Option<(String, String)>,
-}
 
 /// The last rewind of a session, and whether a prompt ran since (then it cannot be undone:
 /// the conversation went on from the rewound state).

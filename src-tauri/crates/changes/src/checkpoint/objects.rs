@@ -5,26 +5,18 @@
 //! (see `shared`). Reading one checks its bytes against its name, so a damaged store or
 //! repository is noticed, never restored.
 
-use std::fmt;
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use sha2::{Digest, Sha256};
-
 use super::CheckpointError;
+pub use super::object_id::ObjectId;
 use super::pack::{PackFile, Packs};
+pub(crate) use super::private::{make_private_dir, write_private};
 use super::shared::Shared;
 
-/// Folders of the store: the user's alone.
-pub(crate) const DIR_MODE: u32 = 0o700;
-/// Files of the store.
-const FILE_MODE: u32 = 0o600;
 /// A temporary file this old was left by a crash (a live write takes milliseconds).
 const STALE_TEMP: Duration = Duration::from_secs(3600);
 
@@ -34,78 +26,6 @@ const ZSTD_LEVEL: i32 = 3;
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 /// Largest object decompressed (a file is at most 16 MB; a tree of 200,000 entries ~40 MB).
 const MAX_OBJECT_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Tells apart the temporary files of concurrent writes in one process.
-static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
-
-/// The sha256 of an object's bytes: its name in the store, and a checkpoint's id.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ObjectId([u8; 32]);
-
-impl ObjectId {
-    pub fn of(bytes: &[u8]) -> Self {
-        Self(Sha256::digest(bytes).into())
-    }
-
-    /// 64 lowercase hex digits (upper case accepted); anything else is `None`, so an id
-    /// can never name a path outside the store.
-    pub fn parse(text: &str) -> Option<Self> {
-        let text = text.as_bytes();
-        if text.len() != 64 {
-            return None;
-        }
-        let mut out = [0u8; 32];
-        for (byte, pair) in out.iter_mut().zip(text.chunks_exact(2)) {
-            let hi = char::from(pair[0]).to_digit(16)?;
-            let lo = char::from(pair[1]).to_digit(16)?;
-            *byte = u8::try_from(hi * 16 + lo).ok()?;
-        }
-        Some(Self(out))
-    }
-
-    pub fn bytes(self) -> [u8; 32] {
-        self.0
-    }
-
-    pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        Self(bytes)
-    }
-
-    pub fn to_hex(self) -> String {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut out = String::with_capacity(64);
-        for byte in self.0 {
-            out.push(char::from(DIGITS[usize::from(byte >> 4)]));
-            out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
-        }
-        out
-    }
-}
-
-impl fmt::Display for ObjectId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-impl fmt::Debug for ObjectId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ObjectId({self})")
-    }
-}
-
-impl Serialize for ObjectId {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_hex())
-    }
-}
-
-impl<'de> Deserialize<'de> for ObjectId {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Self::parse(&text).ok_or_else(|| serde::de::Error::custom("not a sha256 in hex"))
-    }
-}
 
 /// An object file found by [`Objects::list`].
 pub(crate) struct Stored {
@@ -368,51 +288,6 @@ fn is_stale(meta: &std::fs::Metadata) -> bool {
         .ok()
         .and_then(|t| SystemTime::now().duration_since(t).ok())
         .is_some_and(|age| age > STALE_TEMP)
-}
-
-/// Makes `dir` (and missing parents) private; an existing one is made private too.
-pub(crate) fn make_private_dir(dir: &Path) -> io::Result<()> {
-    match std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(DIR_MODE)
-        .create(dir)
-    {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Writes `bytes` to `path` whole: a private temporary file beside it, renamed over it
-/// (with `sync`, the data and the rename reach the disk before this returns).
-pub(crate) fn write_private(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let temp = dir.join(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| -> io::Result<()> {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(FILE_MODE)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        if sync {
-            file.sync_all()?;
-        }
-        std::fs::rename(&temp, path)?;
-        if sync {
-            File::open(dir)?.sync_all()?;
-        }
-        Ok(())
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
 }
 
 pub(crate) fn io_error(action: &'static str, path: &Path, source: io::Error) -> CheckpointError {

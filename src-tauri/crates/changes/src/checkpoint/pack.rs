@@ -16,7 +16,8 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use super::objects::{ObjectId, make_private_dir, write_private};
+use super::object_id::ObjectId;
+use super::private::{make_private_dir, write_private};
 
 const MAGIC: &[u8; 8] = b"PDKPACK1";
 const INDEX_MAGIC: &[u8; 8] = b"PDKIDX01";

@@ -24,7 +24,8 @@ use std::sync::Arc;
 use gix_hash::ObjectId as GitId;
 
 use super::git::{self, Repo};
-use super::objects::{ObjectId, make_private_dir, write_private};
+use super::object_id::ObjectId;
+use super::private::{make_private_dir, write_private};
 
 const MAP_FILE: &str = "map";
 const HEAD_FILE: &str = "head";

@@ -1,13 +1,26 @@
 //! The workspace's first checkpoint, taken in the background when a shell opens a project.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use paddock_host::EnvKeys;
 use paddock_host::RunService;
 use paddock_host::trust::TrustStore;
-use paddock_protocol::CheckpointState;
+use paddock_protocol::{CheckpointState, CheckpointStatus};
 use paddock_session::SessionStore;
+
+/// The status once the first snapshot is no longer being taken (or after 30 s).
+fn settled(service: &RunService, root: &Path) -> CheckpointStatus {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let status = service.checkpoint_status(root).unwrap();
+        if status.state != CheckpointState::Recording || Instant::now() > deadline {
+            return status;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
 
 #[test]
 fn opening_a_project_records_its_workspace_in_the_background_and_says_how_far_it_got() {
@@ -31,14 +44,7 @@ fn opening_a_project_records_its_workspace_in_the_background_and_says_how_far_it
         CheckpointState::Idle
     );
     service.begin_checkpoints(&root).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        let status = service.checkpoint_status(&root).unwrap();
-        if status.state != CheckpointState::Recording || Instant::now() > deadline {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = settled(&service, &root);
     assert_eq!(status.state, CheckpointState::Ready, "{status:?}");
     assert_eq!(status.files, 40, "{status:?}");
     assert!(status.took_ms.is_some());
@@ -64,14 +70,7 @@ fn a_workspace_that_cannot_be_recorded_says_why() {
         TrustStore::new(data.path().join("trust.json")),
     );
     service.begin_checkpoints(&root).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        let status = service.checkpoint_status(&root).unwrap();
-        if status.state != CheckpointState::Recording || Instant::now() > deadline {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = settled(&service, &root);
     assert_eq!(status.state, CheckpointState::Failed, "{status:?}");
     assert!(status.message.is_some_and(|m| !m.is_empty()));
 }

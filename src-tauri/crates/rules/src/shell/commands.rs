@@ -8,19 +8,10 @@ use super::lists::{
     BASH_LIKE, INLINE_CODE, OTHER_SHELLS, RENAMES, RUNS_TEXT, RUNS_TEXT_WITH, command_name,
     is_dangerous_assignment, is_interpreter,
 };
-use super::walk::{Cwd, Walker, push_relative};
+use super::walk::{Cwd, Stdin, Walker, push_relative};
 use super::wrappers::{Spec, WRAPPERS, exec_command_at, unwrap, xargs_inner};
 use super::{ConcernKind, Role, Word};
 use crate::error::ParseError;
-
-/// Where the command's standard input comes from.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Stdin {
-    /// A here-document or here-string.
-    pub doc: bool,
-    /// The previous command of a pipeline.
-    pub piped: bool,
-}
 
 /// The literal text of each word (`None` for dynamic words).
 fn lits(words: &[Word]) -> Vec<Option<&str>> {

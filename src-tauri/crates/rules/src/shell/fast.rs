@@ -9,10 +9,6 @@
 //! non-ASCII all return `None`, and the full grammar reads the text. A differential test
 //! (corpus, unit cases, random commands) holds the two readings to the same result.
 
-use super::commands::Stdin;
-use super::walk::Walker;
-use crate::error::ParseError;
-
 /// Words that open or close bash's compound commands, or change how a pipeline runs, when
 /// they stand where a command name would.
 const RESERVED: [&str; 22] = [
@@ -23,17 +19,17 @@ const RESERVED: [&str; 22] = [
 /// One simple command, as slices of the text.
 #[derive(Debug)]
 pub(super) struct Simple<'a> {
-    items: Vec<Item<'a>>,
+    pub items: Vec<Item<'a>>,
     /// The byte span over its words and redirection targets (what brush-parser's word
     /// locations span), for quoting it in a `why`.
-    start: usize,
-    end: usize,
+    pub start: usize,
+    pub end: usize,
     /// The previous command's output is its input.
-    piped: bool,
+    pub piped: bool,
 }
 
 #[derive(Debug)]
-enum Item<'a> {
+pub(super) enum Item<'a> {
     /// `NAME=value` before the command name.
     Assign {
         name: &'a str,
@@ -237,40 +233,6 @@ fn assignment(raw: &str) -> Option<(&str, &str)> {
     let valid = (first.is_ascii_alphabetic() || first == b'_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == b'_');
     valid.then_some((name, value))
-}
-
-impl Walker {
-    /// Walks commands read by [`split`], in the order the grammar's walk takes them:
-    /// redirections and words as they come, then leading assignments, then the command.
-    pub(super) fn simple_commands(
-        &mut self,
-        text: &str,
-        commands: Vec<Simple<'_>>,
-    ) -> Result<(), ParseError> {
-        for cmd in commands {
-            let ctx = text[cmd.start..cmd.end].trim_end();
-            let mut words = Vec::with_capacity(cmd.items.len());
-            let mut assignments = Vec::new();
-            for item in cmd.items {
-                match item {
-                    Item::Assign { name, value } => assignments.push((name, value)),
-                    Item::Word(raw) => words.push(self.word(raw, &ctx)?),
-                    Item::Redirect { target, dup } => self.file_redirect(target, dup, &ctx)?,
-                }
-            }
-            for (name, value) in assignments {
-                self.scalar_assignment(name, value, &ctx)?;
-            }
-            if !words.is_empty() {
-                let stdin = Stdin {
-                    doc: false,
-                    piped: cmd.piped,
-                };
-                self.command(words, &ctx, stdin)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

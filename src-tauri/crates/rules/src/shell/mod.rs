@@ -16,6 +16,7 @@ mod fast;
 mod lists;
 mod prescan;
 mod redirects;
+mod simple;
 mod source;
 mod walk;
 mod words;

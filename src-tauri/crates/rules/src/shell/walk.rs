@@ -13,7 +13,6 @@ use brush_parser::ast::{
     Pipeline, SimpleCommand, UnaryPredicate,
 };
 
-use super::commands::Stdin;
 use super::fast;
 use super::lists::{is_dangerous_assignment, is_dangerous_env};
 use super::source::{Node, SimpleNode, Src};
@@ -561,6 +560,15 @@ pub(super) fn push_relative(dir: &mut Vec<String>, path: &str) -> bool {
         }
     }
     true
+}
+
+/// Where the command's standard input comes from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stdin {
+    /// A here-document or here-string.
+    pub doc: bool,
+    /// The previous command of a pipeline.
+    pub piped: bool,
 }
 
 #[cfg(test)]
