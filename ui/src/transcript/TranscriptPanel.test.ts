@@ -91,6 +91,34 @@ describe('TranscriptPanel', () => {
     expect(top).toBe(2200);
   });
 
+  it('keeps following when its own jump to the bottom is reported after the answer grew again', async () => {
+    const resized = resizes();
+    const session = new SessionController('/p');
+    render(TranscriptPanel, { props: { session } });
+    const scroller = document.querySelector<HTMLElement>('.scroll')!;
+    let [top, height] = [0, 1000];
+    // As in a browser: the view cannot go past the end of the content.
+    Object.defineProperties(scroller, {
+      scrollHeight: { get: () => height },
+      clientHeight: { get: () => 800 },
+      scrollTop: { get: () => top, set: (v: number) => (top = Math.max(0, Math.min(v, height - 800))) },
+    });
+    height = 1400;
+    resized();
+    expect(top).toBe(600);
+    // A paragraph lands before the scroll event of that jump: 400 px below the view then.
+    height = 1800;
+    await fireEvent.scroll(scroller);
+    resized();
+    expect(top).toBe(1000);
+    // A reader who moves up is still left alone.
+    top = 700;
+    await fireEvent.scroll(scroller);
+    height = 2200;
+    resized();
+    expect(top).toBe(700);
+  });
+
   it('renders a long session\'s last turns, and more when the user scrolls up to the button', async () => {
     const resized = resizes();
     let seen: (entries: { isIntersecting: boolean }[]) => void = () => {};
