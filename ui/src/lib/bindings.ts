@@ -108,7 +108,19 @@ confinement: string, timeout_secs: number, } | { "kind": "held",
 /**
  * Why each file is held, one line each.
  */
-reasons: Array<string>, changes: Array<FileChange>, };
+reasons: Array<string>, changes: Array<FileChange>, } | { "kind": "network", 
+/**
+ * The normalized host and its port.
+ */
+host: string, port: number, 
+/**
+ * `CONNECT` (HTTPS, end to end) or the plain-HTTP method.
+ */
+method: string, 
+/**
+ * Why it is asked ("no rule names host:443").
+ */
+why: string, };
 
 export type ChangeKind = "created" | "modified" | "deleted";
 
@@ -381,6 +393,14 @@ display_name?: string,
  */
 context_window?: number, };
 
+export type NetworkPreset = "npm" | "crates" | "pypi" | "go" | "github" | "rubygems";
+
+export type NetworkSettings = { allow: Array<string>, ask: Array<string>, deny: Array<string>, 
+/**
+ * Package ecosystems whose hosts are allowed (npm, crates, pypi, go, github, rubygems).
+ */
+presets: Array<NetworkPreset>, };
+
 export type NotificationClick = { 
 /**
  * Counts the window's clicks; passed back as `after`, it waits for the next one.
@@ -505,9 +525,14 @@ rules?: { [key in string]: Array<RuleEntry> },
  */
 workspace: WorkspaceMode, 
 /**
- * Let bash reach the network.
+ * Let bash reach the whole network (`network` then does not apply).
  */
 bashNetwork: boolean, 
+/**
+ * Let bash reach only these hosts, through Paddock's proxy (`npm install` with the npm
+ * preset, say); asked about the rest.
+ */
+network?: NetworkSettings, 
 /**
  * Run bash even where the OS sandbox is unavailable (the result says so).
  */

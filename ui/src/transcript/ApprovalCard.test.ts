@@ -72,6 +72,28 @@ describe('ApprovalCard previews', () => {
     expect(screen.getByTestId('approve-once')).toBeEnabled();
   });
 
+  it('asks about a host a running call wants to reach: once or denied, never for the session', async () => {
+    render(ApprovalCard, {
+      props: {
+        requestId: 'r1',
+        tool: 'bash',
+        preview: { kind: 'network', host: 'registry.npmjs.org', port: 443, method: 'CONNECT', why: 'no rule names registry.npmjs.org:443' },
+        why: 'no rule names registry.npmjs.org:443',
+        approver: vi.fn<Approver>().mockResolvedValue(true),
+      },
+    });
+    const preview = screen.getByTestId('approval-preview');
+    expect(preview).toHaveAttribute('data-kind', 'network');
+    expect(screen.getByTestId('approval-host')).toHaveTextContent(
+      'bash wants to reach registry.npmjs.org:443 (an encrypted connection)',
+    );
+    expect(screen.getByTestId('approve-once')).toHaveTextContent('Allow once');
+    expect(screen.queryByTestId('approve-session')).toBeNull();
+    expect(screen.getByTestId('approval-card')).toHaveTextContent('y allow once · n deny');
+    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'a' });
+    expect(screen.getByTestId('approve-once')).toBeEnabled();
+  });
+
   it('shows no preview when the tool gave none', () => {
     show();
     expect(screen.queryByTestId('approval-preview')).toBeNull();

@@ -244,6 +244,11 @@ pub struct RunArgs {
     /// Take these tools away, whatever else grants them.
     #[arg(long, value_name = "TOOL", value_delimiter = ',')]
     pub deny: Vec<String>,
+    /// Let bash reach these hosts in this run, through Paddock's proxy (comma-separated or
+    /// repeated: --allow-host registry.npmjs.org,pypi.org). A host nothing allows is refused
+    /// in a headless run. `*.example.com` for its subdomains, `host:port` for one port.
+    #[arg(long, value_name = "HOST", value_delimiter = ',', value_parser = host_rule)]
+    pub allow_host: Vec<String>,
     /// Model calls allowed in this run (at least 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
@@ -270,6 +275,11 @@ pub struct RunArgs {
     pub output_schema: Option<PathBuf>,
 }
 
+/// A host rule as `network.allow` takes it.
+fn host_rule(rule: &str) -> Result<String, String> {
+    paddock_host::network::check_rule(rule).map(|()| rule.to_owned())
+}
+
 impl RunArgs {
     pub fn options(&self) -> RunOptions {
         RunOptions {
@@ -282,6 +292,7 @@ impl RunArgs {
             deny: self.deny.clone(),
             max_turns: self.max_turns,
             max_token_budget: self.budget,
+            allow_hosts: self.allow_host.clone(),
         }
     }
 }

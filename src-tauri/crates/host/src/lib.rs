@@ -14,6 +14,7 @@ mod live;
 mod mcp;
 pub mod mcp_import;
 mod models;
+pub mod network;
 mod options;
 mod project;
 pub mod prompt;

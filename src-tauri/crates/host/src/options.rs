@@ -13,6 +13,8 @@ pub struct RunOptions {
     pub deny: Vec<String>,
     pub max_turns: Option<u32>,
     pub max_token_budget: Option<u64>,
+    /// Hosts bash may reach in this run, on top of the `network` setting's allow rules.
+    pub allow_hosts: Vec<String>,
 }
 
 impl RunOptions {
@@ -47,6 +49,7 @@ impl RunOptions {
         if self.max_token_budget.is_some() {
             s.max_token_budget = self.max_token_budget;
         }
+        s.network.allow.extend(self.allow_hosts.iter().cloned());
         s
     }
 }

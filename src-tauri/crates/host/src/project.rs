@@ -31,6 +31,7 @@ impl Project {
 
     /// The tool environment for these settings. `secrets` are values to redact.
     pub fn tool_env(&self, secrets: Vec<String>) -> Arc<ToolEnv> {
+        let network = crate::network::fence(&self.settings);
         Arc::new(ToolEnv {
             workspace_root: self.workspace_root(),
             project_root: Some(self.root.clone()),
@@ -40,6 +41,9 @@ impl Project {
             rules: paddock_core::RuleBook::default(),
             sandbox: SandboxConfig {
                 bash_network: self.settings.bash_network,
+                network_rules: network
+                    .as_ref()
+                    .map(paddock_tools::NetworkFence::rule_count),
                 allow_unconfined: self.settings.allow_unconfined_bash,
                 // bash's side of the read-only rule the file tools follow.
                 read_only: READ_ONLY_DIRS.iter().map(|d| self.root.join(d)).collect(),
@@ -71,6 +75,7 @@ impl Project {
                     .collect(),
                 ..SandboxConfig::default()
             },
+            network,
         })
     }
 

@@ -198,6 +198,7 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             }
         }
     }
+    crate::network::policy(&s.network)?;
     for (name, server) in &s.mcp_servers {
         if server
             .call_timeout_secs()

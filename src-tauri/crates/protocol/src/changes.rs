@@ -134,6 +134,17 @@ pub enum CallPreview {
         reasons: Vec<String>,
         changes: Vec<FileChange>,
     },
+    /// A running call wants to reach a host no rule of the `network` setting settles; the
+    /// connection waits for the answer.
+    Network {
+        /// The normalized host and its port.
+        host: String,
+        port: u16,
+        /// `CONNECT` (HTTPS, end to end) or the plain-HTTP method.
+        method: String,
+        /// Why it is asked ("no rule names host:443").
+        why: String,
+    },
 }
 
 /// One path of a run's (or a rewind's) changes, without the diff.

@@ -11,6 +11,7 @@ pub mod generated;
 mod grants;
 mod mcp;
 mod message;
+mod network;
 mod sandbox;
 mod session;
 mod settings;
@@ -39,6 +40,7 @@ pub use events::{
 pub use grants::{ApprovalDecision, CallExplanation, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
+pub use network::{NetworkPreset, NetworkSettings};
 pub use sandbox::{
     AGENT_WORKSPACE_DIR, Protection, ProtectionKind, ProtectionState, SandboxEngine, SandboxStatus,
     WorkspaceMode,

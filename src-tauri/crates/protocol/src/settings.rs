@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{Grant, ToolPreset, WorkspaceMode};
+use crate::{Grant, NetworkSettings, ToolPreset, WorkspaceMode};
 
 /// The settings format this Paddock reads and writes.
 pub const SETTINGS_VERSION: u32 = 1;
@@ -161,9 +161,13 @@ pub struct ProjectSettings {
     /// Where the agent may work: its own `.agent-workspace` folder or the whole project.
     #[serde(default)]
     pub workspace: WorkspaceMode,
-    /// Let bash reach the network.
+    /// Let bash reach the whole network (`network` then does not apply).
     #[serde(default)]
     pub bash_network: bool,
+    /// Let bash reach only these hosts, through Paddock's proxy (`npm install` with the npm
+    /// preset, say); asked about the rest.
+    #[serde(default, skip_serializing_if = "NetworkSettings::is_empty")]
+    pub network: NetworkSettings,
     /// Run bash even where the OS sandbox is unavailable (the result says so).
     #[serde(default)]
     pub allow_unconfined_bash: bool,
@@ -217,6 +221,7 @@ impl Default for ProjectSettings {
             rules: BTreeMap::new(),
             workspace: WorkspaceMode::default(),
             bash_network: false,
+            network: NetworkSettings::default(),
             allow_unconfined_bash: false,
             hidden_paths: Vec::new(),
             readable_paths: Vec::new(),

@@ -151,6 +151,15 @@ pub fn command_line(
     for dir in &policy.private {
         push(&["--remount-ro".as_ref(), dir.as_os_str()]);
     }
+    // The one way out when the network is an allow-list (read-only: a socket is still
+    // connected to, and the file cannot be replaced).
+    if let Some(socket) = &policy.proxy {
+        push(&[
+            "--ro-bind".as_ref(),
+            socket.as_os_str(),
+            crate::PROXY_SOCKET.as_ref(),
+        ]);
+    }
     // Masks last: no bind after them can uncover one.
     for path in &policy.hidden {
         if path.is_dir() {
@@ -191,6 +200,7 @@ mod tests {
             overlays: Vec::new(),
             hidden: vec!["/h/.netrc".into(), "/w/secret".into()],
             network: false,
+            proxy: None,
             landlock_abi: Some(6),
             workdir: "/w".into(),
         };

@@ -125,8 +125,18 @@ impl Confinement {
             private: view.private,
             visible: view.visible,
             overlays: view.overlays,
-            hidden: view.hidden,
+            // Nothing of the host's may mask the proxy's socket.
+            hidden: view
+                .hidden
+                .into_iter()
+                .filter(|h| h.as_path() != Path::new(crate::PROXY_SOCKET))
+                .collect(),
             network: config.bash_network,
+            // An allow-list needs a network namespace to be the only way out.
+            proxy: config
+                .proxy_socket
+                .clone()
+                .filter(|_| !config.bash_network && engine != Engine::Landlock),
             landlock_abi: host_walls().landlock.as_ref().ok().copied(),
             workdir: root.to_path_buf(),
         };
@@ -281,6 +291,7 @@ fn probed() -> &'static Probed {
                 overlays: Vec::new(),
                 hidden: Vec::new(),
                 network: false,
+                proxy: None,
                 landlock_abi: landlock.as_ref().ok().copied(),
                 workdir: PathBuf::from("/"),
             };

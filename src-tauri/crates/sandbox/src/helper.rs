@@ -138,10 +138,11 @@ fn landlock(policy: &Policy, deny_tcp: bool) -> Result<(), String> {
         .map_err(|e| format!("Landlock: {e}"))
 }
 
-/// Replaces this process with the command.
-fn exec(command: &[OsString]) -> Result<i32, String> {
+/// Replaces this process with the command, `env` added to what it inherits.
+fn exec(command: &[OsString], env: &[(&str, String)]) -> Result<i32, String> {
     let err = std::process::Command::new(&command[0])
         .args(&command[1..])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .exec();
     Err(format!(
         "cannot run {}: {err}",
@@ -156,7 +157,8 @@ fn inside_bubblewrap(policy: &Policy, command: &[OsString]) -> Result<i32, Strin
     seccomp::apply(Filter {
         deny_network: false,
     })?;
-    exec(command)
+    let env = bridge::start(policy)?;
+    exec(command, &env)
 }
 
 /// Raw system calls of the helper, in one place.
@@ -282,5 +284,6 @@ mod sys {
     }
 }
 
+mod bridge;
 mod namespaces;
 mod reaper;

@@ -38,6 +38,8 @@ pub use helper::{HELPER_SUBCOMMAND, HelperCommand};
 pub use policy::Engine;
 pub use redact::{REDACTED, Redactor};
 #[cfg(unix)]
+pub use runtime::runtime_dir;
+#[cfg(unix)]
 pub use view::{View, own_dirs, private_folders};
 
 /// How bash is confined. The default is the safe one: sandbox on, no network, and bash
@@ -72,7 +74,17 @@ pub struct SandboxConfig {
     pub read_only: Vec<PathBuf>,
     /// The home folder whose credentials are hidden (`None`: `$HOME`).
     pub home: Option<PathBuf>,
+    /// bash's network is an allow-list served by Paddock's proxy: how many host rules it
+    /// has (for the status). Without `bash_network`, and only where a network namespace
+    /// isolates the command.
+    pub network_rules: Option<usize>,
+    /// This command's way out: the proxy's Unix socket outside the wall, bound into it at
+    /// [`PROXY_SOCKET`] and bridged to a loopback port (set per call).
+    pub proxy_socket: Option<PathBuf>,
 }
+
+/// Where the proxy's socket is seen behind the wall.
+pub const PROXY_SOCKET: &str = "/run/paddock-proxy.sock";
 
 impl Default for SandboxConfig {
     fn default() -> Self {
@@ -88,6 +100,8 @@ impl Default for SandboxConfig {
             auto_run: Vec::new(),
             read_only: Vec::new(),
             home: None,
+            network_rules: None,
+            proxy_socket: None,
         }
     }
 }

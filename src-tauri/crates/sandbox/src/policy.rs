@@ -55,6 +55,10 @@ pub struct Policy {
     pub hidden: Vec<PathBuf>,
     /// The project grants the network.
     pub network: bool,
+    /// The proxy's socket outside the wall: bound in at [`crate::PROXY_SOCKET`], and the
+    /// helper bridges a loopback port to it and points the proxy variables there.
+    #[serde(default)]
+    pub proxy: Option<PathBuf>,
     /// The Landlock ABI the kernel offers, when it has Landlock.
     pub landlock_abi: Option<u32>,
     /// Where the command starts.
@@ -177,6 +181,7 @@ mod tests {
             overlays: Vec::new(),
             hidden: Vec::new(),
             network: false,
+            proxy: None,
             landlock_abi: None,
             workdir: "/w".into(),
         };

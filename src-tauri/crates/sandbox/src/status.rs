@@ -172,7 +172,30 @@ fn off(reason: &str) -> Vec<Protection> {
 const INSTALL_BWRAP: &str = "install bubblewrap (apt install bubblewrap) and allow \
                              unprivileged user namespaces";
 
-fn network(config: &SandboxConfig, how: &str) -> Protection {
+/// `how` is what isolates the command; `namespace`: whether it has a network of its own, which
+/// an allow-list needs (the proxy must be its only way out).
+fn network(config: &SandboxConfig, how: &str, namespace: bool) -> Protection {
+    if let (false, Some(rules)) = (config.bash_network, config.network_rules) {
+        let (state, detail) = if namespace {
+            (
+                ProtectionState::Enforced,
+                format!(
+                    "an allow-list through Paddock's proxy ({rules} host rule{}): the only way \
+                     out of {how}; names resolved by the proxy, private addresses refused",
+                    if rules == 1 { "" } else { "s" }
+                ),
+            )
+        } else {
+            (
+                ProtectionState::Enforced,
+                format!(
+                    "none: the allow-list needs a network namespace (bubblewrap or the \
+                     helper's), so bash has no network here ({how})"
+                ),
+            )
+        };
+        return p(ProtectionKind::Network, state, &detail, None);
+    }
     if config.bash_network {
         p(
             ProtectionKind::Network,
@@ -270,7 +293,7 @@ fn walled(
         writes,
         p(Secrets, Enforced, &secrets_detail(gaps), None),
         sockets,
-        network(config, "a private network namespace (loopback only)"),
+        network(config, "a private network namespace (loopback only)", true),
         p(
             Lifetime,
             Enforced,
@@ -367,6 +390,7 @@ fn landlock_only(config: &SandboxConfig, abi: Option<u32>, walls: &HostWalls) ->
         network(
             config,
             "seccomp: only Unix sockets can be made (TCP, UDP, IPv6, raw refused)",
+            false,
         ),
         p(
             Lifetime,

@@ -142,6 +142,18 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
     sandbox
         .read_only
         .extend(before.iter().flat_map(Surfaces::read_only));
+    // An allow-listed network: this call's own listener of the proxy, its only way out.
+    let gate = match (&env.network, sandbox.bash_network) {
+        (Some(fence), false) => {
+            let id = ctx.call.as_ref().map_or("bash", |c| c.id.as_str());
+            match fence.open(id, &ctx.cancel, crate::network::asker_for(ctx)) {
+                Ok(gate) => Some(gate),
+                Err(e) => return not_started(format!("bash could not reach the proxy: {e}")),
+            }
+        }
+        _ => None,
+    };
+    sandbox.proxy_socket = gate.as_ref().map(|g| g.socket.clone());
     let confinement = match Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable) {
         Ok(c) => c,
         Err(why) => return not_started(why),
@@ -227,6 +239,12 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
         }
     }
     drop(tmp);
+    // The call's connections end with it; what they did is part of its result.
+    if let Some(gate) = gate
+        && let Some(lines) = crate::network::describe(&gate.finish().await)
+    {
+        notes.push(lines);
+    }
     // Nothing the command started runs any more: what it left that would run outside the
     // wall is held now, before anything else can run it.
     match (before, scan(&cwd, &env.sandbox.auto_run).await) {

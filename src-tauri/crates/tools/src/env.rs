@@ -25,6 +25,8 @@ pub struct ToolEnv {
     pub sandbox: SandboxConfig,
     /// The project's argument rules: grep and glob leave out what they keep from them.
     pub rules: RuleBook,
+    /// bash's network as an allow-list through the proxy (without `sandbox.bash_network`).
+    pub network: Option<crate::NetworkFence>,
 }
 
 impl ToolEnv {

@@ -13,6 +13,7 @@ pub mod glob;
 pub mod grep;
 mod held;
 mod nested;
+pub mod network;
 mod walk;
 
 pub use bash::BashTool;
@@ -23,6 +24,7 @@ pub use file_read::FileReadTool;
 pub use file_write::FileWriteTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
+pub use network::NetworkFence;
 pub use walk::SKIPPED_DIRS;
 
 use std::sync::Arc;

@@ -13,6 +13,7 @@ mod hostile_trust;
 mod instructions;
 mod local_models;
 mod mcp;
+mod network;
 mod resume;
 mod rewind;
 mod rules;

@@ -89,6 +89,24 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
             "let bash reach the network".into(),
         );
     }
+    for rule in &s.network.allow {
+        add(
+            format!("network.allow.{rule}"),
+            json!(rule),
+            format!("let bash reach {rule} without asking"),
+        );
+    }
+    for preset in &s.network.presets {
+        add(
+            format!("network.presets.{}", preset.as_str()),
+            json!(preset.as_str()),
+            format!(
+                "let bash reach the {} hosts without asking: {}",
+                preset.as_str(),
+                preset.hosts().join(", ")
+            ),
+        );
+    }
     for path in &s.readable_paths {
         add(
             format!("readablePaths.{path}"),
@@ -148,6 +166,12 @@ pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectS
     }
     out.readable_paths
         .retain(|p| trusted(&format!("readablePaths.{p}")));
+    out.network
+        .allow
+        .retain(|r| trusted(&format!("network.allow.{r}")));
+    out.network
+        .presets
+        .retain(|p| trusted(&format!("network.presets.{}", p.as_str())));
     out.mcp_servers
         .retain(|name, c| c.disabled || trusted(&format!("mcpServers.{name}")));
     out
@@ -393,6 +417,25 @@ mod tests {
             "deny rules always apply; allow and ask rules wait for trust"
         );
         assert_eq!(restrict(&s, |_| true), s);
+    }
+
+    /// A folder's allow rules and presets widen the network: they wait. Its ask and deny
+    /// rules only narrow or ask, and apply at once.
+    #[test]
+    fn network_allow_rules_and_presets_wait_for_trust() {
+        let s = settings(json!({
+            "version": 1,
+            "network": {"allow": ["evil.example"], "ask": ["a.example"],
+                        "deny": ["d.example"], "presets": ["npm"]}
+        }));
+        let keys: Vec<String> = gated(&s).into_iter().map(|g| g.key).collect();
+        assert_eq!(keys, ["network.allow.evil.example", "network.presets.npm"]);
+        let r = restrict(&s, |_| false);
+        assert!(r.network.allow.is_empty() && r.network.presets.is_empty());
+        assert_eq!(r.network.ask, ["a.example"]);
+        assert_eq!(r.network.deny, ["d.example"]);
+        let r = restrict(&s, |k| k == "network.presets.npm");
+        assert_eq!(r.network.presets, [paddock_protocol::NetworkPreset::Npm]);
     }
 
     #[test]

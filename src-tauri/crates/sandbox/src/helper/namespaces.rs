@@ -42,6 +42,10 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
                 .map(|fd| (o.target.clone(), fd))
         })
         .collect();
+    let proxy = match &policy.proxy {
+        Some(socket) => Some(mount::open_path(socket)?),
+        None => None,
+    };
     for dir in &policy.emptied {
         mount::tmpfs(dir, false)?;
     }
@@ -62,6 +66,9 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
     }
     for dir in &policy.private {
         mount::remount_read_only(dir)?;
+    }
+    if let Some(fd) = &proxy {
+        mount::bind_back(fd, Path::new(crate::PROXY_SOCKET), true)?;
     }
     // Masks last, so nothing bound after them uncovers one.
     for path in policy.hidden.iter().filter(|p| visible(p)) {
@@ -93,7 +100,8 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
                     deny_network: false,
                 })
             })
-            .and_then(|()| super::exec(command));
+            .and_then(|()| super::bridge::start(policy))
+            .and_then(|env| super::exec(command, &env));
         if let Err(e) = failed {
             eprintln!("paddock sandbox: the wall could not be built: {e}");
         }

@@ -35,7 +35,7 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
                     deny_network: !policy.network,
                 })
             })
-            .and_then(|()| super::exec(command));
+            .and_then(|()| super::exec(command, &[]));
         if let Err(e) = failed {
             eprintln!("paddock sandbox: the wall could not be built: {e}");
         }

@@ -11,4 +11,5 @@ mod tools_files;
 mod tools_support;
 mod wall;
 mod wall_autorun;
+mod wall_net;
 mod wall_reach;

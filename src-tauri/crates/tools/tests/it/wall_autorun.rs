@@ -226,7 +226,7 @@ async fn files_other_programs_run_are_not_kept() {
 }
 
 /// Answers every approval request with `decision`, remembering the previews.
-struct Answer {
+pub(crate) struct Answer {
     approvals: Arc<Approvals>,
     decision: ApprovalDecision,
     previews: Mutex<Vec<Option<CallPreview>>>,
@@ -246,7 +246,7 @@ impl EventSink for Answer {
     }
 }
 
-async fn bash_answered(
+pub(crate) async fn bash_answered(
     env: &ToolEnv,
     command: &str,
     decision: ApprovalDecision,

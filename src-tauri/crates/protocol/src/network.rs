@@ -1,0 +1,141 @@
+//! bash's network as an allow-list (the `network` setting): host rules and the ecosystem
+//! presets that expand to the hosts a package tool needs.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Hosts bash may reach through Paddock's proxy. A rule is a host (`example.com`), a
+/// wildcard for its subdomains (`*.example.com`, which does not match `example.com`), an
+/// address, each with an optional port (`example.com:443`). Deny beats ask beats allow; a
+/// host no rule names is asked about (refused where nobody can answer). Names that resolve
+/// to loopback, private, link-local or metadata addresses are refused unless an allow rule
+/// names that address. `bashNetwork: true` gives all of the network instead.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(default, rename_all = "camelCase")]
+pub struct NetworkSettings {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ask: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+    /// Package ecosystems whose hosts are allowed (npm, crates, pypi, go, github, rubygems).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub presets: Vec<NetworkPreset>,
+}
+
+impl NetworkSettings {
+    /// No rule and no preset: bash has no network (unless `bashNetwork`).
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty()
+            && self.ask.is_empty()
+            && self.deny.is_empty()
+            && self.presets.is_empty()
+    }
+
+    /// The allow rules with the presets' hosts after them.
+    pub fn allowed(&self) -> Vec<String> {
+        let mut out = self.allow.clone();
+        for preset in &self.presets {
+            out.extend(preset.hosts().iter().map(|h| (*h).to_owned()));
+        }
+        out
+    }
+}
+
+/// A package ecosystem's hosts, ticked as one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkPreset {
+    /// npm and yarn registries.
+    Npm,
+    /// crates.io and its index and downloads.
+    Crates,
+    /// PyPI and its file host.
+    Pypi,
+    /// The Go module proxy and checksum database.
+    Go,
+    /// GitHub: clones, the API, release and raw downloads.
+    Github,
+    /// RubyGems.
+    Rubygems,
+}
+
+impl NetworkPreset {
+    pub const ALL: [NetworkPreset; 6] = [
+        Self::Npm,
+        Self::Crates,
+        Self::Pypi,
+        Self::Go,
+        Self::Github,
+        Self::Rubygems,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Npm => "npm",
+            Self::Crates => "crates",
+            Self::Pypi => "pypi",
+            Self::Go => "go",
+            Self::Github => "github",
+            Self::Rubygems => "rubygems",
+        }
+    }
+
+    /// The host rules the preset adds to `allow` (HTTPS only).
+    pub fn hosts(self) -> &'static [&'static str] {
+        match self {
+            Self::Npm => &[
+                "registry.npmjs.org:443",
+                "registry.yarnpkg.com:443",
+                "repo.yarnpkg.com:443",
+            ],
+            Self::Crates => &[
+                "crates.io:443",
+                "index.crates.io:443",
+                "static.crates.io:443",
+                "static.rust-lang.org:443",
+            ],
+            Self::Pypi => &["pypi.org:443", "files.pythonhosted.org:443"],
+            Self::Go => &[
+                "proxy.golang.org:443",
+                "sum.golang.org:443",
+                "index.golang.org:443",
+            ],
+            Self::Github => &[
+                "github.com:443",
+                "api.github.com:443",
+                "codeload.github.com:443",
+                "objects.githubusercontent.com:443",
+                "raw.githubusercontent.com:443",
+                "release-assets.githubusercontent.com:443",
+            ],
+            Self::Rubygems => &["rubygems.org:443", "index.rubygems.org:443"],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_expand_after_the_users_rules() {
+        let s = NetworkSettings {
+            allow: vec!["example.com".into()],
+            presets: vec![NetworkPreset::Pypi],
+            ..NetworkSettings::default()
+        };
+        assert_eq!(
+            s.allowed(),
+            ["example.com", "pypi.org:443", "files.pythonhosted.org:443"]
+        );
+        assert!(NetworkSettings::default().is_empty() && !s.is_empty());
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"allow": ["example.com"], "presets": ["pypi"]})
+        );
+    }
+}
