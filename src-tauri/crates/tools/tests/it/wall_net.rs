@@ -230,3 +230,46 @@ async fn an_unlisted_host_is_asked_about_and_only_a_person_allows_it() {
     let unasked = crate::tools_support::call_with(&kit, "bash", json!({"command": command})).await;
     assert!(!unasked.text.contains(PAGE), "{}", unasked.text);
 }
+
+/// A real install from the npm registry through the allow-list: with the npm preset's
+/// hosts it works, without them it is refused. Needs the registry, as `npm ci` of the UI
+/// does on the same machine.
+#[tokio::test]
+async fn npm_install_works_with_the_npm_preset_and_not_without() {
+    let Some(w) = wall() else { return };
+    let (_, reach) = w.plain("npm view left-pad version --prefer-online 2>&1");
+    assert!(
+        reach.trim().starts_with("1."),
+        "the npm registry is not reachable from this machine, so this case proves nothing: {reach}"
+    );
+    let preset = paddock_protocol::NetworkPreset::Npm;
+    let hosts: Vec<String> = preset.hosts().iter().map(|h| (*h).to_owned()).collect();
+    let install = "export npm_config_cache=$TMPDIR/npm-cache; npm init -y >/dev/null && \
+                   npm install left-pad --no-audit --no-fund --prefer-online 2>&1 | tail -3; \
+                   test -f node_modules/left-pad/package.json && echo INSTALLED";
+    let without = fenced(&w, &["example.org".to_owned()]);
+    let seen = run(&without, install).await;
+    assert!(!seen.text.contains("INSTALLED"), "{}", seen.text);
+    assert!(
+        seen.text.contains("refused registry.npmjs.org:443"),
+        "{}",
+        seen.text
+    );
+    let _ = std::fs::remove_dir_all(w.ws.join("node_modules"));
+
+    // The real names, resolved by the system.
+    let fence = NetworkFence::new(
+        Proxy::builder(NetworkPolicy::from_lists(&hosts, &[], &[]).unwrap()),
+        CallLimits::default(),
+    );
+    let mut with = ToolEnv::clone(&w.env);
+    with.sandbox.network_rules = Some(fence.rule_count());
+    with.network = Some(fence);
+    let seen = run(&with, install).await;
+    assert!(seen.text.contains("INSTALLED"), "{}", seen.text);
+    assert!(
+        seen.text.contains("allowed registry.npmjs.org:443"),
+        "{}",
+        seen.text
+    );
+}
