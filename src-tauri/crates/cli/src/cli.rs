@@ -149,8 +149,13 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum RulesAction {
     /// Which rule or grant would decide a call, and why, e.g.
-    /// `paddock rules explain --tool bash -- 'git status && rm -rf x'`.
+    /// `paddock rules explain --tool bash -- 'git status && rm -rf x'`; or which network rule
+    /// would decide a host bash reaches: `paddock rules explain --host registry.npmjs.org`.
     Explain {
+        /// A host (`host`, `host:port`; port 443 when left out) instead of a call: how bash's
+        /// network would treat it.
+        #[arg(long, value_name = "HOST", conflicts_with = "tool")]
+        host: Option<String>,
         /// The tool called: bash (the call is its command), a file tool (the call is its
         /// path), or another tool (the call is its JSON input).
         #[arg(long, default_value = "bash")]
@@ -159,7 +164,11 @@ pub enum RulesAction {
         #[arg(long)]
         json: bool,
         /// The command, path or JSON input (after `--`).
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            required_unless_present = "host"
+        )]
         call: Vec<String>,
     },
     /// The rules of the project's settings, per tool, in order.

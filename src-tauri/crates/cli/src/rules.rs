@@ -25,7 +25,11 @@ pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliErro
         .trust
         .pending
         .iter()
-        .filter(|i| i.key.starts_with("rules.") || i.key.starts_with("tools."))
+        .filter(|i| {
+            ["rules.", "tools.", "network."]
+                .iter()
+                .any(|k| i.key.starts_with(k))
+        })
         .map(|i| i.key.clone())
         .collect();
     let stored = now.written;
@@ -34,7 +38,30 @@ pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliErro
         settings: now.settings,
     };
     match action {
-        RulesAction::Explain { tool, json, call } => {
+        RulesAction::Explain {
+            host: Some(host),
+            json,
+            ..
+        } => {
+            let explained = paddock_host::network::explain(&project.settings, host)?;
+            if *json {
+                output::json_line(&serde_json::to_value(&explained).unwrap_or_default());
+            } else {
+                let verdict = match explained.decision {
+                    Grant::Allow => "reached through the proxy",
+                    Grant::Ask => "asked about in the app, refused headless",
+                    Grant::Deny => "refused",
+                };
+                output::out(&format!(
+                    "{}: {verdict} — {}\n",
+                    explained.target, explained.why
+                ));
+            }
+            note_waiting(&waiting);
+        }
+        RulesAction::Explain {
+            tool, json, call, ..
+        } => {
             let input = input_for(tool, &call.join(" "))?;
             let explained = explain(&project, &RunLimits::default(), tool, &input)?;
             if *json {
@@ -42,12 +69,7 @@ pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliErro
             } else {
                 output::out(&describe(&explained));
             }
-            if !waiting.is_empty() {
-                output::err(&format!(
-                    "paddock: note: {} wait(s) for the folder's trust and did not count (see `paddock trust`)",
-                    waiting.join(", ")
-                ));
-            }
+            note_waiting(&waiting);
         }
         RulesAction::List { json } => {
             if *json {
@@ -58,6 +80,15 @@ pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliErro
         }
     }
     Ok(Code::Success)
+}
+
+fn note_waiting(waiting: &[String]) {
+    if !waiting.is_empty() {
+        output::err(&format!(
+            "paddock: note: {} wait(s) for the folder's trust and did not count (see `paddock trust`)",
+            waiting.join(", ")
+        ));
+    }
 }
 
 fn describe(e: &CallExplanation) -> String {

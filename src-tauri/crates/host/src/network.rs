@@ -3,11 +3,64 @@
 
 use std::sync::Arc;
 
-use paddock_net::{CallLimits, NetworkPolicy, Proxy, SystemResolver};
-use paddock_protocol::{NetworkSettings, ProjectSettings};
+use paddock_net::{CallLimits, NetworkPolicy, Proxy, SystemResolver, Verdict};
+use paddock_protocol::{Grant, NetworkSettings, ProjectSettings};
 use paddock_tools::NetworkFence;
+use serde::Serialize;
 
+use crate::HostError;
 use crate::field_error::FieldError;
+
+/// What bash's network would do with one host: `paddock rules explain --host`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HostExplanation {
+    /// The host and port as the proxy sees them (normalized).
+    pub target: String,
+    /// Allow, ask (refused where nobody can answer) or deny.
+    pub decision: Grant,
+    /// The rule that decided (`network.allow[2]`), if one did.
+    pub rule: Option<String>,
+    pub why: String,
+}
+
+/// How the settings in effect treat `target` (`host`, `host:port`; 443 when no port).
+/// Nothing is resolved or connected.
+pub fn explain(s: &ProjectSettings, target: &str) -> Result<HostExplanation, HostError> {
+    let (host, port) = paddock_net::parse_authority_or(target, 443)
+        .map_err(|e| HostError::Usage(format!("{target}: {e}")))?;
+    let target = host.authority(port);
+    let whole = |decision: Grant, why: &str| HostExplanation {
+        target: target.clone(),
+        decision,
+        rule: None,
+        why: why.to_owned(),
+    };
+    if s.bash_network {
+        return Ok(whole(
+            Grant::Allow,
+            "bash has the whole network (\"bashNetwork\": true); the proxy is not used",
+        ));
+    }
+    if s.network.is_empty() {
+        return Ok(whole(
+            Grant::Deny,
+            "bash has no network: the settings name no host (add it to \"network\".\"allow\")",
+        ));
+    }
+    let decision = policy(&s.network)
+        .map_err(|e| HostError::Usage(e.to_string()))?
+        .decide(&host, port);
+    Ok(HostExplanation {
+        target,
+        decision: match decision.verdict {
+            Verdict::Allow => Grant::Allow,
+            Verdict::Ask => Grant::Ask,
+            Verdict::Deny => Grant::Deny,
+        },
+        rule: decision.rule.map(|r| r.to_string()),
+        why: decision.why,
+    })
+}
 
 /// The policy the setting describes (presets expanded into `allow`); a bad rule is named by
 /// its list and place.
@@ -51,6 +104,33 @@ mod tests {
     use paddock_protocol::NetworkPreset;
 
     use super::*;
+
+    #[test]
+    fn a_host_is_explained_by_the_rule_that_decides_it() {
+        let mut s = ProjectSettings::default();
+        assert_eq!(explain(&s, "example.com").unwrap().decision, Grant::Deny);
+        s.network.allow = vec!["*.example.com".into()];
+        s.network.deny = vec!["bad.example.com".into()];
+        let e = explain(&s, "API.Example.com.").unwrap();
+        assert_eq!(
+            (e.target.as_str(), e.decision, e.rule.as_deref()),
+            (
+                "api.example.com:443",
+                Grant::Allow,
+                Some("network.allow[0]")
+            )
+        );
+        let e = explain(&s, "bad.example.com:80").unwrap();
+        assert_eq!(
+            (e.decision, e.rule.as_deref()),
+            (Grant::Deny, Some("network.deny[0]"))
+        );
+        let e = explain(&s, "example.com.evil.net").unwrap();
+        assert_eq!((e.decision, e.rule), (Grant::Ask, None));
+        assert!(explain(&s, "user@example.com").is_err());
+        s.bash_network = true;
+        assert_eq!(explain(&s, "anything.net").unwrap().decision, Grant::Allow);
+    }
 
     #[test]
     fn a_bad_rule_is_named_and_presets_count_as_allowed() {

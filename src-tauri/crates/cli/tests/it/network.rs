@@ -73,3 +73,47 @@ async fn a_bad_allow_host_is_a_usage_error() {
     run.expect_code(2);
     assert!(run.stderr.contains("--allow-host"), "{}", run.stderr);
 }
+
+/// `rules explain --host` answers from the rules in effect: a folder's allow rule waits for
+/// trust (and is said to), its deny rule applies at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_explain_host_names_the_deciding_rule_and_what_waits_for_trust() {
+    let server = FakeServer::start().await.unwrap();
+    let env = Env::new(&server, json!({}));
+    env.write_untrusted_settings(
+        r#"{"version": 1, "network": {"allow": ["*.example.com"], "deny": ["bad.example.com"]}}"#,
+    );
+    let run = env
+        .run(&["rules", "explain", "--host", "api.example.com"])
+        .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("api.example.com:443: asked about"),
+        "the untrusted allow rule does not count: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("network.allow.*.example.com"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run(&["rules", "explain", "--json", "--host", "BAD.example.com:80"])
+        .await;
+    run.expect_code(0);
+    let v: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["rule"], "network.deny[0]");
+    assert_eq!(v["target"], "bad.example.com:80");
+
+    env.run(&["trust", "--yes"]).await.expect_code(0);
+    let run = env
+        .run(&["rules", "explain", "--host", "api.example.com"])
+        .await;
+    assert!(
+        run.stdout
+            .contains("api.example.com:443: reached through the proxy — api.example.com:443 is allowed by network.allow[0]"),
+        "{}",
+        run.stdout
+    );
+}
