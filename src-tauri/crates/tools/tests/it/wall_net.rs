@@ -20,18 +20,30 @@ const PAGE: &str = "PAGE-FROM-THE-SERVER";
 
 /// An HTTP server on the host's loopback answering every request with `PAGE`.
 fn server() -> u16 {
+    serve(None)
+}
+
+/// With `redirect`, every request is sent there (302) instead.
+fn serve(redirect: Option<String>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
+            let redirect = redirect.clone();
             std::thread::spawn(move || {
                 let mut buf = [0u8; 4096];
                 let _ = stream.read(&mut buf);
-                let reply = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}",
-                    PAGE.len()
-                );
+                let reply = match &redirect {
+                    Some(to) => format!(
+                        "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\n\
+                         Connection: close\r\n\r\n"
+                    ),
+                    None => format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}",
+                        PAGE.len()
+                    ),
+                };
                 let _ = stream.write_all(reply.as_bytes());
             });
         }
@@ -271,5 +283,39 @@ async fn npm_install_works_with_the_npm_preset_and_not_without() {
         seen.text.contains("allowed registry.npmjs.org:443"),
         "{}",
         seen.text
+    );
+}
+
+/// A redirect is the client's own new request, decided again: an allowed host sending bash
+/// on to a denied one gets the denied one refused. Able to fail: the same redirect to an
+/// allowed host is followed to the page.
+#[tokio::test]
+async fn a_redirect_to_a_denied_host_is_refused() {
+    let Some(w) = wall() else { return };
+    let target = server();
+    let to_denied = serve(Some(format!("http://denied.test:{target}/")));
+    let to_allowed = serve(Some(format!("http://allowed.test:{target}/")));
+    let env = fenced(
+        &w,
+        &[
+            "allowed.test".to_owned(),
+            format!("127.0.0.1:{target}"),
+            format!("127.0.0.1:{to_denied}"),
+            format!("127.0.0.1:{to_allowed}"),
+        ],
+    );
+    let followed = run(&env, &fetch("allowed.test", to_allowed)).await;
+    assert!(followed.text.contains(PAGE), "{}", followed.text);
+    let refused = run(&env, &fetch("allowed.test", to_denied)).await;
+    assert!(!refused.text.contains(PAGE), "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .contains(&format!("allowed allowed.test:{to_denied}"))
+            && refused
+                .text
+                .contains(&format!("refused denied.test:{target}")),
+        "{}",
+        refused.text
     );
 }
