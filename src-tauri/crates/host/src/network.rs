@@ -80,11 +80,10 @@ pub fn check_rule(rule: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// The fence for these settings: none when bash has the whole network or none of it.
+/// The fence for these settings: the proxy web_fetch always goes through, and bash too when
+/// its network is an allow-list (`bash_uses_fence`). With no rules every host asks. `None`
+/// only for rules that do not parse.
 pub fn fence(s: &ProjectSettings) -> Option<NetworkFence> {
-    if s.bash_network || s.network.is_empty() {
-        return None;
-    }
     match policy(&s.network) {
         Ok(policy) => Some(NetworkFence::new(
             Proxy::builder(policy).resolver(Arc::new(SystemResolver)),
@@ -97,6 +96,12 @@ pub fn fence(s: &ProjectSettings) -> Option<NetworkFence> {
             None
         }
     }
+}
+
+/// Whether bash's network is the allow-list through the proxy: rules are named and the
+/// whole network is not granted. Otherwise bash has all of it or none.
+pub fn bash_uses_fence(s: &ProjectSettings) -> bool {
+    !s.bash_network && !s.network.is_empty()
 }
 
 #[cfg(test)]
@@ -135,11 +140,13 @@ mod tests {
     #[test]
     fn a_bad_rule_is_named_and_presets_count_as_allowed() {
         let mut s = ProjectSettings::default();
-        assert!(fence(&s).is_none(), "no rules: no network");
+        assert!(!bash_uses_fence(&s), "no rules: bash has no network");
+        assert_eq!(fence(&s).map(|f| f.rule_count()), Some(0), "web_fetch asks");
         s.network.presets = vec![NetworkPreset::Npm];
+        assert!(bash_uses_fence(&s));
         assert_eq!(fence(&s).map(|f| f.rule_count()), Some(3));
         s.bash_network = true;
-        assert!(fence(&s).is_none(), "the whole network needs no proxy");
+        assert!(!bash_uses_fence(&s), "the whole network needs no proxy");
         s.network.deny = vec!["ok.example".into(), "https://x.example/".into()];
         let e = policy(&s.network).unwrap_err();
         assert_eq!(e.field, "network.deny[1]");

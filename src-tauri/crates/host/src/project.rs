@@ -43,6 +43,7 @@ impl Project {
                 bash_network: self.settings.bash_network,
                 network_rules: network
                     .as_ref()
+                    .filter(|_| crate::network::bash_uses_fence(&self.settings))
                     .map(paddock_tools::NetworkFence::rule_count),
                 allow_unconfined: self.settings.allow_unconfined_bash,
                 // bash's side of the read-only rule the file tools follow.

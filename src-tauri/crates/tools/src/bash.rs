@@ -16,7 +16,7 @@ use super::bash_output::{Capture, capture_into, layout};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
 use paddock_protocol::{CallPreview, ProtectionKind, ProtectionState};
 use paddock_sandbox::autorun::Surfaces;
-use paddock_sandbox::{Confinement, Redactor, looks_secret, scrubbed_env};
+use paddock_sandbox::{Confinement, Redactor, SandboxConfig, looks_secret, scrubbed_env};
 
 use crate::ToolEnv;
 
@@ -110,6 +110,12 @@ impl TypedTool for BashTool {
     }
 }
 
+/// Whether bash's network is the allow-list (rules named, the whole network not granted):
+/// then the proxy is its only way out; otherwise it has all of the network or none.
+fn through_proxy(sandbox: &SandboxConfig) -> bool {
+    sandbox.network_rules.is_some() && !sandbox.bash_network
+}
+
 fn timeout_of(input: &BashInput) -> Duration {
     Duration::from_secs(
         input
@@ -143,8 +149,8 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
         .read_only
         .extend(before.iter().flat_map(Surfaces::read_only));
     // An allow-listed network: this call's own listener of the proxy, its only way out.
-    let gate = match (&env.network, sandbox.bash_network) {
-        (Some(fence), false) => {
+    let gate = match (&env.network, through_proxy(&sandbox)) {
+        (Some(fence), true) => {
             let id = ctx.call.as_ref().map_or("bash", |c| c.id.as_str());
             match fence.open(id, &ctx.cancel, crate::network::asker_for(ctx)) {
                 Ok(gate) => Some(gate),

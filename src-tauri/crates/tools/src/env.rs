@@ -25,7 +25,9 @@ pub struct ToolEnv {
     pub sandbox: SandboxConfig,
     /// The project's argument rules: grep and glob leave out what they keep from them.
     pub rules: RuleBook,
-    /// bash's network as an allow-list through the proxy (without `sandbox.bash_network`).
+    /// The project's network policy and its proxy: web_fetch's only way out, and bash's
+    /// when `sandbox.network_rules` is set (an allow-list, without `bash_network`). `None`:
+    /// no connection is made at all.
     pub network: Option<crate::NetworkFence>,
 }
 
