@@ -60,7 +60,7 @@ retry?: Retry, } | { "type": "loop_detected", kind: LoopKind, repetitions: numbe
 /**
  * Checkpoint ids of the workspace before and after the run.
  */
-from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "connection" } & NetworkConnection | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
 
 export type AppError = { code: AppErrorCode, 
 /**
@@ -71,6 +71,8 @@ message: string, };
 export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "session" | "not_found" | "path_refused" | "io" | "busy" | "untrusted" | "internal";
 
 export type ApprovalDecision = "once" | "session" | "deny";
+
+export type BashNetwork = "none" | "allow_list" | "whole";
 
 export type Batch<T> = { items: Array<T>, done: boolean, };
 
@@ -120,7 +122,12 @@ method: string,
 /**
  * Why it is asked ("no rule names host:443").
  */
-why: string, };
+why: string, 
+/**
+ * The narrowest `network.allow` rule that would let it through ("Always for this
+ * project" saves it, editable first).
+ */
+rule: string, };
 
 export type ChangeKind = "created" | "modified" | "deleted";
 
@@ -393,13 +400,43 @@ display_name?: string,
  */
 context_window?: number, };
 
+export type NetworkConnection = { call_id: string, 
+/**
+ * `CONNECT`, or a plain-HTTP method; none when no request was read.
+ */
+method?: string, host?: string, port?: number, 
+/**
+ * Let through upstream (it may still have failed: see `error`).
+ */
+allowed: boolean, 
+/**
+ * The user was asked about it.
+ */
+asked: boolean, 
+/**
+ * The rule that decided (`network.allow[2]`), if one did.
+ */
+rule?: string, why: string, bytes_up: number, bytes_down: number, duration_ms: number, error?: string, };
+
 export type NetworkPreset = "npm" | "crates" | "pypi" | "go" | "github" | "rubygems";
+
+export type NetworkPresetInfo = { preset: NetworkPreset, description: string, hosts: Array<string>, };
 
 export type NetworkSettings = { allow: Array<string>, ask: Array<string>, deny: Array<string>, 
 /**
  * Package ecosystems whose hosts are allowed (npm, crates, pypi, go, github, rubygems).
  */
 presets: Array<NetworkPreset>, };
+
+export type NetworkView = { 
+/**
+ * The `network` setting as the file has it.
+ */
+written: NetworkSettings, 
+/**
+ * The rules that wait for the user's trust (a folder's allow entries and presets).
+ */
+waiting: Array<string>, bash: BashNetwork, presets: Array<NetworkPresetInfo>, };
 
 export type NotificationClick = { 
 /**

@@ -113,6 +113,20 @@ impl Printer {
                 end_line(state);
                 err(&format!("{who}tool {name}{summary} -> {verdict}"));
             }
+            // Refused connections are what the user may need to act on (a host to allow);
+            // allowed ones are in the call's result and in --json.
+            AgentEvent::Connection(c) if !c.allowed => {
+                end_line(state);
+                let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
+                let target = match (&c.host, c.port) {
+                    (Some(h), Some(p)) => format!("{h}:{p}"),
+                    _ => "(no host named)".to_owned(),
+                };
+                err(&format!(
+                    "{who}paddock: network: refused {target}: {}",
+                    c.why
+                ));
+            }
             AgentEvent::Warning { message, .. } => {
                 end_line(state);
                 err(&format!("paddock: warning: {message}"));

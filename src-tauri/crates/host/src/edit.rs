@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use paddock_protocol::{
-    Grant, McpServerConfig, ProjectInfo, ProjectSettings, RuleEntry, ToolPreset, TrustReport,
+    Grant, McpServerConfig, NetworkSettings, ProjectInfo, ProjectSettings, RuleEntry, ToolPreset,
+    TrustReport,
 };
 
 use crate::settings::{self, FieldError};
@@ -148,6 +149,36 @@ impl<'a> Edit<'a> {
         Ok(changed)
     }
 
+    /// Replaces the `network` setting (the grants screen's Network section); a bad rule is
+    /// named by its list and place and nothing is saved.
+    pub fn set_network(&self, network: NetworkSettings) -> Result<InEffect, HostError> {
+        let network = NetworkSettings {
+            allow: trimmed(network.allow),
+            ask: trimmed(network.ask),
+            deny: trimmed(network.deny),
+            presets: network.presets,
+        };
+        self.change(|s| {
+            s.network = network;
+            crate::network::policy(&s.network).map(drop)
+        })
+    }
+
+    /// "Always for this project" on a network card: adds `rule` to `network.allow` (unless
+    /// it is there), as the user's own change, applied to the runs going on.
+    pub fn allow_host(&self, rule: &str) -> Result<InEffect, HostError> {
+        let rule = rule.trim().to_owned();
+        crate::network::check_rule(&rule).map_err(|e| HostError::Usage(format!("{rule}: {e}")))?;
+        let changed = self.change(|s| {
+            if !s.network.allow.contains(&rule) {
+                s.network.allow.push(rule.clone());
+            }
+            Ok(())
+        })?;
+        tracing::info!(rule, "network rule saved from an approval");
+        Ok(changed)
+    }
+
     /// The model for the project's next prompts.
     pub fn choose_model(&self, model: &str) -> Result<ProjectInfo, HostError> {
         let model = model.trim();
@@ -255,6 +286,15 @@ impl<'a> Edit<'a> {
         }
         Ok(now)
     }
+}
+
+/// Rules as typed: trimmed, blank lines dropped.
+fn trimmed(rules: Vec<String>) -> Vec<String> {
+    rules
+        .into_iter()
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// A tool name as the user gave it, trimmed; refused when empty.

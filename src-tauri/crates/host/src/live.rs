@@ -106,6 +106,9 @@ pub struct LiveProject {
     pub(crate) writes: Arc<paddock_core::WriteLocks>,
     /// The argument rules every runtime of the project uses, replaced when they change.
     rules: RuleBook,
+    /// Runtimes that may still have runs going: their network proxies take a changed
+    /// `network` setting at once ("Always for this project").
+    runtimes: Mutex<Vec<std::sync::Weak<ProjectRuntime>>>,
     /// Where `${NAME}`s of MCP servers come from when the environment has none.
     keys: Option<Arc<dyn KeyStore>>,
 }
@@ -121,6 +124,7 @@ impl LiveProject {
             start_lock: tokio::sync::Mutex::new(()),
             writes: Arc::default(),
             rules: RuleBook::default(),
+            runtimes: Mutex::new(Vec::new()),
             keys: None,
         }
     }
@@ -239,6 +243,11 @@ impl LiveProject {
         let mut runtime = runtime;
         runtime.learn_context_window().await;
         let runtime = Arc::new(runtime);
+        {
+            let mut live = self.runtimes.lock().unwrap_or_else(PoisonError::into_inner);
+            live.retain(|r| r.strong_count() > 0);
+            live.push(Arc::downgrade(&runtime));
+        }
         *cached = Some((key, runtime.clone()));
         Ok(runtime)
     }
@@ -250,7 +259,23 @@ impl LiveProject {
             root: self.root.clone(),
             settings: settings.clone(),
         };
-        crate::rules::load_into(&self.rules, &project)
+        crate::rules::load_into(&self.rules, &project)?;
+        // The proxies of runs going on decide their next connection by the new rules (a
+        // broken list was refused before it was saved; settings in code keep the old).
+        if let Ok(policy) = crate::network::policy(&settings.network) {
+            for runtime in self
+                .runtimes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .filter_map(std::sync::Weak::upgrade)
+            {
+                if let Some(fence) = &runtime.tools().env().network {
+                    fence.proxy().set_policy(policy.clone());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every tool with its effective grant and why, with the MCP tools that are up now

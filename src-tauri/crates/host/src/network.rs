@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use paddock_net::{CallLimits, NetworkPolicy, Proxy, SystemResolver, Verdict};
-use paddock_protocol::{Grant, NetworkSettings, ProjectSettings};
+use paddock_protocol::{
+    BashNetwork, Grant, NetworkPreset, NetworkSettings, NetworkView, ProjectSettings,
+};
 use paddock_tools::NetworkFence;
 use serde::Serialize;
 
@@ -71,6 +73,38 @@ pub fn policy(s: &NetworkSettings) -> Result<NetworkPolicy, FieldError> {
             e.error.to_string(),
         )
     })
+}
+
+/// The grants screen's Network section for `effect`: the rules as written, those waiting for
+/// trust, what bash's network is, the presets on offer.
+pub fn view(effect: &crate::edit::InEffect) -> NetworkView {
+    let (written, applied) = (&effect.written.network, &effect.settings.network);
+    let waiting = written
+        .allow
+        .iter()
+        .filter(|r| !applied.allow.contains(r))
+        .cloned()
+        .chain(
+            written
+                .presets
+                .iter()
+                .filter(|p| !applied.presets.contains(p))
+                .map(|p| format!("preset {}", p.as_str())),
+        )
+        .collect();
+    let s = &effect.settings;
+    NetworkView {
+        written: written.clone(),
+        waiting,
+        bash: if s.bash_network {
+            BashNetwork::Whole
+        } else if bash_uses_fence(s) {
+            BashNetwork::AllowList
+        } else {
+            BashNetwork::None
+        },
+        presets: NetworkPreset::ALL.into_iter().map(Into::into).collect(),
+    }
 }
 
 /// Whether `rule` is a host rule (`example.com`, `*.example.com`, `host:443`), and why not.

@@ -144,6 +144,10 @@ pub enum CallPreview {
         method: String,
         /// Why it is asked ("no rule names host:443").
         why: String,
+        /// The narrowest `network.allow` rule that would let it through ("Always for this
+        /// project" saves it, editable first).
+        #[serde(default)]
+        rule: String,
     },
 }
 

@@ -5,7 +5,7 @@ use ts_rs::TS;
 
 use crate::{
     ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, CompactionInfo, ContextInfo,
-    FileChange, RewindInfo, SharedText, StopReason, TokenUsage, ToolCall,
+    FileChange, NetworkConnection, RewindInfo, SharedText, StopReason, TokenUsage, ToolCall,
 };
 
 /// Why a run ended.
@@ -280,6 +280,8 @@ pub enum AgentEvent {
         id: String,
         summary: String,
     },
+    /// A connection a call made through the network fence ended (or was refused).
+    Connection(NetworkConnection),
     /// An event of a teammate's run, started by the delegation call `call_id`.
     Delegated {
         agent: String,

@@ -40,7 +40,9 @@ pub use events::{
 pub use grants::{ApprovalDecision, CallExplanation, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
-pub use network::{NetworkPreset, NetworkSettings};
+pub use network::{
+    BashNetwork, NetworkConnection, NetworkPreset, NetworkPresetInfo, NetworkSettings, NetworkView,
+};
 pub use sandbox::{
     AGENT_WORKSPACE_DIR, Protection, ProtectionKind, ProtectionState, SandboxEngine, SandboxStatus,
     WorkspaceMode,

@@ -72,6 +72,18 @@ impl NetworkPreset {
         Self::Rubygems,
     ];
 
+    /// What the preset is for, in a few words (the grants screen's label).
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Npm => "npm and yarn registries",
+            Self::Crates => "crates.io, its index and downloads; rustup",
+            Self::Pypi => "PyPI and its file host",
+            Self::Go => "the Go module proxy and checksum database",
+            Self::Github => "GitHub: clones, the API, release and raw downloads",
+            Self::Rubygems => "RubyGems",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Npm => "npm",
@@ -114,6 +126,84 @@ impl NetworkPreset {
             Self::Rubygems => &["rubygems.org:443", "index.rubygems.org:443"],
         }
     }
+}
+
+/// A preset as the grants screen offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct NetworkPresetInfo {
+    pub preset: NetworkPreset,
+    pub description: String,
+    pub hosts: Vec<String>,
+}
+
+impl From<NetworkPreset> for NetworkPresetInfo {
+    fn from(preset: NetworkPreset) -> Self {
+        Self {
+            preset,
+            description: preset.description().to_owned(),
+            hosts: preset.hosts().iter().map(|h| (*h).to_owned()).collect(),
+        }
+    }
+}
+
+/// What bash's network is under the settings in effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum BashNetwork {
+    /// No rule names a host and `bashNetwork` is off: no network at all.
+    None,
+    /// The rules: through Paddock's proxy only.
+    AllowList,
+    /// `bashNetwork: true`: all of it, no proxy.
+    Whole,
+}
+
+/// The grants screen's Network section: the rules as written, what applies, the presets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkView {
+    /// The `network` setting as the file has it.
+    pub written: NetworkSettings,
+    /// The rules that wait for the user's trust (a folder's allow entries and presets).
+    pub waiting: Vec<String>,
+    pub bash: BashNetwork,
+    pub presets: Vec<NetworkPresetInfo>,
+}
+
+/// One connection a call made through the network fence (bash's, web_fetch's), as it
+/// ended: shown under the call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct NetworkConnection {
+    pub call_id: String,
+    /// `CONNECT`, or a plain-HTTP method; none when no request was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub port: Option<u16>,
+    /// Let through upstream (it may still have failed: see `error`).
+    pub allowed: bool,
+    /// The user was asked about it.
+    #[serde(default)]
+    pub asked: bool,
+    /// The rule that decided (`network.allow[2]`), if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rule: Option<String>,
+    pub why: String,
+    #[ts(type = "number")]
+    pub bytes_up: u64,
+    #[ts(type = "number")]
+    pub bytes_down: u64,
+    #[ts(type = "number")]
+    pub duration_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ fn generate() -> String {
         FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
         CheckpointState, CheckpointStatus, CompactionInfo, CompactionReason, CompactionSettings, ContextInfo, InstructionFile,
         ProjectInstructions, ToolCallMode, ToolProbeReport, RuleEntry, CallExplanation, McpServerKind,
-        AboutInfo, InstallKind, UpdateCheck, UpdateOffer, ToolCalling, NetworkSettings, NetworkPreset,
+        AboutInfo, InstallKind, UpdateCheck, UpdateOffer, ToolCalling, NetworkSettings, NetworkPreset, NetworkPresetInfo, NetworkView, BashNetwork, NetworkConnection,
     );
     decls.sort();
     let mut out = String::from(

@@ -152,7 +152,12 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
     let gate = match (&env.network, through_proxy(&sandbox)) {
         (Some(fence), true) => {
             let id = ctx.call.as_ref().map_or("bash", |c| c.id.as_str());
-            match fence.open(id, &ctx.cancel, crate::network::asker_for(ctx)) {
+            match fence.open(
+                id,
+                &ctx.cancel,
+                crate::network::asker_for(ctx),
+                Some(ctx.events.clone()),
+            ) {
                 Ok(gate) => Some(gate),
                 Err(e) => return not_started(format!("bash could not reach the proxy: {e}")),
             }

@@ -15,7 +15,7 @@ use paddock_net::proxy::BoxFuture;
 use paddock_net::{
     AskRequest, Call, CallLimits, ConnectionEvent, Decider, EventSink, Proxy, ProxyBuilder,
 };
-use paddock_protocol::CallPreview;
+use paddock_protocol::{AgentEvent, CallPreview, NetworkConnection};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -25,6 +25,9 @@ const REPORT_GRACE: Duration = Duration::from_secs(1);
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// Lines of connections in a result; the rest are counted.
 pub const MAX_CONNECTION_LINES: usize = 12;
+/// Connections of one call shown live as events (and kept in the session); the result's
+/// lines count them all.
+pub const MAX_CONNECTION_EVENTS: usize = 100;
 
 /// Who answers a call's questions about hosts.
 pub type Asker = Arc<dyn Fn(AskRequest) -> BoxFuture<bool> + Send + Sync>;
@@ -80,6 +83,7 @@ impl NetworkFence {
         id: &str,
         cancel: &CancellationToken,
         asker: Option<Asker>,
+        events: Option<Arc<dyn paddock_core::EventSink>>,
     ) -> std::io::Result<CallGate> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = paddock_sandbox::runtime_dir().ok_or_else(|| {
@@ -95,6 +99,9 @@ impl NetworkFence {
         let call = Call::child_of(id, cancel, self.limits);
         if let Some(asker) = asker {
             lock(&self.askers.0).insert(id.to_owned(), asker);
+        }
+        if let Some(events) = events {
+            lock(&self.log.sinks).insert(id.to_owned(), (events, 0));
         }
         let (proxy, serving) = (self.proxy.clone(), call.clone());
         let accept = tokio::spawn(async move {
@@ -165,22 +172,65 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Events by call id until the call takes them.
+/// Events by call id until the call takes them, each also shown live to its call's
+/// observers.
 #[derive(Default)]
-struct ConnectionLog(Mutex<HashMap<String, Vec<ConnectionEvent>>>);
+struct ConnectionLog {
+    events: Mutex<HashMap<String, Vec<ConnectionEvent>>>,
+    /// Where each call's events are shown, and how many were.
+    sinks: Mutex<HashMap<String, (Arc<dyn paddock_core::EventSink>, usize)>>,
+}
 
 impl ConnectionLog {
     fn take(&self, call: &str) -> Vec<ConnectionEvent> {
-        lock(&self.0).remove(call).unwrap_or_default()
+        lock(&self.sinks).remove(call);
+        lock(&self.events).remove(call).unwrap_or_default()
     }
 }
 
 impl EventSink for ConnectionLog {
     fn connection(&self, event: ConnectionEvent) {
-        lock(&self.0)
+        let sink = match lock(&self.sinks).get_mut(&event.call) {
+            Some((sink, shown)) if *shown < MAX_CONNECTION_EVENTS => {
+                *shown += 1;
+                Some(sink.clone())
+            }
+            _ => None,
+        };
+        if let Some(sink) = sink {
+            sink.emit(AgentEvent::Connection(shown(&event)));
+        }
+        lock(&self.events)
             .entry(event.call.clone())
             .or_default()
             .push(event);
+    }
+}
+
+/// A connection as the transcript shows it.
+fn shown(e: &ConnectionEvent) -> NetworkConnection {
+    NetworkConnection {
+        call_id: e.call.clone(),
+        method: e.method.clone(),
+        host: e.host.clone(),
+        port: e.port,
+        allowed: e.allowed,
+        asked: e.asked.is_some(),
+        rule: e.rule.as_ref().map(ToString::to_string),
+        why: e.why.clone(),
+        bytes_up: e.bytes_up,
+        bytes_down: e.bytes_down,
+        duration_ms: e.duration_ms,
+        error: e.error.clone(),
+    }
+}
+
+/// The narrowest allow rule for `host:port` (an IPv6 address in brackets).
+pub fn rule_for(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
     }
 }
 
@@ -220,6 +270,7 @@ pub(crate) fn asker_for(ctx: &ToolContext) -> Option<Asker> {
                 call.name, request.host, request.port
             );
             let preview = CallPreview::Network {
+                rule: rule_for(&request.host, request.port),
                 host: request.host,
                 port: request.port,
                 method: request.method,

@@ -5,6 +5,7 @@ mod checkpoints;
 mod edit;
 mod keychain;
 mod mcp_import;
+mod network;
 mod rule_links;
 mod rules;
 mod runtime;
