@@ -11,10 +11,10 @@ use paddock_host::{RewindRequest, RunOptions, workspace};
 use paddock_protocol::{
     AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus,
     ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig,
-    McpServerStatus, ModelInfo, NotificationClick, ProjectInfo, ProjectInstructions,
-    ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted,
-    SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset,
-    ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree,
+    McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo,
+    ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview,
+    RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript,
+    ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree,
 };
 use tauri::{AppHandle, State, WebviewWindow};
 
@@ -182,6 +182,35 @@ commands! {
     ) -> () {
         let root = canonical(&project)?;
         grants::always_allow(&state, &root, &session_id, &request_id, &tool, &patterns)
+    }
+
+    /// The grants screen's Network section: the `network` setting as written, the rules
+    /// waiting for trust, what bash's network is, the presets on offer.
+    fn network_view[state: State<'_, Desktop>](project: String) -> NetworkView {
+        grants::network_view(&state, &canonical(&project)?)
+    }
+
+    /// Replaces the `network` setting; a bad rule is `invalid` naming `network.<list>[i]`, the
+    /// file left as it was; the user's change, so trusted; runs going on decide their next
+    /// connection by it.
+    fn set_network[state: State<'_, Desktop>](
+        project: String,
+        network: NetworkSettings,
+    ) -> NetworkView {
+        grants::set_network(&state, &canonical(&project)?, network)
+    }
+
+    /// "Always for this project" on a network card: adds `rule` (as proposed in the
+    /// preview's `rule`, possibly edited) to `network.allow` as a trusted change and lets the
+    /// waiting connection through.
+    fn always_allow_host[state: State<'_, Desktop>](
+        project: String,
+        session_id: String,
+        request_id: String,
+        rule: String,
+    ) -> () {
+        let root = canonical(&project)?;
+        grants::always_allow_host(&state, &root, &session_id, &request_id, &rule)
     }
 
     /// The project's MCP servers and their state (starting, up, failed, with the error).

@@ -8,7 +8,8 @@ use paddock_host::RunLimits;
 use paddock_host::edit::{Edit, InEffect, in_effect};
 use paddock_host::explain::{explain, input_for};
 use paddock_protocol::{
-    ApprovalDecision, CallExplanation, Grant, RuleEntry, ToolGrantInfo, ToolPreset,
+    ApprovalDecision, CallExplanation, Grant, NetworkSettings, NetworkView, RuleEntry,
+    ToolGrantInfo, ToolPreset,
 };
 
 use crate::error::AppResult;
@@ -96,6 +97,41 @@ pub fn always_allow(
 ) -> AppResult<()> {
     let live = desktop.project(root);
     edit(desktop, root, &live).allow(tool, patterns)?;
+    Ok(desktop
+        .runs()
+        .approve(root, session, request_id, ApprovalDecision::Once)?)
+}
+
+/// The grants screen's Network section under the settings in effect.
+pub fn network_view(desktop: &Desktop, root: &Path) -> AppResult<NetworkView> {
+    Ok(paddock_host::network::view(&in_effect(
+        desktop.trust(),
+        root,
+    )?))
+}
+
+/// Replaces the `network` setting (the user's change: trusted, applied to runs going on).
+pub fn set_network(
+    desktop: &Desktop,
+    root: &Path,
+    network: NetworkSettings,
+) -> AppResult<NetworkView> {
+    let live = desktop.project(root);
+    let now = edit(desktop, root, &live).set_network(network)?;
+    Ok(paddock_host::network::view(&now))
+}
+
+/// "Always for this project" on a network card: saves `rule` to `network.allow` (runs going
+/// on meet it at their next connection) and lets the waiting connection through.
+pub fn always_allow_host(
+    desktop: &Desktop,
+    root: &Path,
+    session: &str,
+    request_id: &str,
+    rule: &str,
+) -> AppResult<()> {
+    let live = desktop.project(root);
+    edit(desktop, root, &live).allow_host(rule)?;
     Ok(desktop
         .runs()
         .approve(root, session, request_id, ApprovalDecision::Once)?)

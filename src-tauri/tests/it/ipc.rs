@@ -148,6 +148,41 @@ fn project_commands_take_the_documented_arguments() {
         .unwrap_err();
     assert_eq!(err["code"], "not_found", "no run waits: {err}");
 
+    // The Network section: a bad rule is named and nothing saved; a good list comes back.
+    let err = ipc
+        .call(
+            "set_network",
+            json!({"project": path, "network": {"allow": ["ok.example", "a b"]}}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "invalid", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("network.allow[1]"),
+        "{err}"
+    );
+    let view = ipc
+        .call(
+            "set_network",
+            json!({"project": path, "network": {"allow": ["docs.rs"], "presets": ["npm"]}}),
+        )
+        .unwrap();
+    assert_eq!(view["bash"], "allow_list", "{view}");
+    assert_eq!(view["written"]["allow"], json!(["docs.rs"]));
+    assert_eq!(
+        ipc.call("network_view", json!({"project": path})).unwrap(),
+        view
+    );
+    let err = ipc
+        .call(
+            "always_allow_host",
+            json!({"project": path, "sessionId": "s", "requestId": "r", "rule": "x.example:443"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "not_found", "no run waits: {err}");
+
     assert_eq!(
         ipc.call("list_sessions", json!({"project": path})).unwrap(),
         json!([])

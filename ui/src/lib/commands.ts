@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus, ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree } from './bindings';
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus, ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -66,6 +66,18 @@ export const explainCall = (project: string, tool: string, call: string) =>
 /** "Always allow" on an approval card: adds the allow rules (as proposed in `approval_requested.proposed_rules`, possibly edited) to the settings as a trusted change, applies them to the runs going on, and approves this call once. */
 export const alwaysAllow = (project: string, sessionId: string, requestId: string, tool: string, patterns: Array<string>) =>
   invokeCommand<null>('always_allow', { project, sessionId, requestId, tool, patterns });
+
+/** The grants screen's Network section: the `network` setting as written, the rules waiting for trust, what bash's network is, the presets on offer. */
+export const networkView = (project: string) =>
+  invokeCommand<NetworkView>('network_view', { project });
+
+/** Replaces the `network` setting; a bad rule is `invalid` naming `network.<list>[i]`, the file left as it was; the user's change, so trusted; runs going on decide their next connection by it. */
+export const setNetwork = (project: string, network: NetworkSettings) =>
+  invokeCommand<NetworkView>('set_network', { project, network });
+
+/** "Always for this project" on a network card: adds `rule` (as proposed in the preview's `rule`, possibly edited) to `network.allow` as a trusted change and lets the waiting connection through. */
+export const alwaysAllowHost = (project: string, sessionId: string, requestId: string, rule: string) =>
+  invokeCommand<null>('always_allow_host', { project, sessionId, requestId, rule });
 
 /** The project's MCP servers and their state (starting, up, failed, with the error). */
 export const mcpStatus = (project: string) =>
