@@ -12,4 +12,5 @@ mod tools_support;
 mod wall;
 mod wall_autorun;
 mod wall_net;
+mod wall_net_calls;
 mod wall_reach;

@@ -16,15 +16,15 @@ use serde_json::json;
 use crate::tools_support::{Seen, call};
 use crate::wall::{PY, Wall, wall};
 
-const PAGE: &str = "PAGE-FROM-THE-SERVER";
+pub(crate) const PAGE: &str = "PAGE-FROM-THE-SERVER";
 
 /// An HTTP server on the host's loopback answering every request with `PAGE`.
-fn server() -> u16 {
+pub(crate) fn server() -> u16 {
     serve(None)
 }
 
 /// With `redirect`, every request is sent there (302) instead.
-fn serve(redirect: Option<String>) -> u16 {
+pub(crate) fn serve(redirect: Option<String>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -54,7 +54,7 @@ fn serve(redirect: Option<String>) -> u16 {
 /// The wall's environment with an allow-list: `allowed.test` (and the loopback address it
 /// resolves to, named explicitly, as a private address must be) allowed, `denied.test`
 /// denied, everything else asked about, which headless means refused.
-fn fenced(w: &Wall, allow: &[String]) -> ToolEnv {
+pub(crate) fn fenced(w: &Wall, allow: &[String]) -> ToolEnv {
     let policy = NetworkPolicy::from_lists(allow, &[], &["denied.test".to_owned()]).unwrap();
     let loopback = [IpAddr::V4(Ipv4Addr::LOCALHOST)];
     let resolver = StaticResolver::new()
@@ -71,19 +71,19 @@ fn fenced(w: &Wall, allow: &[String]) -> ToolEnv {
     env
 }
 
-fn allowing(port: u16) -> Vec<String> {
+pub(crate) fn allowing(port: u16) -> Vec<String> {
     vec!["allowed.test".to_owned(), format!("127.0.0.1:{port}")]
 }
 
 /// Python's urllib, which follows the proxy variables as most tools do.
-fn fetch(host: &str, port: u16) -> String {
+pub(crate) fn fetch(host: &str, port: u16) -> String {
     format!(
         "{PY} -c \"import urllib.request as u; print(u.urlopen('http://{host}:{port}/', \
          timeout=10).read().decode())\" 2>&1 | tail -1"
     )
 }
 
-async fn run(env: &ToolEnv, command: &str) -> Seen {
+pub(crate) async fn run(env: &ToolEnv, command: &str) -> Seen {
     call(env, "bash", json!({"command": command})).await
 }
 
