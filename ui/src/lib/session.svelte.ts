@@ -6,7 +6,14 @@ import * as api from './api';
 import { transcriptReady } from './lazy.svelte';
 import type { AgentEvent, AppError, ApprovalDecision, RewindMode, SessionTranscript } from './bindings';
 import { fromStored, placeOfMessage } from './stored';
-import { emptyTranscript, reduce, reduceAll, type AlwaysAllow, type Transcript } from './transcript';
+import {
+  emptyTranscript,
+  reduce,
+  reduceAll,
+  type AlwaysAllow,
+  type AlwaysAllowHost,
+  type Transcript,
+} from './transcript';
 
 interface LiveRun {
   sessionId: string | null;
@@ -136,15 +143,19 @@ export class SessionController {
     await this.#try(async () => api.stopRun(this.project, await run.id));
   }
 
-  /** True when the answer reached the shell. */
-  /** Answers an approval; "Always allow" saves its rules first, then runs the call once. */
-  async approve(requestId: string, answer: ApprovalDecision | AlwaysAllow): Promise<boolean> {
+  /**
+   * Answers an approval; "Always allow" saves its rules first, then runs the call once, and
+   * "Always for this project" on a network card saves its host rule, then lets the connection
+   * through once. True when the answer reached the shell.
+   */
+  async approve(requestId: string, answer: ApprovalDecision | AlwaysAllow | AlwaysAllowHost): Promise<boolean> {
     const run = this.#shown;
     if (!run) return false;
     return this.#try(async () => {
       const id = await run.id;
       if (typeof answer === 'string') return api.approve(this.project, id, requestId, answer);
-      await api.alwaysAllow(this.project, id, requestId, answer.tool, answer.patterns);
+      if ('networkRule' in answer) await api.alwaysAllowHost(this.project, id, requestId, answer.networkRule);
+      else await api.alwaysAllow(this.project, id, requestId, answer.tool, answer.patterns);
       // The settings file changed: screens showing it must not save an older copy over it.
       this.onSettingsChanged?.();
     });

@@ -14,6 +14,7 @@ vi.mock('./api', async (original) => {
     stopRun: vi.fn(),
     approve: vi.fn(),
     alwaysAllow: vi.fn(),
+    alwaysAllowHost: vi.fn(),
     loadSession: vi.fn(),
     deleteSession: vi.fn(),
     rewindSession: vi.fn(),
@@ -157,6 +158,28 @@ describe('SessionController', () => {
     expect(changed).toHaveBeenCalledTimes(1);
     await s.stop();
     expect(api.stopRun).toHaveBeenCalledWith('/p', 'session-1');
+  });
+
+  it("saves a host rule with Always for this project, then tells the screens the settings changed", async () => {
+    const s = new SessionController('/p');
+    s.draft = 'go';
+    await s.send();
+    const changed = vi.fn();
+    s.onSettingsChanged = changed;
+    expect(await s.approve('approval-3', { networkRule: 'registry.npmjs.org:443' })).toBe(true);
+    expect(api.alwaysAllowHost).toHaveBeenCalledWith('/p', 'session-1', 'approval-3', 'registry.npmjs.org:443');
+    expect(api.alwaysAllow).not.toHaveBeenCalled();
+    expect(api.approve).not.toHaveBeenCalled();
+    expect(changed).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps the card answerable when saving the host rule failed, saying why', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'go';
+    await s.send();
+    api.alwaysAllowHost.mockRejectedValue({ code: 'invalid', message: 'network.allow[0]: not a host' });
+    expect(await s.approve('approval-3', { networkRule: 'a b' })).toBe(false);
+    expect(s.error?.message).toBe('network.allow[0]: not a host');
   });
 
   it('opens a stored session through the replay', async () => {

@@ -31,6 +31,12 @@ export interface AlwaysAllow {
   patterns: string[];
 }
 
+/** "Always for this project" on a network card: save this `network.allow` rule, then let the
+ * waiting connection through once. */
+export interface AlwaysAllowHost {
+  networkRule: string;
+}
+
 export interface Approval {
   requestId: string;
   /** Set once the request was answered. */

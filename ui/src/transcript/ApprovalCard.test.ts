@@ -5,6 +5,22 @@ import { edit, hunk, line, textChange } from '../test/changes';
 import ApprovalCard from './ApprovalCard.svelte';
 import type { Approver } from './context';
 
+const npmHost: CallPreview = {
+  kind: 'network',
+  host: 'registry.npmjs.org',
+  port: 443,
+  method: 'CONNECT',
+  why: 'no rule names registry.npmjs.org:443',
+  rule: 'registry.npmjs.org:443',
+};
+
+const showHost = (preview: CallPreview = npmHost, approver = vi.fn<Approver>().mockResolvedValue(true)) => {
+  render(ApprovalCard, {
+    props: { requestId: 'r3', tool: 'bash', preview, why: 'no rule names registry.npmjs.org:443', approver },
+  });
+  return approver;
+};
+
 const show = (preview?: CallPreview) =>
   render(ApprovalCard, {
     props: { requestId: 'r1', tool: 'file_edit', preview, approver: vi.fn<Approver>().mockResolvedValue(true) },
@@ -72,26 +88,17 @@ describe('ApprovalCard previews', () => {
     expect(screen.getByTestId('approve-once')).toBeEnabled();
   });
 
-  it('asks about a host a running call wants to reach: once or denied, never for the session', async () => {
-    render(ApprovalCard, {
-      props: {
-        requestId: 'r1',
-        tool: 'bash',
-        preview: { kind: 'network', host: 'registry.npmjs.org', port: 443, method: 'CONNECT', why: 'no rule names registry.npmjs.org:443' },
-        why: 'no rule names registry.npmjs.org:443',
-        approver: vi.fn<Approver>().mockResolvedValue(true),
-      },
-    });
+  it('asks about a host a running call wants to reach: once, always for this project, or denied; never for the session', () => {
+    showHost();
     const preview = screen.getByTestId('approval-preview');
     expect(preview).toHaveAttribute('data-kind', 'network');
     expect(screen.getByTestId('approval-host')).toHaveTextContent(
       'bash wants to reach registry.npmjs.org:443 (an encrypted connection)',
     );
     expect(screen.getByTestId('approve-once')).toHaveTextContent('Allow once');
+    expect(screen.getByTestId('approve-always')).toHaveTextContent('Always for this project…');
     expect(screen.queryByTestId('approve-session')).toBeNull();
-    expect(screen.getByTestId('approval-card')).toHaveTextContent('y allow once · n deny');
-    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'a' });
-    expect(screen.getByTestId('approve-once')).toBeEnabled();
+    expect(screen.getByTestId('approval-card')).toHaveTextContent('y allow once · a always for this project… · n deny');
   });
 
   it('shows no preview when the tool gave none', () => {
@@ -198,6 +205,71 @@ describe('ApprovalCard keyboard', () => {
     expect(screen.getByTestId('always-form')).toBeInTheDocument();
     // Typing in the rule field is not an answer.
     await fireEvent.keyDown(screen.getByTestId('always-rule'), { key: 'n' });
+    expect(approver).not.toHaveBeenCalled();
+  });
+});
+
+describe('ApprovalCard network: Always for this project', () => {
+  it('opens the host rule to edit, says where it is saved, and saves it as edited', async () => {
+    const approver = showHost();
+    await fireEvent.click(screen.getByTestId('approve-always'));
+    const form = screen.getByRole('form', { name: 'Always allow this host' });
+    expect(within(form).getByTestId('always-note')).toHaveTextContent("Saved to this project's network.allow");
+    const field = within(form).getByRole('textbox', { name: 'Host rule' });
+    expect(field).toHaveValue('registry.npmjs.org:443');
+    expect(screen.getAllByTestId('always-rule')).toHaveLength(1);
+    await fireEvent.input(field, { target: { value: ' *.npmjs.org:443 ' } });
+    await fireEvent.click(screen.getByTestId('always-save'));
+    expect(approver).toHaveBeenCalledWith('r3', { networkRule: '*.npmjs.org:443' });
+    expect(approver).toHaveBeenCalledTimes(1);
+  });
+
+  it('saves the proposed rule unedited, and cannot save an emptied one', async () => {
+    const approver = showHost();
+    await fireEvent.click(screen.getByTestId('approve-always'));
+    await fireEvent.input(screen.getByTestId('always-rule'), { target: { value: ' ' } });
+    expect(screen.getByTestId('always-save')).toBeDisabled();
+    await fireEvent.input(screen.getByTestId('always-rule'), { target: { value: 'registry.npmjs.org:443' } });
+    await fireEvent.submit(screen.getByTestId('always-form'));
+    expect(approver).toHaveBeenCalledWith('r3', { networkRule: 'registry.npmjs.org:443' });
+  });
+
+  it('a opens it from the keyboard; Escape and Cancel close it without an answer', async () => {
+    const approver = showHost();
+    const card = screen.getByTestId('approval-card');
+    await fireEvent.keyDown(card, { key: 'a' });
+    expect(screen.getByTestId('always-rule')).toHaveValue('registry.npmjs.org:443');
+    // Typing in the rule field is not an answer.
+    await fireEvent.keyDown(screen.getByTestId('always-rule'), { key: 'y' });
+    await fireEvent.keyDown(screen.getByTestId('always-rule'), { key: 'Escape' });
+    expect(screen.queryByTestId('always-form')).toBeNull();
+    await fireEvent.click(screen.getByTestId('approve-always'));
+    await fireEvent.click(screen.getByTestId('always-cancel'));
+    expect(screen.queryByTestId('always-form')).toBeNull();
+    expect(approver).not.toHaveBeenCalled();
+  });
+
+  it('keeps the form open to try again when the save did not go through', async () => {
+    const approver = showHost(npmHost, vi.fn<Approver>().mockResolvedValue(false));
+    await fireEvent.click(screen.getByTestId('approve-always'));
+    await fireEvent.click(screen.getByTestId('always-save'));
+    await vi.waitFor(() => expect(screen.getByTestId('always-save')).toBeEnabled());
+    expect(screen.getByTestId('always-rule')).toHaveValue('registry.npmjs.org:443');
+    expect(approver).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers once or no from the keyboard, as buttons do', async () => {
+    const approver = showHost();
+    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'y' });
+    expect(approver).toHaveBeenCalledWith('r3', 'once');
+  });
+
+  it('offers no Always when no rule was proposed (a is then no answer)', async () => {
+    const approver = showHost({ ...npmHost, rule: '' });
+    expect(screen.queryByTestId('approve-always')).toBeNull();
+    expect(screen.getByTestId('approval-card')).toHaveTextContent('y allow once · n deny');
+    await fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'a' });
+    expect(screen.queryByTestId('always-form')).toBeNull();
     expect(approver).not.toHaveBeenCalled();
   });
 });

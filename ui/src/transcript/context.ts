@@ -2,11 +2,11 @@
 // stored or finished transcript has none, so its cards show no buttons.
 import { getContext, setContext } from 'svelte';
 import type { ApprovalDecision } from '../lib/bindings';
-import type { AlwaysAllow } from '../lib/transcript';
+import type { AlwaysAllow, AlwaysAllowHost } from '../lib/transcript';
 
-export type { AlwaysAllow };
+export type { AlwaysAllow, AlwaysAllowHost };
 
-export type Answer = ApprovalDecision | AlwaysAllow;
+export type Answer = ApprovalDecision | AlwaysAllow | AlwaysAllowHost;
 
 /** Resolves true when the answer was delivered. */
 export type Approver = (requestId: string, answer: Answer) => Promise<boolean>;
