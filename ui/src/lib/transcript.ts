@@ -14,6 +14,7 @@ import type {
   FileChange,
   LoopAction,
   LoopKind,
+  NetworkConnection,
   Omitted,
   Retry,
   RewindInfo,
@@ -74,6 +75,8 @@ export interface ToolCard {
   preview?: CallPreview;
   /** Which rule or grant let it run (or refused it). */
   why?: string;
+  /** The connections it made through the network fence, in the order they ended. */
+  connections?: NetworkConnection[];
 }
 
 export type Notice =
@@ -406,6 +409,16 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
     case 'run_changes':
       run.changes = { from: event.from, to: event.to, files: event.files };
       return;
+    case 'connection': {
+      // Under the call that made it; one of a call no longer in sight is dropped.
+      const { type, ...connection } = event;
+      void type;
+      const card = cardWhere(d, run, (c) => c.id === connection.call_id, RESULT_TURNS);
+      if (!card) return;
+      card.connections = card.connections ? d.own(card.connections) : d.fresh([]);
+      card.connections.push(connection);
+      return;
+    }
     case 'delegated': {
       const card = cardOf(
         d,

@@ -44,8 +44,9 @@ export function kept(events: AgentEvent[]): AgentEvent[] {
       case 'turn_started':
       case 'tool_call_started':
         return false;
+      // A teammate's call starts are kept: its messages are not stored.
       case 'delegated':
-        return keep(e.event);
+        return e.event.type === 'tool_call_started' || keep(e.event);
       default:
         return true;
     }

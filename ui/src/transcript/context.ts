@@ -47,6 +47,8 @@ export interface SessionLink {
   editCompaction: (id: string, summary: string) => Promise<void>;
   /** Sends "Continue where you left off." in this session. */
   continueRun: () => void;
+  /** Opens the grants screen's Network section with `rule` ready to add to `network.allow`. */
+  allowHost?: (rule: string) => void;
 }
 
 const LINK_KEY = Symbol('session-link');
