@@ -103,6 +103,48 @@ describe('ProjectWindow', () => {
     expect(await screen.findByTestId('session-running')).toHaveTextContent('running');
   });
 
+  it('"Allow this host…" under a refused connection opens the grants screen\'s Network section with the rule to add', async () => {
+    let emit: (e: import('../lib/bindings').AgentEvent) => void = () => {};
+    api.sendPrompt.mockImplementation(async (_p, _s, _prompt, onEvent) => {
+      emit = onEvent;
+      return 's1';
+    });
+    api.networkView.mockResolvedValue({
+      written: { allow: ['docs.rs'], ask: [], deny: [], presets: [] },
+      waiting: [],
+      bash: 'allow_list',
+      presets: [],
+    });
+    render(ProjectWindow, { props: { path: '/home/u/proj' } });
+    await vi.waitFor(() => expect(document.title).toBe('proj — Paddock'));
+    await fireEvent.input(screen.getByTestId('prompt-input'), { target: { value: 'go' } });
+    await fireEvent.click(screen.getByTestId('send-button'));
+    emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 10 });
+    emit({ type: 'turn_started', turn: 1 });
+    emit({ type: 'tool_call_started', summary: 'curl', call: { id: 'c1', name: 'bash', input: { command: 'curl' } } });
+    emit({
+      type: 'connection',
+      call_id: 'c1',
+      host: 'evil.example',
+      port: 443,
+      allowed: false,
+      asked: true,
+      why: 'denied by you',
+      bytes_up: 0,
+      bytes_down: 0,
+      duration_ms: 3,
+    });
+    await fireEvent.click(await screen.findByTestId('connection-allow'));
+    expect(screen.getByTestId('tab-grants')).toHaveAttribute('aria-selected', 'true');
+    const field = (await screen.findAllByTestId('network-rule-input'))[0]!;
+    await vi.waitFor(() => expect(field).toHaveValue('evil.example:443'));
+    expect(api.setNetwork).not.toHaveBeenCalled();
+    // Offered once: the next visit to the grants screen starts empty.
+    await fireEvent.click(screen.getByTestId('tab-sandbox'));
+    await fireEvent.click(screen.getByTestId('tab-grants'));
+    await vi.waitFor(() => expect(screen.getAllByTestId('network-rule-input')[0]).toHaveValue(''));
+  });
+
   it("drops a run's start error once the settings change", async () => {
     api.sendPrompt.mockRejectedValue({ code: 'invalid', message: 'no model is set' });
     api.listModels.mockResolvedValue([{ id: 'claude-x' }, { id: 'claude-y' }] as never);
