@@ -127,7 +127,7 @@ impl crate::Tool for Fake {
     /// Read-only like the built-in it is named after; runtime fakes named `*_read_*` too.
     fn mutates(&self) -> bool {
         let name = self.spec.name.as_str();
-        !(matches!(name, "file_read" | "grep" | "glob") || name.contains("_read_"))
+        !(matches!(name, "file_read" | "grep" | "glob" | "web_fetch") || name.contains("_read_"))
     }
     async fn call(
         &self,
@@ -138,10 +138,11 @@ impl crate::Tool for Fake {
     }
 }
 
-pub const BUILTIN_NAMES: [&str; 6] = [
+pub const BUILTIN_NAMES: [&str; 7] = [
     "file_read",
     "grep",
     "glob",
+    "web_fetch",
     "file_write",
     "file_edit",
     "bash",

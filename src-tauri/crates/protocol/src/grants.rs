@@ -29,7 +29,7 @@ pub enum Grant {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolPreset {
-    /// file_read, grep, glob.
+    /// file_read, grep, glob, web_fetch.
     Readonly,
     /// readonly + file_write, file_edit.
     Readwrite,
@@ -42,12 +42,20 @@ impl ToolPreset {
 
     /// The built-in tool names this preset grants.
     pub fn tools(self) -> &'static [&'static str] {
-        const READONLY: &[&str] = &["file_read", "grep", "glob"];
-        const READWRITE: &[&str] = &["file_read", "grep", "glob", "file_write", "file_edit"];
+        const READONLY: &[&str] = &["file_read", "grep", "glob", "web_fetch"];
+        const READWRITE: &[&str] = &[
+            "file_read",
+            "grep",
+            "glob",
+            "web_fetch",
+            "file_write",
+            "file_edit",
+        ];
         const FULL: &[&str] = &[
             "file_read",
             "grep",
             "glob",
+            "web_fetch",
             "file_write",
             "file_edit",
             "bash",

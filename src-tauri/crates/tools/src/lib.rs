@@ -1,5 +1,6 @@
-//! Paddock's built-in tools (files, search, bash, delegation), one per file, each confined
-//! by the sandbox: file tools through the path guard, bash through the OS wall.
+//! Paddock's built-in tools (files, search, the web, bash, delegation), one per file, each
+//! confined by the sandbox: file tools through the path guard, bash through the OS wall,
+//! web_fetch (and bash's allow-listed network) through the network fence.
 
 pub mod bash;
 mod bash_output;
@@ -15,6 +16,7 @@ mod held;
 mod nested;
 pub mod network;
 mod walk;
+pub mod web_fetch;
 
 pub use bash::BashTool;
 pub use delegate::{DelegateTool, Team, TeamMember};
@@ -26,6 +28,7 @@ pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use network::NetworkFence;
 pub use walk::SKIPPED_DIRS;
+pub use web_fetch::WebFetchTool;
 
 use std::sync::Arc;
 
@@ -34,8 +37,8 @@ use paddock_core::{ToolError, ToolRegistry};
 use paddock_guard::PathError;
 use serde_json::Value;
 
-/// Registers file_read, file_write, file_edit, grep, glob and bash, working in `env`. They
-/// stay invisible to an agent until a preset or allow list grants them.
+/// Registers file_read, file_write, file_edit, grep, glob, web_fetch and bash, working in
+/// `env`. They stay invisible to an agent until a preset or allow list grants them.
 pub fn register_builtin_tools(
     registry: &mut ToolRegistry,
     env: &Arc<ToolEnv>,
@@ -45,6 +48,7 @@ pub fn register_builtin_tools(
     registry.register(typed(FileEditTool::new(env.clone())))?;
     registry.register(typed(GrepTool::new(env.clone())))?;
     registry.register(typed(GlobTool::new(env.clone())))?;
+    registry.register(typed(WebFetchTool::new(env.clone())))?;
     registry.register(typed(BashTool::new(env.clone())))?;
     Ok(())
 }
@@ -135,11 +139,18 @@ mod tests {
             "\"TODO\" in src"
         );
         assert_eq!(summary("glob", json!({"pattern": "*.rs"})), "\"*.rs\"");
+        assert_eq!(
+            summary(
+                "web_fetch",
+                json!({"url": "https://docs.rs/x", "method": "HEAD"})
+            ),
+            "HEAD https://docs.rs/x"
+        );
         let read_only: Vec<&str> = registry
             .iter()
             .filter(|(_, t)| !t.mutates())
             .map(|(n, _)| n)
             .collect();
-        assert_eq!(read_only, ["file_read", "glob", "grep"]);
+        assert_eq!(read_only, ["file_read", "glob", "grep", "web_fetch"]);
     }
 }

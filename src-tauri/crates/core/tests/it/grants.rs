@@ -44,11 +44,18 @@ fn no_preset_and_no_allow_list_grants_nothing() {
 fn presets_grant_their_tools_and_never_delegation() {
     assert_eq!(
         visible(GrantPolicy::with_preset(ToolPreset::Readonly)),
-        sorted(&["file_read", "grep", "glob"])
+        sorted(&["file_read", "grep", "glob", "web_fetch"])
     );
     assert_eq!(
         visible(GrantPolicy::with_preset(ToolPreset::Readwrite)),
-        sorted(&["file_read", "grep", "glob", "file_write", "file_edit"])
+        sorted(&[
+            "file_read",
+            "grep",
+            "glob",
+            "web_fetch",
+            "file_write",
+            "file_edit"
+        ])
     );
     assert_eq!(
         visible(GrantPolicy::with_preset(ToolPreset::Full)),
@@ -56,6 +63,7 @@ fn presets_grant_their_tools_and_never_delegation() {
             "file_read",
             "grep",
             "glob",
+            "web_fetch",
             "file_write",
             "file_edit",
             "bash"
@@ -640,7 +648,10 @@ fn per_tool_overrides_add_to_and_take_from_the_preset() {
     );
     let r = p.resolve(&reg);
     let names: Vec<&str> = r.specs().iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, vec!["bash", "echo", "file_read", "glob"]);
+    assert_eq!(
+        names,
+        vec!["bash", "echo", "file_read", "glob", "web_fetch"]
+    );
     assert!(r.warnings().is_empty(), "{:?}", r.warnings());
     let info = |n: &str| {
         r.info()

@@ -14,3 +14,4 @@ mod wall_autorun;
 mod wall_net;
 mod wall_net_calls;
 mod wall_reach;
+mod web_fetch;
