@@ -1,12 +1,19 @@
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ToolGrantInfo } from '../lib/bindings';
+import type { NetworkView, ToolGrantInfo } from '../lib/bindings';
 import { project, settings } from '../test/project';
 import GrantRow from './GrantRow.svelte';
 import GrantsPanel from './GrantsPanel.svelte';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
 const api = vi.mocked(await import('../lib/api'));
+
+const networkView: NetworkView = {
+  written: { allow: [], ask: [], deny: [], presets: [] },
+  waiting: [],
+  bash: 'none',
+  presets: [],
+};
 
 const grants: ToolGrantInfo[] = [
   { name: 'file_read', grant: 'allow', reason: 'allowed — preset readonly', runtime: false, mutates: false },
@@ -44,6 +51,7 @@ describe('GrantsPanel', () => {
   beforeEach(() => {
     vi.resetAllMocks();
     api.toolGrants.mockResolvedValue(grants);
+    api.networkView.mockResolvedValue(networkView);
     api.mcpStatus.mockResolvedValue([{ name: 'everything', state: { state: 'running', tools: ['echo', 'add'] } }]);
     api.projectInfo.mockResolvedValue(project());
   });
@@ -180,6 +188,7 @@ describe('GrantsPanel rules', () => {
   beforeEach(() => {
     vi.resetAllMocks();
     api.toolGrants.mockResolvedValue(grants);
+    api.networkView.mockResolvedValue(networkView);
     api.mcpStatus.mockResolvedValue([]);
     api.projectInfo.mockResolvedValue(withRules());
     api.setToolRules.mockResolvedValue(grants);

@@ -162,6 +162,19 @@ describe('NetworkSection', () => {
     expect(api.setNetwork).not.toHaveBeenCalled();
   });
 
+  it('takes a view whose empty lists the shell left out (as the settings file does)', async () => {
+    api.networkView.mockResolvedValue({ ...view(), written: { allow: ['docs.rs'] } } as unknown as NetworkView);
+    api.setNetwork.mockResolvedValue({ ...view(), written: { allow: ['docs.rs'], deny: ['x.example'] } } as unknown as NetworkView);
+    mount();
+    expect(await screen.findByTestId('network-bash')).toHaveTextContent('(1 rule)');
+    expect(within(list('allow')).getAllByTestId('network-rule')).toHaveLength(1);
+    expect(within(preset('npm')).getByRole('checkbox')).not.toBeChecked();
+    await fireEvent.input(within(list('deny')).getByTestId('network-rule-input'), { target: { value: 'x.example' } });
+    await fireEvent.click(within(list('deny')).getByTestId('network-rule-add'));
+    expect(api.setNetwork).toHaveBeenCalledWith('/p', { allow: ['docs.rs'], ask: [], deny: ['x.example'], presets: [] });
+    await vi.waitFor(() => expect(within(list('deny')).getAllByTestId('network-rule')).toHaveLength(1));
+  });
+
   it('says why the view could not be read', async () => {
     api.networkView.mockRejectedValue({ code: 'settings', message: 'settings.json line 3: bad' });
     mount();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, Message, NetworkConnection } from './bindings';
-import { groupConnections, targetOf } from './connections';
+import { groupConnections, ruleFor, targetOf } from './connections';
 import { fromStored } from './stored';
 import { emptyTranscript, reduceAll, type TranscriptAction } from './transcript';
 import { assistant, call, delegated, kept, results, text, toolUse, usage, userText } from '../test/events';
@@ -142,6 +142,20 @@ describe('groupConnections', () => {
     ]);
     expect(groups[0]!.decidedBy).toBe('no rule names evil.example:443');
     expect(groups[1]).toMatchObject({ decidedBy: 'network.allow[0]', bytesDown: 2048 + 1000 + 2048, bytesUp: 300, failed: 1, error: 'connection reset' });
+  });
+
+  it('puts failed ones (never let through because of an error) apart from refused ones, after them', () => {
+    const groups = groupConnections([
+      conn(),
+      conn({ host: 'unknown.test', allowed: false, rule: undefined, why: 'cannot resolve', error: 'cannot resolve' }),
+      conn({ host: 'evil.example', allowed: false, rule: 'network.deny[0]' }),
+    ]);
+    expect(groups.map((g) => [g.outcome, g.target, g.decidedBy])).toEqual([
+      ['refused', 'evil.example:443', 'network.deny[0]'],
+      ['failed', 'unknown.test:443', ''],
+      ['allowed', 'registry.npmjs.org:443', 'network.allow[0]'],
+    ]);
+    expect(groups.map(ruleFor)).toEqual(['evil.example:443', null, null]);
   });
 
   it('names what is known of the target', () => {

@@ -5,6 +5,20 @@ export type RuleList = 'allow' | 'ask' | 'deny';
 
 export const RULE_LISTS: readonly RuleList[] = ['allow', 'ask', 'deny'];
 
+/**
+ * The view with every list present: the settings file (and so the shell's answer) leaves an
+ * empty list out (`skip_serializing_if`), though the generated type says it is there.
+ */
+export function filledView(view: NetworkView): NetworkView {
+  const w: Partial<NetworkSettings> = view.written ?? {};
+  return {
+    ...view,
+    written: { allow: w.allow ?? [], ask: w.ask ?? [], deny: w.deny ?? [], presets: w.presets ?? [] },
+    waiting: view.waiting ?? [],
+    presets: view.presets ?? [],
+  };
+}
+
 /** What bash's network is, in one line. */
 export function bashNetworkText(view: NetworkView): string {
   const { allow, ask, deny, presets } = view.written;

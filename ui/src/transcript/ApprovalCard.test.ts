@@ -99,6 +99,7 @@ describe('ApprovalCard previews', () => {
     expect(screen.getByTestId('approve-always')).toHaveTextContent('Always for this project…');
     expect(screen.queryByTestId('approve-session')).toBeNull();
     expect(screen.getByTestId('approval-card')).toHaveTextContent('y allow once · a always for this project… · n deny');
+    expect(screen.getByTestId('approval-card')).toHaveTextContent('bash needs your answer to go on');
   });
 
   it('shows no preview when the tool gave none', () => {

@@ -40,6 +40,7 @@ describe('ConnectionLines', () => {
     const [first, second] = lines();
     // Refused first: it is what the user may act on.
     expect(first).toHaveAttribute('data-allowed', 'false');
+    expect(first).toHaveAttribute('data-outcome', 'refused');
     expect(first).toHaveClass('refused');
     expect(first).toHaveTextContent('✕ refused evil.example:443 network.deny[0]');
     expect(first).toHaveAttribute('title', 'evil.example:443 is denied by network.deny[0] (`evil.example`)');
@@ -58,8 +59,28 @@ describe('ConnectionLines', () => {
       },
     });
     const [line] = lines();
-    expect(line).toHaveTextContent('✓ allowed unknown.test:80 allowed by you (asked)');
+    expect(line).toHaveTextContent('✓ allowed unknown.test:80 allowed by you · asked');
     expect(within(line!).getByTestId('connection-error')).toHaveTextContent('unknown.test: name does not resolve');
+  });
+
+  it('tells a connection that failed before it went out (a name that does not resolve) from one refused', () => {
+    const why = 'cannot resolve unknown.test: Name or service not known';
+    render(ConnectionLines, {
+      props: {
+        connections: [conn({ host: 'unknown.test', port: 80, method: 'GET', allowed: false, asked: true, rule: undefined, why, error: why, bytes_down: 0, bytes_up: 0 })],
+        onallow: vi.fn(),
+      },
+    });
+    const [line] = lines();
+    expect(line).toHaveAttribute('data-outcome', 'failed');
+    expect(line).toHaveAttribute('data-allowed', 'false');
+    expect(line).not.toHaveClass('refused');
+    // The error once, not again as the why; nothing to allow: the rules did not refuse it.
+    expect(line!.textContent?.split('Name or service not known')).toHaveLength(2);
+    expect(line).toHaveTextContent('! failed unknown.test:80 asked');
+    expect(screen.queryByTestId('connection-allow')).toBeNull();
+    expect(screen.getByTestId('connections')).toHaveTextContent('Network: 1 connection, 1 failed');
+    expect(screen.getByTestId('connections')).not.toHaveTextContent('refused');
   });
 
   it('groups many to one host and outcome (×N) and collapses after five lines', async () => {
