@@ -6,6 +6,7 @@ use std::path::Path;
 
 mod changes;
 mod context;
+mod network;
 mod polish;
 mod rules;
 mod stream;
