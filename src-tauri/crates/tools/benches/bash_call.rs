@@ -85,6 +85,51 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// The same call behind bubblewrap with the network an allow-list: what the call's own
+/// proxy listener and the helper's bridge add.
+fn bench_allow_list(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    let mut env = ToolEnv::at(&ws);
+    if !matches!(
+        env.sandbox_status().engine,
+        paddock_protocol::SandboxEngine::Bubblewrap { .. }
+    ) {
+        eprintln!("bubblewrap_allow_list: no bubblewrap here");
+        return;
+    }
+    let policy =
+        paddock_net::NetworkPolicy::from_lists(&["example.com".to_owned()], &[], &[]).unwrap();
+    let fence = paddock_tools::NetworkFence::new(
+        paddock_net::Proxy::builder(policy),
+        paddock_net::CallLimits::default(),
+    );
+    env.sandbox.network_rules = Some(fence.rule_count());
+    env.network = Some(fence);
+    let mut registry = ToolRegistry::new();
+    register_builtin_tools(&mut registry, &Arc::new(env)).unwrap();
+    let bash = registry.get("bash").unwrap().clone();
+    let ctx = context();
+    let out = rt
+        .block_on(bash.call(&json!({"command": "test -n \"$HTTPS_PROXY\""}), &ctx))
+        .unwrap();
+    assert!(!out.is_error(), "the proxy is set up: {}", out.content);
+    let mut group = c.benchmark_group("bash_true");
+    group.sample_size(30);
+    group.bench_function("bubblewrap_allow_list", |b| {
+        b.iter(|| {
+            rt.block_on(bash.call(&json!({"command": "true"}), &ctx))
+                .unwrap()
+        });
+    });
+    group.finish();
+}
+
 /// The same call in a workspace of 10,000 files with three nested repositories: what
 /// scanning it before and after the call (for files other programs run) and pinning their
 /// config and hooks costs.
@@ -134,5 +179,5 @@ fn bench_large(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_large);
+criterion_group!(benches, bench, bench_allow_list, bench_large);
 criterion_main!(benches);
