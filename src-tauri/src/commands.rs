@@ -45,11 +45,9 @@ commands! {
         windows::pick_folder(&app).await
     }
 
-    /// One window per project: focuses the project's window if open, else opens one (label
-    /// derived from the path, URL `index.html?project=<path>`); adds to recents; closes the
-    /// picker when called from it. A rewind a crash cut short is finished first, and the trusted
-    /// MCP servers start, and the workspace's first checkpoint is taken in the background
-    /// (`checkpoint_status` shows its progress).
+    /// One window per project (focused if open, else opened at `index.html?project=<path>`);
+    /// adds to recents, closes the picker; finishes a crash-cut rewind, starts trusted MCP
+    /// servers and the first checkpoint in the background (`checkpoint_status`).
     fn open_project<R>[
         app: AppHandle<R>,
         window: WebviewWindow<R>,
@@ -124,9 +122,8 @@ commands! {
 
     // Grants, rules and MCP servers
 
-    /// Built-ins, `delegate_to_agent` when teammates exist, MCP tools named
-    /// `mcp__<server>__<tool>`; each with its effective grant and reason under the settings in
-    /// effect.
+    /// Built-ins, `delegate_to_agent` with teammates, MCP tools (`mcp__<server>__<tool>`);
+    /// each with its grant and reason under the settings in effect.
     fn tool_grants[state: State<'_, Desktop>](project: String) -> Vec<ToolGrantInfo> {
         grants::list(&state, &canonical(&project)?).await
     }
@@ -149,8 +146,7 @@ commands! {
         grants::set_preset(&state, &canonical(&project)?, preset).await
     }
 
-    /// Replaces that tool's argument rules in order (`[]` removes them); checked like the file
-    /// (`invalid` naming `rules.<tool>[i]`, the file left as it was); the user's change, so
+    /// Replaces the tool's rules in order (`[]`: none); `invalid` names `rules.<tool>[i]`;
     /// trusted; runs going on apply them at their next call.
     fn set_tool_rules[state: State<'_, Desktop>](
         project: String,
@@ -160,8 +156,7 @@ commands! {
         grants::set_rules(&state, &canonical(&project)?, &tool, rules).await
     }
 
-    /// What the grants and rules in force would do with the call (bash: the command; file tools:
-    /// the path; others: JSON input), and why; nothing runs.
+    /// What the grants and rules would do with the call (a command, a path, JSON), and why.
     fn explain_call[state: State<'_, Desktop>](
         project: String,
         tool: String,
@@ -170,9 +165,7 @@ commands! {
         grants::explain_call(&state, &canonical(&project)?, &tool, &call)
     }
 
-    /// "Always allow" on an approval card: adds the allow rules (as proposed in
-    /// `approval_requested.proposed_rules`, possibly edited) to the settings as a trusted change,
-    /// applies them to the runs going on, and approves this call once.
+    /// "Always allow": saves the (edited) proposed rules as trusted, applies them, approves once.
     fn always_allow[state: State<'_, Desktop>](
         project: String,
         session_id: String,
@@ -184,15 +177,12 @@ commands! {
         grants::always_allow(&state, &root, &session_id, &request_id, &tool, &patterns)
     }
 
-    /// The grants screen's Network section: the `network` setting as written, the rules
-    /// waiting for trust, what bash's network is, the presets on offer.
+    /// The grants screen's Network section (`host::network::view`).
     fn network_view[state: State<'_, Desktop>](project: String) -> NetworkView {
         grants::network_view(&state, &canonical(&project)?)
     }
 
-    /// Replaces the `network` setting; a bad rule is `invalid` naming `network.<list>[i]`, the
-    /// file left as it was; the user's change, so trusted; runs going on decide their next
-    /// connection by it.
+    /// Replaces the `network` setting (trusted; `invalid` names `network.<list>[i]`).
     fn set_network[state: State<'_, Desktop>](
         project: String,
         network: NetworkSettings,
@@ -200,9 +190,7 @@ commands! {
         grants::set_network(&state, &canonical(&project)?, network)
     }
 
-    /// "Always for this project" on a network card: adds `rule` (as proposed in the
-    /// preview's `rule`, possibly edited) to `network.allow` as a trusted change and lets the
-    /// waiting connection through.
+    /// "Always for this project": `rule` into `network.allow`, the waiting connection let through.
     fn always_allow_host[state: State<'_, Desktop>](
         project: String,
         session_id: String,
@@ -306,10 +294,8 @@ commands! {
         links::open(&app, &url)
     }
 
-    /// Waits for the next click on one of the calling window's notifications after the one
-    /// numbered `after` (null: after those so far); null once the window closes. The UI asks
-    /// again after each answer; no Tauri event (an event is a script the app process evaluates,
-    /// which starts a JavaScript engine there).
+    /// The next click on the window's notifications after number `after` (null: after those
+    /// so far); null once it closes. Polled, not a Tauri event (a script the app evaluates).
     fn next_notification_click<R>[
         window: WebviewWindow<R>,
         notifier: State<'_, Arc<notify::Notifier>>,
@@ -343,11 +329,9 @@ commands! {
         }
     }
 
-    /// Every event of the calling window's run `feed` since the last call, in order, waiting
-    /// while there is none; `done` after the last (the feed is then gone). A feed of another
-    /// window, or one no longer open, answers `{items: [], done: true}`. The UI asks again after
-    /// each answer: no Tauri channel, whose every message is a script the app process evaluates
-    /// in the page (`feed.rs`).
+    /// The window's run `feed` events since the last call, waiting while there is none; `done`
+    /// after the last; another window's or a closed feed: `{items: [], done: true}`. Polled,
+    /// not a Tauri channel (each message a script the app evaluates; `feed.rs`).
     fn next_run_events<R>[window: WebviewWindow<R>, state: State<'_, Desktop>](
         feed: u64,
     ) -> Batch<AgentEvent> {
@@ -387,10 +371,8 @@ commands! {
         blocking(move || sessions::search(&store, &root, &query)).await
     }
 
-    /// Whole, or with `tail` its last turns (at least that many, cut at a turn boundary) with
-    /// `omitted` saying what was left out: runs, the first run's turns, every turn, and the usage
-    /// of the runs left out. Sessions that were rewound, or whose prompts and runs do not pair
-    /// up, come whole.
+    /// Whole, or with `tail` its last turns (cut at a turn boundary), `omitted` saying what was
+    /// left out (runs, turns, usage); rewound or unpaired sessions come whole.
     fn load_session[state: State<'_, Desktop>](
         project: String,
         session_id: String,

@@ -104,10 +104,8 @@ pub fn always_allow(
 
 /// The grants screen's Network section under the settings in effect.
 pub fn network_view(desktop: &Desktop, root: &Path) -> AppResult<NetworkView> {
-    Ok(paddock_host::network::view(&in_effect(
-        desktop.trust(),
-        root,
-    )?))
+    let now = in_effect(desktop.trust(), root)?;
+    Ok(paddock_host::network::view(&now.written, &now.settings))
 }
 
 /// Replaces the `network` setting (the user's change: trusted, applied to runs going on).
@@ -118,7 +116,7 @@ pub fn set_network(
 ) -> AppResult<NetworkView> {
     let live = desktop.project(root);
     let now = edit(desktop, root, &live).set_network(network)?;
-    Ok(paddock_host::network::view(&now))
+    Ok(paddock_host::network::view(&now.written, &now.settings))
 }
 
 /// "Always for this project" on a network card: saves `rule` to `network.allow` (runs going

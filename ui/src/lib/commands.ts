@@ -11,7 +11,7 @@ export const recentProjects = () =>
 export const pickProjectFolder = () =>
   invokeCommand<string | null>('pick_project_folder');
 
-/** One window per project: focuses the project's window if open, else opens one (label derived from the path, URL `index.html?project=<path>`); adds to recents; closes the picker when called from it. A rewind a crash cut short is finished first, and the trusted MCP servers start, and the workspace's first checkpoint is taken in the background (`checkpoint_status` shows its progress). */
+/** One window per project (focused if open, else opened at `index.html?project=<path>`); adds to recents, closes the picker; finishes a crash-cut rewind, starts trusted MCP servers and the first checkpoint in the background (`checkpoint_status`). */
 export const openProject = (path: string) =>
   invokeCommand<ProjectInfo>('open_project', { path });
 
@@ -43,7 +43,7 @@ export const revokeTrust = (project: string) =>
 export const setModel = (project: string, model: string) =>
   invokeCommand<ProjectInfo>('set_model', { project, model });
 
-/** Built-ins, `delegate_to_agent` when teammates exist, MCP tools named `mcp__<server>__<tool>`; each with its effective grant and reason under the settings in effect. */
+/** Built-ins, `delegate_to_agent` with teammates, MCP tools (`mcp__<server>__<tool>`); each with its grant and reason under the settings in effect. */
 export const toolGrants = (project: string) =>
   invokeCommand<Array<ToolGrantInfo>>('tool_grants', { project });
 
@@ -55,27 +55,27 @@ export const setToolGrant = (project: string, tool: string, grant: Grant | null)
 export const setPreset = (project: string, preset: ToolPreset | null) =>
   invokeCommand<Array<ToolGrantInfo>>('set_preset', { project, preset });
 
-/** Replaces that tool's argument rules in order (`[]` removes them); checked like the file (`invalid` naming `rules.<tool>[i]`, the file left as it was); the user's change, so trusted; runs going on apply them at their next call. */
+/** Replaces the tool's rules in order (`[]`: none); `invalid` names `rules.<tool>[i]`; trusted; runs going on apply them at their next call. */
 export const setToolRules = (project: string, tool: string, rules: Array<RuleEntry>) =>
   invokeCommand<Array<ToolGrantInfo>>('set_tool_rules', { project, tool, rules });
 
-/** What the grants and rules in force would do with the call (bash: the command; file tools: the path; others: JSON input), and why; nothing runs. */
+/** What the grants and rules would do with the call (a command, a path, JSON), and why. */
 export const explainCall = (project: string, tool: string, call: string) =>
   invokeCommand<CallExplanation>('explain_call', { project, tool, call });
 
-/** "Always allow" on an approval card: adds the allow rules (as proposed in `approval_requested.proposed_rules`, possibly edited) to the settings as a trusted change, applies them to the runs going on, and approves this call once. */
+/** "Always allow": saves the (edited) proposed rules as trusted, applies them, approves once. */
 export const alwaysAllow = (project: string, sessionId: string, requestId: string, tool: string, patterns: Array<string>) =>
   invokeCommand<null>('always_allow', { project, sessionId, requestId, tool, patterns });
 
-/** The grants screen's Network section: the `network` setting as written, the rules waiting for trust, what bash's network is, the presets on offer. */
+/** The grants screen's Network section (`host::network::view`). */
 export const networkView = (project: string) =>
   invokeCommand<NetworkView>('network_view', { project });
 
-/** Replaces the `network` setting; a bad rule is `invalid` naming `network.<list>[i]`, the file left as it was; the user's change, so trusted; runs going on decide their next connection by it. */
+/** Replaces the `network` setting (trusted; `invalid` names `network.<list>[i]`). */
 export const setNetwork = (project: string, network: NetworkSettings) =>
   invokeCommand<NetworkView>('set_network', { project, network });
 
-/** "Always for this project" on a network card: adds `rule` (as proposed in the preview's `rule`, possibly edited) to `network.allow` as a trusted change and lets the waiting connection through. */
+/** "Always for this project": `rule` into `network.allow`, the waiting connection let through. */
 export const alwaysAllowHost = (project: string, sessionId: string, requestId: string, rule: string) =>
   invokeCommand<null>('always_allow_host', { project, sessionId, requestId, rule });
 
@@ -123,7 +123,7 @@ export const testToolCalling = (provider: ProviderKind, baseUrl: string | null, 
 export const openLink = (url: string) =>
   invokeCommand<null>('open_link', { url });
 
-/** Waits for the next click on one of the calling window's notifications after the one numbered `after` (null: after those so far); null once the window closes. The UI asks again after each answer; no Tauri event (an event is a script the app process evaluates, which starts a JavaScript engine there). */
+/** The next click on the window's notifications after number `after` (null: after those so far); null once it closes. Polled, not a Tauri event (a script the app evaluates). */
 export const nextNotificationClick = (after: number | null) =>
   invokeCommand<NotificationClick | null>('next_notification_click', { after });
 
@@ -131,7 +131,7 @@ export const nextNotificationClick = (after: number | null) =>
 export const sendPrompt = (project: string, sessionId: string | null, prompt: string) =>
   invokeCommand<RunStarted>('send_prompt', { project, sessionId, prompt });
 
-/** Every event of the calling window's run `feed` since the last call, in order, waiting while there is none; `done` after the last (the feed is then gone). A feed of another window, or one no longer open, answers `{items: [], done: true}`. The UI asks again after each answer: no Tauri channel, whose every message is a script the app process evaluates in the page (`feed.rs`). */
+/** The window's run `feed` events since the last call, waiting while there is none; `done` after the last; another window's or a closed feed: `{items: [], done: true}`. Polled, not a Tauri channel (each message a script the app evaluates; `feed.rs`). */
 export const nextRunEvents = (feed: number) =>
   invokeCommand<Batch<AgentEvent>>('next_run_events', { feed });
 
@@ -151,7 +151,7 @@ export const listSessions = (project: string) =>
 export const searchSessions = (project: string, query: string) =>
   invokeCommand<Array<SearchHit>>('search_sessions', { project, query });
 
-/** Whole, or with `tail` its last turns (at least that many, cut at a turn boundary) with `omitted` saying what was left out: runs, the first run's turns, every turn, and the usage of the runs left out. Sessions that were rewound, or whose prompts and runs do not pair up, come whole. */
+/** Whole, or with `tail` its last turns (cut at a turn boundary), `omitted` saying what was left out (runs, turns, usage); rewound or unpaired sessions come whole. */
 export const loadSession = (project: string, sessionId: string, tail: number | null) =>
   invokeCommand<SessionTranscript>('load_session', { project, sessionId, tail });
 

@@ -77,8 +77,9 @@ pub fn policy(s: &NetworkSettings) -> Result<NetworkPolicy, FieldError> {
 
 /// The grants screen's Network section for `effect`: the rules as written, those waiting for
 /// trust, what bash's network is, the presets on offer.
-pub fn view(effect: &crate::edit::InEffect) -> NetworkView {
-    let (written, applied) = (&effect.written.network, &effect.settings.network);
+/// `written` is the file as it is, `s` the settings in effect.
+pub fn view(written: &ProjectSettings, s: &ProjectSettings) -> NetworkView {
+    let (written, applied) = (&written.network, &s.network);
     let waiting = written
         .allow
         .iter()
@@ -92,7 +93,6 @@ pub fn view(effect: &crate::edit::InEffect) -> NetworkView {
                 .map(|p| format!("preset {}", p.as_str())),
         )
         .collect();
-    let s = &effect.settings;
     NetworkView {
         written: written.clone(),
         waiting,

@@ -174,11 +174,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Events by call id until the call takes them, each also shown live to its call's
 /// observers.
+/// Where a call's events are shown, and how many were.
+type Shown = (Arc<dyn paddock_core::EventSink>, usize);
+
 #[derive(Default)]
 struct ConnectionLog {
     events: Mutex<HashMap<String, Vec<ConnectionEvent>>>,
-    /// Where each call's events are shown, and how many were.
-    sinks: Mutex<HashMap<String, (Arc<dyn paddock_core::EventSink>, usize)>>,
+    sinks: Mutex<HashMap<String, Shown>>,
 }
 
 impl ConnectionLog {

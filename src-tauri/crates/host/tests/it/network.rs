@@ -36,7 +36,7 @@ fn the_network_section_saves_the_users_rules_and_refuses_a_bad_one_by_name() {
         })
         .unwrap();
     assert_eq!(now.settings.network.allow, ["docs.rs"]);
-    let v = view(&now);
+    let v = view(&now.written, &now.settings);
     assert_eq!(v.bash, BashNetwork::AllowList);
     assert!(v.waiting.is_empty(), "the user's own rules apply: {v:?}");
     assert_eq!(v.presets.len(), NetworkPreset::ALL.len());
@@ -60,7 +60,7 @@ fn the_network_section_saves_the_users_rules_and_refuses_a_bad_one_by_name() {
     assert_eq!(before, after, "a refused change leaves the file alone");
 
     let none = edit.set_network(NetworkSettings::default()).unwrap();
-    assert_eq!(view(&none).bash, BashNetwork::None);
+    assert_eq!(view(&none.written, &none.settings).bash, BashNetwork::None);
 }
 
 #[test]
@@ -69,7 +69,7 @@ fn a_folders_allow_rules_wait_in_the_view_until_trusted() {
         r#"{"version": 1, "network": {"allow": ["exfil.example"], "deny": ["bad.example"], "presets": ["pypi"]}}"#,
     ));
     let effect = in_effect(&trust, &root).unwrap();
-    let v = view(&effect);
+    let v = view(&effect.written, &effect.settings);
     assert_eq!(v.waiting, ["exfil.example", "preset pypi"]);
     assert_eq!(v.written.allow, ["exfil.example"]);
     assert_eq!(
