@@ -190,3 +190,30 @@ async fn a_connection_left_open_ends_with_its_call() {
         "the connection was still open 20 s after its call ended"
     );
 }
+
+/// UDP has no way out either: a datagram to the host's loopback from inside the wall never
+/// arrives (the wall's network namespace has only its own loopback). Able to fail: the same
+/// datagram sent by plain `bash -c` arrives.
+#[tokio::test]
+async fn udp_does_not_leave_the_wall() {
+    let Some(w) = wall() else { return };
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let send = format!(
+        "{PY} -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\
+         .sendto(b'OUT', ('127.0.0.1', {port}))\""
+    );
+    let mut buf = [0u8; 16];
+    let _ = w.plain(&send);
+    assert_eq!(
+        socket.recv(&mut buf).ok(),
+        Some(3),
+        "plain bash reaches the host"
+    );
+    let env = fenced(&w, &allowing(server()));
+    let _ = run(&env, &send).await;
+    assert!(socket.recv(&mut buf).is_err(), "a datagram left the wall");
+}
