@@ -242,6 +242,16 @@ tools: number,
  */
 history: number, };
 
+export type CopiedFiles = { 
+/**
+ * Paths relative to the project, folders with a trailing `/`.
+ */
+paths: Array<string>, files: bigint, bytes: bigint, 
+/**
+ * What was not copied, and why (a link, a special file, unreadable).
+ */
+skipped: Array<string>, };
+
 export type DenyReason = "not_granted" | "no_approver" | "user" | "rule";
 
 export type DiffBody = { "kind": "text", hunks: Array<DiffHunk>, } | { "kind": "binary", old_bytes: number, new_bytes: number, } | { "kind": "too_large", old_bytes: number, new_bytes: number, } | { "kind": "link", old: string | null, new: string | null, } | { "kind": "folder" };
@@ -384,6 +394,8 @@ warnings?: Array<string>,
  * The end of what a stdio server wrote to stderr, for diagnostics.
  */
 stderr_tail?: string, };
+
+export type MergeOutcome = { "outcome": "fast_forward", into: string, commit: string, } | { "outcome": "merged", into: string, commit: string, } | { "outcome": "conflicts", into: string, files: Array<string>, } | { "outcome": "up_to_date", into: string, };
 
 export type Message = { role: Role, content: Array<ContentBlock>, };
 
@@ -570,6 +582,11 @@ bashNetwork: boolean,
  * preset, say); asked about the rest.
  */
 network?: NetworkSettings, 
+/**
+ * Sessions in their own checkout: the branch they start from, a setup command and
+ * the untracked files copied in.
+ */
+worktree?: WorktreeSettings, 
 /**
  * Run bash even where the OS sandbox is unavailable (the result says so).
  */
@@ -922,3 +939,64 @@ exists: boolean, entries: Array<WorkspaceEntry>,
  * More entries exist than were listed.
  */
 truncated: boolean, };
+
+export type WorktreeChanges = { 
+/**
+ * Commits on the branch that its base does not have.
+ */
+commits: number, 
+/**
+ * Files changed in the checkout and not committed (untracked ones included).
+ */
+uncommitted: Array<string>, 
+/**
+ * Files that differ between the base and the checkout as it is now.
+ */
+files: Array<string>, };
+
+export type WorktreeCreated = { worktree: WorktreeInfo, copied: CopiedFiles, };
+
+export type WorktreeInfo = { name: string, 
+/**
+ * `paddock/<name>`.
+ */
+branch: string, 
+/**
+ * What the branch started from, as the user named it.
+ */
+base_ref: string, 
+/**
+ * The commit the branch started from.
+ */
+base_commit: string, 
+/**
+ * The checkout's folder (the project's own folder inside it, for a project below its
+ * repository's top).
+ */
+path: string, 
+/**
+ * The session working in it, once its first prompt ran.
+ */
+session?: string, 
+/**
+ * RFC 3339, UTC.
+ */
+created: string, } & ({ "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" });
+
+export type WorktreeSettings = { 
+/**
+ * The commit or branch a new session's branch starts from (default: the project's HEAD).
+ */
+baseRef?: string, 
+/**
+ * A command run inside the wall in the new checkout before the first prompt
+ * (`npm ci`, say); its output is shown and its failure said.
+ */
+setup?: string, 
+/**
+ * Files git does not track that the work needs (`.env`, `config/local.json`): globs
+ * over the project, copied into each new checkout; a folder is copied whole.
+ */
+copy: Array<string>, };
+
+export type WorktreeState = { "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" };

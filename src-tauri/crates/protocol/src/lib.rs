@@ -19,6 +19,7 @@ mod text;
 mod trust;
 mod updates;
 mod usage;
+mod worktree;
 
 pub use app::{
     AppError, AppErrorCode, Batch, ConnectionReport, ExportFormat, FilePreview, KeyStatus,
@@ -57,3 +58,7 @@ pub use text::SharedText;
 pub use trust::{TrustItem, TrustReport, TrustState};
 pub use updates::{AboutInfo, InstallKind, UpdateCheck, UpdateOffer};
 pub use usage::TokenUsage;
+pub use worktree::{
+    CopiedFiles, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeSettings,
+    WorktreeState,
+};

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{Grant, NetworkSettings, ToolPreset, WorkspaceMode};
+use crate::{Grant, NetworkSettings, ToolPreset, WorkspaceMode, WorktreeSettings};
 
 /// The settings format this Paddock reads and writes.
 pub const SETTINGS_VERSION: u32 = 1;
@@ -168,6 +168,10 @@ pub struct ProjectSettings {
     /// preset, say); asked about the rest.
     #[serde(default, skip_serializing_if = "NetworkSettings::is_empty")]
     pub network: NetworkSettings,
+    /// Sessions in their own checkout: the branch they start from, a setup command and
+    /// the untracked files copied in.
+    #[serde(default, skip_serializing_if = "WorktreeSettings::is_empty")]
+    pub worktree: WorktreeSettings,
     /// Run bash even where the OS sandbox is unavailable (the result says so).
     #[serde(default)]
     pub allow_unconfined_bash: bool,
@@ -223,6 +227,7 @@ impl Default for ProjectSettings {
             bash_network: false,
             network: NetworkSettings::default(),
             allow_unconfined_bash: false,
+            worktree: WorktreeSettings::default(),
             hidden_paths: Vec::new(),
             readable_paths: Vec::new(),
             auto_run_files: Vec::new(),

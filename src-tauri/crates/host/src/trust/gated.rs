@@ -107,6 +107,20 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
             ),
         );
     }
+    if let Some(setup) = &s.worktree.setup {
+        add(
+            "worktree.setup".into(),
+            json!(setup),
+            format!("run `{setup}` in each new session's worktree (inside the wall)"),
+        );
+    }
+    for glob in &s.worktree.copy {
+        add(
+            format!("worktree.copy.{glob}"),
+            json!(glob),
+            format!("copy the project's {glob} into each new session's worktree"),
+        );
+    }
     for path in &s.readable_paths {
         add(
             format!("readablePaths.{path}"),
@@ -172,6 +186,12 @@ pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectS
     out.network
         .presets
         .retain(|p| trusted(&format!("network.presets.{}", p.as_str())));
+    if !trusted("worktree.setup") {
+        out.worktree.setup = None;
+    }
+    out.worktree
+        .copy
+        .retain(|g| trusted(&format!("worktree.copy.{g}")));
     out.mcp_servers
         .retain(|name, c| c.disabled || trusted(&format!("mcpServers.{name}")));
     out

@@ -1,0 +1,205 @@
+//! git as Paddock runs it outside the wall: no hooks, no file-system monitor, no prompt,
+//! none of the caller's `GIT_*` variables, and (in a session's checkout) the git folder
+//! named outright so a `commondir` or `.git` file the session wrote is never followed.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::{WorktreeError, io};
+
+/// Settings every git run gets: a hook or monitor would run a program from a folder the
+/// session or the repository wrote.
+const SAFE_CONFIG: &[&str] = &[
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.sshCommand=false",
+    "protocol.allow=never",
+    "protocol.file.allow=always",
+];
+
+/// One repository to run git in.
+#[derive(Debug, Clone)]
+pub struct Git {
+    cwd: PathBuf,
+    /// Set for a session's checkout: `GIT_DIR` = `GIT_COMMON_DIR` = this, work tree = `cwd`.
+    git_dir: Option<PathBuf>,
+}
+
+impl Git {
+    pub fn at(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            git_dir: None,
+        }
+    }
+
+    /// A checkout whose git folder is `<checkout>/.git`, named outright.
+    pub fn checkout(checkout: &Path) -> Self {
+        Self {
+            cwd: checkout.to_path_buf(),
+            git_dir: Some(checkout.join(".git")),
+        }
+    }
+
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut c = Command::new("git");
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("GIT_") {
+                c.env_remove(key);
+            }
+        }
+        c.env("GIT_TERMINAL_PROMPT", "0")
+            .env("LC_ALL", "C")
+            .env("GIT_OPTIONAL_LOCKS", "0");
+        if let Some(dir) = &self.git_dir {
+            c.env("GIT_DIR", dir)
+                .env("GIT_COMMON_DIR", dir)
+                .env("GIT_WORK_TREE", &self.cwd);
+        }
+        for setting in SAFE_CONFIG {
+            c.arg("-c").arg(setting);
+        }
+        c.args(args)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    /// The whole output, whatever the exit status.
+    pub fn output<I, S>(&self, args: I) -> Result<Output, WorktreeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.command(args).output().map_err(WorktreeError::NoGit)
+    }
+
+    /// Standard output, trimmed; a failure is an error with git's own words.
+    pub fn run<I, S>(&self, args: I) -> Result<String, WorktreeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<S> = args.into_iter().collect();
+        let out = self.output(args.iter())?;
+        if out.status.success() {
+            return Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned());
+        }
+        Err(failed(&args, &out))
+    }
+
+    /// Whether the command succeeded (for `--verify` and `--is-ancestor` questions).
+    pub fn ok<I, S>(&self, args: I) -> Result<bool, WorktreeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Ok(self.output(args)?.status.success())
+    }
+
+    /// The commit `rev` names, if it names one.
+    pub fn commit_of(&self, rev: &str) -> Result<Option<String>, WorktreeError> {
+        if rev.starts_with('-') {
+            return Ok(None);
+        }
+        let out = self.output([
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ])?;
+        Ok(out
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned()))
+    }
+
+    /// Git's identity for commits Paddock makes: the user's when git has one, else Paddock's.
+    pub fn with_identity(&self, mut command: Command) -> Command {
+        let known = self
+            .output(["config", "--get", "user.email"])
+            .is_ok_and(|o| o.status.success());
+        if !known {
+            for (k, v) in [
+                ("GIT_AUTHOR_NAME", "Paddock"),
+                ("GIT_AUTHOR_EMAIL", "paddock@localhost"),
+                ("GIT_COMMITTER_NAME", "Paddock"),
+                ("GIT_COMMITTER_EMAIL", "paddock@localhost"),
+            ] {
+                command.env(k, v);
+            }
+        }
+        command
+    }
+}
+
+pub fn failed<S: AsRef<OsStr>>(args: &[S], out: &Output) -> WorktreeError {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .collect();
+    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    WorktreeError::Git {
+        args: args.join(" "),
+        stderr: if stderr.is_empty() {
+            format!("exit status {}", out.status)
+        } else {
+            stderr
+        },
+    }
+}
+
+/// The project's repository: its top folder, the project's place below it and its shared
+/// git folder (objects, refs).
+#[derive(Debug, Clone)]
+pub struct Repo {
+    pub top: PathBuf,
+    /// The project folder relative to `top` (empty at the top).
+    pub prefix: PathBuf,
+    pub common_dir: PathBuf,
+}
+
+impl Repo {
+    pub fn open(project: &Path) -> Result<Self, WorktreeError> {
+        let git = Git::at(project);
+        let out = git.output([
+            "rev-parse",
+            "--show-toplevel",
+            "--git-common-dir",
+            "--show-prefix",
+        ])?;
+        if !out.status.success() {
+            return Err(WorktreeError::NotARepo {
+                folder: project.display().to_string(),
+            });
+        }
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut lines = text.lines();
+        let (Some(top), Some(common)) = (lines.next(), lines.next()) else {
+            return Err(WorktreeError::NotARepo {
+                folder: project.display().to_string(),
+            });
+        };
+        let prefix = PathBuf::from(lines.next().unwrap_or("").trim_end_matches('/'));
+        let common = project.join(common);
+        let common_dir = common
+            .canonicalize()
+            .map_err(io(format!("cannot open {}", common.display())))?;
+        Ok(Self {
+            top: PathBuf::from(top),
+            prefix,
+            common_dir,
+        })
+    }
+
+    pub fn git(&self) -> Git {
+        Git::at(&self.top)
+    }
+}

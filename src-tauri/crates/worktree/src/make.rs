@@ -1,0 +1,212 @@
+//! Making a session's worktree: the branch `paddock/<name>` in the project's repository, a
+//! clone sharing its objects checked out on that branch, the untracked files the work needs
+//! copied in. A failure leaves nothing behind.
+
+use std::path::Path;
+
+use paddock_protocol::{CopiedFiles, WorktreeInfo, WorktreeState};
+
+use crate::git::{Git, Repo};
+use crate::record::{Layout, Record, Worktree, private_dir};
+use crate::{BRANCH_PREFIX, MAX_NAME, WorktreeError, io};
+
+/// What a new worktree starts from.
+#[derive(Debug, Clone, Default)]
+pub struct CreateOptions {
+    /// Its name; derived from `hint` (or the time) when unset.
+    pub name: Option<String>,
+    /// Text to derive a name from (the first prompt).
+    pub hint: Option<String>,
+    /// The commit or branch to start from; the project's HEAD when unset.
+    pub base_ref: Option<String>,
+    /// Globs over the project of untracked files to copy in.
+    pub copy: Vec<String>,
+}
+
+/// A name git and the file system both take: lowercase letters, digits, `.`, `-`, `_`.
+pub(crate) fn valid_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !name.is_empty()
+        && name.len() <= MAX_NAME
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes.iter().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_')
+        })
+        && !name.contains("..")
+        && !name.ends_with(".lock")
+        && !name.ends_with('.')
+}
+
+/// A worktree name from free text: its first words, lowercase, joined by `-`.
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for word in text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if out.len() + word.len() + 1 > 32 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_ascii_lowercase());
+    }
+    if out.is_empty() {
+        "session".to_owned()
+    } else {
+        out
+    }
+}
+
+fn taken(repo: &Repo, layout: &Layout, name: &str) -> Result<bool, WorktreeError> {
+    Ok(layout.checkout_path(name).exists()
+        || layout.records.join(format!("{name}.json")).exists()
+        || repo.git().ok([
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{BRANCH_PREFIX}{name}"),
+        ])?)
+}
+
+fn choose_name(
+    repo: &Repo,
+    layout: &Layout,
+    options: &CreateOptions,
+) -> Result<String, WorktreeError> {
+    if let Some(name) = &options.name {
+        if !valid_name(name) {
+            return Err(WorktreeError::BadName { name: name.clone() });
+        }
+        if taken(repo, layout, name)? {
+            return Err(WorktreeError::Exists { name: name.clone() });
+        }
+        return Ok(name.clone());
+    }
+    let stem = slug(options.hint.as_deref().unwrap_or("session"));
+    for n in 1..1000 {
+        let name = if n == 1 {
+            stem.clone()
+        } else {
+            format!("{stem}-{n}")
+        };
+        if !taken(repo, layout, &name)? {
+            return Ok(name);
+        }
+    }
+    Err(WorktreeError::Exists { name: stem })
+}
+
+/// Makes the worktree and copies in what `options.copy` names.
+pub fn create(
+    project: &Path,
+    layout: &Layout,
+    options: &CreateOptions,
+) -> Result<(Worktree, CopiedFiles), WorktreeError> {
+    let repo = Repo::open(project)?;
+    let git = repo.git();
+    let name = choose_name(&repo, layout, options)?;
+    let base_ref = options.base_ref.clone().unwrap_or_else(|| "HEAD".into());
+    let base = match git.commit_of(&base_ref)? {
+        Some(c) => c,
+        None if base_ref == "HEAD" => return Err(WorktreeError::NoCommit),
+        None => return Err(WorktreeError::BadBase { base: base_ref }),
+    };
+    let branch = format!("{BRANCH_PREFIX}{name}");
+    // The empty old value: only if no such branch exists (another process may race us).
+    git.run(["update-ref", &format!("refs/heads/{branch}"), &base, ""])?;
+    let checkout = layout.checkout_path(&name);
+    let made = make_checkout(&repo, &checkout, &branch, &base).and_then(|()| {
+        let record = Record {
+            info: WorktreeInfo {
+                name: name.clone(),
+                branch: branch.clone(),
+                base_ref,
+                base_commit: base.clone(),
+                path: checkout.join(&repo.prefix).display().to_string(),
+                session: None,
+                created: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                    .to_string(),
+                state: WorktreeState::Active,
+            },
+            checkout: checkout.clone(),
+            top: repo.top.clone(),
+            prefix: repo.prefix.clone(),
+            common_dir: repo.common_dir.clone(),
+        };
+        let copied = crate::copy_into(&repo.top, &checkout, &options.copy)?;
+        crate::record::save(layout, &record)?;
+        Ok((
+            Worktree {
+                record,
+                layout: layout.clone(),
+            },
+            copied,
+        ))
+    });
+    if made.is_err() {
+        let _ = std::fs::remove_dir_all(&checkout);
+        let _ = git.run(["update-ref", "-d", &format!("refs/heads/{branch}"), &base]);
+    }
+    made
+}
+
+fn make_checkout(
+    repo: &Repo,
+    checkout: &Path,
+    branch: &str,
+    base: &str,
+) -> Result<(), WorktreeError> {
+    let parent = checkout.parent().unwrap_or(checkout);
+    private_dir(parent)?;
+    if checkout.exists() {
+        return Err(WorktreeError::Exists {
+            name: checkout.display().to_string(),
+        });
+    }
+    // No template: no hooks, whatever `init.templateDir` says.
+    Git::at(parent).run([
+        std::ffi::OsStr::new("clone"),
+        "--shared".as_ref(),
+        "--no-checkout".as_ref(),
+        "--quiet".as_ref(),
+        "--template=".as_ref(),
+        repo.top.as_os_str(),
+        checkout.as_os_str(),
+    ])?;
+    let git = Git::checkout(checkout);
+    git.run(["checkout", "--quiet", "-b", branch, base])?;
+    verify(checkout, &repo.common_dir)
+}
+
+/// The checkout's git folder is as Paddock made it: a real folder, no `commondir` leading
+/// elsewhere, objects borrowed only from the project's repository.
+pub(crate) fn verify(checkout: &Path, common_dir: &Path) -> Result<(), WorktreeError> {
+    let git_dir = checkout.join(".git");
+    let meta = std::fs::symlink_metadata(&git_dir)
+        .map_err(io(format!("cannot open {}", git_dir.display())))?;
+    if !meta.is_dir() {
+        return Err(WorktreeError::Tampered {
+            what: ".git is not a folder".into(),
+        });
+    }
+    if std::fs::symlink_metadata(git_dir.join("commondir")).is_ok() {
+        return Err(WorktreeError::Tampered {
+            what: ".git/commondir was added".into(),
+        });
+    }
+    let alternates = git_dir.join("objects/info/alternates");
+    let text = std::fs::read_to_string(&alternates).unwrap_or_default();
+    let expected = common_dir.join("objects");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let named = lines
+        .first()
+        .and_then(|l| Path::new(l.trim()).canonicalize().ok());
+    if lines.len() != 1 || named.is_none() || named != expected.canonicalize().ok() {
+        return Err(WorktreeError::Tampered {
+            what: "objects/info/alternates no longer names only the project's objects".into(),
+        });
+    }
+    Ok(())
+}
