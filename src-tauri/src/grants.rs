@@ -79,6 +79,7 @@ pub fn explain_call(
     let project = paddock_host::Project {
         root: root.to_path_buf(),
         settings: in_effect(desktop.trust(), root)?.settings,
+        worktree: None,
     };
     let tool = tool.trim();
     let input = input_for(tool, call)?;

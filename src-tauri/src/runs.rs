@@ -31,6 +31,7 @@ pub async fn send_prompt(
         // The trust screen decides what applies; until then, Paddock's safe defaults.
         trust: TrustPolicy::SafeDefaults,
         output_schema: None,
+        worktree: None,
     };
     let project = desktop.project(root);
     let prepared = desktop

@@ -45,6 +45,11 @@ pub enum Command {
     Exec {
         #[command(flatten)]
         run: RunArgs,
+        /// Work in a worktree of its own: branch `paddock/NAME` (NAME derived from the
+        /// prompt when left out) checked out outside the project, the only place the agent
+        /// may write; land it with `paddock worktree merge`.
+        #[arg(long, value_name = "NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+        worktree: Option<String>,
         /// The prompt; `-` reads it from standard input (at most 4 MiB).
         prompt: String,
     },
@@ -128,6 +133,15 @@ pub enum Command {
         #[command(subcommand)]
         action: RulesAction,
     },
+    /// Sessions' worktrees: list them, see what one changed, commit, merge, keep the
+    /// branch only, or discard.
+    Worktree {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", global = true)]
+        project: Option<PathBuf>,
+        #[command(subcommand)]
+        action: WorktreeAction,
+    },
     /// Show what the folder's settings would do (start programs, send your key elsewhere,
     /// grant tools) and trust them, after asking on a terminal.
     Trust {
@@ -143,6 +157,50 @@ pub enum Command {
         /// List the trusted folders.
         #[arg(long)]
         list: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorktreeAction {
+    /// The project's worktrees: name, branch, state, session.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// What a worktree's branch and checkout hold beyond its base.
+    Changes {
+        /// The worktree's name or its session's id.
+        session: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Commit what the checkout has not committed.
+    Commit {
+        session: String,
+        /// The commit message (default: the session's title).
+        #[arg(short, long)]
+        message: Option<String>,
+    },
+    /// Commit what is left and merge the branch (a fast-forward when it can, else a merge
+    /// commit); conflicts change nothing, are listed, and exit 1.
+    Merge {
+        session: String,
+        /// The branch to merge into (default: the project's current branch).
+        #[arg(long, value_name = "BRANCH")]
+        into: Option<String>,
+        /// The message of a commit of what is left (default: the session's title).
+        #[arg(short, long)]
+        message: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Commit what is left, keep the branch and remove the checkout.
+    Keep { session: String },
+    /// Remove the checkout and the branch. Work not merged is listed, and needs --yes.
+    Discard {
+        session: String,
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -358,7 +416,7 @@ mod tests {
             "hi",
         ])
         .unwrap();
-        let Command::Exec { run, prompt } = cli.command else {
+        let Command::Exec { run, prompt, .. } = cli.command else {
             panic!("not exec");
         };
         let o = run.options();

@@ -94,6 +94,7 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
     let project = Project {
         root,
         settings: options.apply(&stored),
+        worktree: None,
     };
     sandbox(&mut report, &project.sandbox_status());
     let key = keys(&mut report, &project.settings);

@@ -13,6 +13,7 @@ mod rules;
 mod run;
 mod sessions;
 mod trust;
+mod worktree;
 
 use clap::Parser;
 use tokio_util::sync::CancellationToken;
@@ -92,8 +93,16 @@ fn block_on_bounded<F: std::future::Future>(work: F) -> std::io::Result<F::Outpu
 
 async fn dispatch(cli: Cli) -> Result<Code, CliError> {
     match &cli.command {
-        Command::Exec { run, prompt } => {
-            run::run(run, Target::New, prompt, cancel_on_signals()).await
+        Command::Exec {
+            run,
+            prompt,
+            worktree,
+        } => {
+            let target = match worktree {
+                Some(name) => Target::NewIn(name),
+                None => Target::New,
+            };
+            run::run(run, target, prompt, cancel_on_signals()).await
         }
         Command::Resume { run, last, args } => {
             let (target, prompt) = match (*last, args.as_slice()) {
@@ -141,6 +150,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             list: *list,
         }),
         Command::Rules { project, action } => rules::run(project.as_deref(), action),
+        Command::Worktree { project, action } => worktree::run(project.as_deref(), action),
         Command::Trust {
             project,
             yes,

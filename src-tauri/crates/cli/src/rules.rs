@@ -36,6 +36,7 @@ pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliErro
     let project = Project {
         root,
         settings: now.settings,
+        worktree: None,
     };
     match action {
         RulesAction::Explain {

@@ -22,6 +22,8 @@ use crate::output::{self, Printer};
 /// A new session, or the one to continue.
 pub enum Target<'a> {
     New,
+    /// A new session in a new worktree (an empty name: derived from the prompt).
+    NewIn(&'a str),
     Resume(&'a str),
     /// The project's most recent session.
     Last,
@@ -105,8 +107,19 @@ async fn run_prompt(
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
     let printer = Printer::new(args.json);
+    let mut worktree = None;
     let target = match target {
         Target::New => SessionTarget::New,
+        Target::NewIn(name) => {
+            let new = paddock_host::NewWorktree {
+                name: Some(name.to_owned()).filter(|n| !n.is_empty()),
+                hint: Some(prompt.clone()),
+            };
+            let made = service.create_worktree(live.root(), new, trust_policy(args))?;
+            crate::worktree::say_created(&made, args.json);
+            worktree = Some(made.worktree.name);
+            SessionTarget::New
+        }
         Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
         Target::Last => {
             let last = service.store().list(live.root())?.into_iter().next();
@@ -135,6 +148,7 @@ async fn run_prompt(
         cancel: Some(cancel),
         trust: trust_policy(args),
         output_schema,
+        worktree,
     };
     let prepared = service.prepare(live, request).await?;
     let session_id = prepared.session_id.clone();

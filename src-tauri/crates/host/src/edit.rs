@@ -54,6 +54,7 @@ pub fn info(trust: &TrustStore, root: &Path) -> ProjectInfo {
     let project = Project {
         root: root.to_path_buf(),
         settings: assessment.apply(&written),
+        worktree: None,
     };
     ProjectInfo {
         path: root.to_string_lossy().into_owned(),

@@ -74,6 +74,9 @@ pub enum HostError {
     /// The workspace could not be recorded or put back.
     #[error(transparent)]
     Checkpoint(#[from] paddock_changes::CheckpointError),
+    /// A session's worktree could not be made, read or landed.
+    #[error(transparent)]
+    Worktree(#[from] paddock_worktree::WorktreeError),
 }
 
 fn untrusted_text(folder: &str, pending: &[TrustItem]) -> String {
@@ -117,6 +120,17 @@ impl HostError {
             Self::Untrusted { .. } => HostErrorKind::Untrusted,
             Self::Trust(_) => HostErrorKind::Trust,
             Self::Checkpoint(_) => HostErrorKind::Io,
+            Self::Worktree(e) => {
+                use paddock_worktree::WorktreeError as W;
+                match e {
+                    W::Unknown { .. } => HostErrorKind::NotFound,
+                    W::Git { .. } | W::NoGit(_) | W::Io { .. } | W::Record { .. } => {
+                        HostErrorKind::Io
+                    }
+                    W::Tampered { .. } => HostErrorKind::Path,
+                    _ => HostErrorKind::Usage,
+                }
+            }
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod settings;
 mod tools;
 pub mod trust;
 pub mod workspace;
+mod worktree;
 
 pub use checkpoints::ProjectCheckpoints;
 pub use error::{HostError, HostErrorKind};
@@ -38,12 +39,13 @@ pub use live::{LiveProject, McpRun};
 pub use mcp::mcp_options;
 pub use models::Connection;
 pub use options::RunOptions;
-pub use project::{Project, canonical_dir};
+pub use project::{Project, WorktreeWall, canonical_dir};
 pub use rewind::RewindRequest;
 pub use runs::LiveRuns;
 pub use runtime::{MAIN_AGENT, ProjectRuntime};
 pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};
 pub use tools::{ProjectTools, RunLimits, TeamModel};
+pub use worktree::{DiscardReport, NewWorktree, WORKTREES_DIR_ENV};
 
 // What the shells name of the crates below, so that they depend on this crate alone.
 pub use paddock_changes::unified as unified_diff;

@@ -2,7 +2,7 @@
 //! whenever the settings, the MCP tools or the stored keys change. The app keeps one per open
 //! project; the CLI makes one for its run.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -95,15 +95,22 @@ struct RuntimeKey {
     keys_generation: u64,
 }
 
+/// Cached runtimes by the checkout they work in (`None`: the project's own folder).
+type RuntimeSlots = HashMap<Option<PathBuf>, (RuntimeKey, Arc<ProjectRuntime>)>;
+
 pub struct LiveProject {
     root: PathBuf,
     server_path: ServerPath,
     mcp: Mutex<Option<Arc<McpRun>>>,
-    runtime: tokio::sync::Mutex<Option<(RuntimeKey, Arc<ProjectRuntime>)>>,
+    /// The runtime of the project's own folder (key `None`) and of each session worktree
+    /// in use (key: its checkout).
+    runtime: tokio::sync::Mutex<RuntimeSlots>,
     /// Held while a run starts, so two prompts to one session cannot both start it.
     pub(crate) start_lock: tokio::sync::Mutex<()>,
     /// Write locks of the workspace, shared by every session's agents.
     pub(crate) writes: Arc<paddock_core::WriteLocks>,
+    /// Write locks of each session worktree (its sessions and teammates share them).
+    worktree_writes: Mutex<HashMap<PathBuf, Arc<paddock_core::WriteLocks>>>,
     /// The argument rules every runtime of the project uses, replaced when they change.
     rules: RuleBook,
     /// Runtimes that may still have runs going: their network proxies take a changed
@@ -120,9 +127,10 @@ impl LiveProject {
             root,
             server_path,
             mcp: Mutex::new(None),
-            runtime: tokio::sync::Mutex::new(None),
+            runtime: tokio::sync::Mutex::new(HashMap::new()),
             start_lock: tokio::sync::Mutex::new(()),
             writes: Arc::default(),
+            worktree_writes: Mutex::default(),
             rules: RuleBook::default(),
             runtimes: Mutex::new(Vec::new()),
             keys: None,
@@ -206,6 +214,37 @@ impl LiveProject {
         keys: Arc<dyn KeyStore>,
         keys_generation: u64,
     ) -> Result<Arc<ProjectRuntime>, HostError> {
+        self.runtime_in(settings, limits, keys, keys_generation, None)
+            .await
+    }
+
+    /// The write locks of the folder a session works in: the project's, or its worktree's.
+    pub(crate) fn writes_for(
+        &self,
+        worktree: Option<&paddock_worktree::Worktree>,
+    ) -> Arc<paddock_core::WriteLocks> {
+        match worktree {
+            None => self.writes.clone(),
+            Some(w) => self
+                .worktree_writes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(w.checkout().to_path_buf())
+                .or_default()
+                .clone(),
+        }
+    }
+
+    /// As [`Self::runtime`], for a session in `worktree` (its checkout is the project's
+    /// folder, behind the worktree's wall) when one is given.
+    pub async fn runtime_in(
+        &self,
+        settings: ProjectSettings,
+        limits: RunLimits,
+        keys: Arc<dyn KeyStore>,
+        keys_generation: u64,
+        worktree: Option<&paddock_worktree::Worktree>,
+    ) -> Result<Arc<ProjectRuntime>, HostError> {
         let mcp = self.mcp(&settings);
         mcp.wait_ready().await;
         let key = RuntimeKey {
@@ -214,15 +253,26 @@ impl LiveProject {
             limits,
             keys_generation,
         };
+        let slot = worktree.map(|w| w.checkout().to_path_buf());
         let mut cached = self.runtime.lock().await;
-        if let Some((k, runtime)) = cached.as_ref()
+        if let Some((k, runtime)) = cached.get(&slot)
             && *k == key
         {
             return Ok(runtime.clone());
         }
-        let project = Project {
-            root: self.root.clone(),
-            settings: key.settings.clone(),
+        let project = match worktree {
+            None => Project {
+                root: self.root.clone(),
+                settings: key.settings.clone(),
+                worktree: None,
+            },
+            Some(w) => Project {
+                root: crate::project::canonical_dir(&w.project_dir())?,
+                settings: key.settings.clone(),
+                worktree: Some(crate::project::WorktreeWall {
+                    common_dir: w.common_dir().to_path_buf(),
+                }),
+            },
         };
         let tools = mcp.servers.runtime_tools();
         let limits = key.limits.clone();
@@ -248,7 +298,7 @@ impl LiveProject {
             live.retain(|r| r.strong_count() > 0);
             live.push(Arc::downgrade(&runtime));
         }
-        *cached = Some((key, runtime.clone()));
+        cached.insert(slot, (key, runtime.clone()));
         Ok(runtime)
     }
 
@@ -258,6 +308,7 @@ impl LiveProject {
         let project = Project {
             root: self.root.clone(),
             settings: settings.clone(),
+            worktree: None,
         };
         crate::rules::load_into(&self.rules, &project)?;
         // The proxies of runs going on decide their next connection by the new rules (a
@@ -289,6 +340,7 @@ impl LiveProject {
         let project = Project {
             root: self.root.clone(),
             settings: settings.clone(),
+            worktree: None,
         };
         let tools = ProjectTools::new(
             &project,

@@ -11,9 +11,21 @@ use crate::{HostError, settings};
 /// A project folder and its settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Project {
-    /// Absolute, symlinks resolved.
+    /// Absolute, symlinks resolved. In a session's worktree, the project's folder inside
+    /// its checkout.
     pub root: PathBuf,
     pub settings: ProjectSettings,
+    /// Set when `root` is a session's worktree of the project's repository.
+    pub worktree: Option<WorktreeWall>,
+}
+
+/// What the wall of a session in a worktree differs by: bash may write the checkout's own
+/// git folder (a commit there is the session's own), and reads the project repository's
+/// objects (read-only) instead of the project's folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeWall {
+    /// The project repository's shared git folder, read-only.
+    pub common_dir: PathBuf,
 }
 
 impl Project {
@@ -21,7 +33,11 @@ impl Project {
     pub fn open(dir: &Path) -> Result<Self, HostError> {
         let root = canonical_dir(dir)?;
         let settings = settings::load(&root)?;
-        Ok(Self { root, settings })
+        Ok(Self {
+            root,
+            settings,
+            worktree: None,
+        })
     }
 
     /// Where the file tools and bash work.
@@ -46,8 +62,14 @@ impl Project {
                     .filter(|_| crate::network::bash_uses_fence(&self.settings))
                     .map(paddock_tools::NetworkFence::rule_count),
                 allow_unconfined: self.settings.allow_unconfined_bash,
-                // bash's side of the read-only rule the file tools follow.
-                read_only: READ_ONLY_DIRS.iter().map(|d| self.root.join(d)).collect(),
+                // bash's side of the read-only rule the file tools follow; a worktree's own
+                // git folder is the session's (its config and hooks stay read-only as in
+                // every repository of the workspace).
+                read_only: READ_ONLY_DIRS
+                    .iter()
+                    .filter(|d| self.worktree.is_none() || **d != ".git")
+                    .map(|d| self.root.join(d))
+                    .collect(),
                 // Paddock's own data wherever it was put (sessions of every project, trust).
                 own: paddock_session::data_dir()
                     .into_iter()
@@ -65,8 +87,10 @@ impl Project {
                     .filter_map(|p| expand_home(p))
                     .collect(),
                 // The project stays readable (in the agent's own workspace mode bash reads
-                // the code beside it), and what the user made readable.
+                // the code beside it), and what the user made readable. A worktree reads
+                // the objects its clone borrows, never the project's own checkout.
                 readable: std::iter::once(self.root.clone())
+                    .chain(self.worktree.iter().map(|w| w.common_dir.clone()))
                     .chain(
                         self.settings
                             .readable_paths

@@ -48,7 +48,7 @@ impl RunService {
         project: &Path,
         request: &RewindRequest,
     ) -> Result<RewindPreview, HostError> {
-        let (checkpoints, guard) = self.rewind_setup(project)?;
+        let (checkpoints, guard) = self.rewind_setup(project, &request.session)?;
         let session = self.store().load(project, &request.session)?;
         let point = find_point(&session, request)?;
         conversation_point(&point, request.mode)?;
@@ -67,7 +67,7 @@ impl RunService {
 
     /// Rewinds the session; returns what was done (also appended to the session).
     pub fn rewind(&self, project: &Path, request: &RewindRequest) -> Result<RewindInfo, HostError> {
-        let (checkpoints, guard) = self.rewind_setup(project)?;
+        let (checkpoints, guard) = self.rewind_setup(project, &request.session)?;
         self.refuse_if_running(project, &request.session)?;
         let session = self.store().load(project, &request.session)?;
         let point = find_point(&session, request)?;
@@ -97,7 +97,7 @@ impl RunService {
 
     /// Undoes the session's last rewind (itself a rewind, so it can be undone in turn).
     pub fn undo_rewind(&self, project: &Path, session_id: &str) -> Result<RewindInfo, HostError> {
-        let (checkpoints, guard) = self.rewind_setup(project)?;
+        let (checkpoints, guard) = self.rewind_setup(project, session_id)?;
         self.refuse_if_running(project, session_id)?;
         let session = self.store().load(project, session_id)?;
         let last = undoable(session.last_rewind)?;
@@ -130,7 +130,7 @@ impl RunService {
         project: &Path,
         session_id: &str,
     ) -> Result<RewindPreview, HostError> {
-        let (checkpoints, guard) = self.rewind_setup(project)?;
+        let (checkpoints, guard) = self.rewind_setup(project, session_id)?;
         let session = self.store().load(project, session_id)?;
         let undone = undoable(session.last_rewind)?.info;
         let files = if undone.files {
@@ -155,7 +155,20 @@ impl RunService {
         path: &str,
     ) -> Result<Option<FileChange>, HostError> {
         let checkpoints = self.checkpoints(project)?;
-        Ok(checkpoints.store().change_of(from, to, path)?)
+        let found = checkpoints.store().change_of(from, to, path);
+        if found.is_ok() {
+            return Ok(found?);
+        }
+        // A run in a worktree recorded its checkpoints in the worktree's own store.
+        for info in self.worktrees(project).unwrap_or_default() {
+            let Ok(dir) = crate::project::canonical_dir(Path::new(&info.path)) else {
+                continue;
+            };
+            if let Ok(change) = self.checkpoints(&dir)?.store().change_of(from, to, path) {
+                return Ok(change);
+            }
+        }
+        Ok(found?)
     }
 
     /// Finishes a rewind a crash interrupted (files put back, the event recorded once).
@@ -177,12 +190,32 @@ impl RunService {
         Ok(Some(note.info))
     }
 
+    /// The checkpoints and the guard of the folder the session works in: the project's, or
+    /// its worktree's checkout (a rewind there a crash interrupted is finished first).
     fn rewind_setup(
         &self,
         project: &Path,
+        session: &str,
     ) -> Result<(Arc<ProjectCheckpoints>, PathGuard), HostError> {
         self.recover_rewind(project)?;
-        Ok((self.checkpoints(project)?, workspace::guard_for(project)))
+        let Some(worktree) = self.session_worktree(project, session)? else {
+            return Ok((self.checkpoints(project)?, workspace::guard_for(project)));
+        };
+        let dir = crate::project::canonical_dir(&worktree.project_dir())?;
+        let mode = crate::settings::load(project)
+            .map(|s| s.workspace)
+            .unwrap_or_default();
+        let guard = PathGuard::new(mode.root(&dir)).inside(dir.clone());
+        let checkpoints = self.checkpoints(&dir)?;
+        if checkpoints.store().pending()?.is_some()
+            && let Some(note) = checkpoints.store().recover(&guard)?
+        {
+            let note: Note = serde_json::from_value(note)
+                .map_err(|e| HostError::Internal(format!("the rewind journal is damaged: {e}")))?;
+            self.record_once(project, &note)?;
+            checkpoints.store().finish()?;
+        }
+        Ok((checkpoints, guard))
     }
 
     fn refuse_if_running(&self, project: &Path, session: &str) -> Result<(), HostError> {

@@ -53,6 +53,7 @@ impl ProjectRuntime {
         let project = Project {
             root: project.root,
             settings: effective,
+            worktree: project.worktree,
         };
         let s = &project.settings;
         let provider = s.provider.unwrap_or(ProviderKind::OpenAiCompatible);

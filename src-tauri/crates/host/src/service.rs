@@ -53,6 +53,9 @@ pub struct RunRequest {
     pub trust: TrustPolicy,
     /// A JSON schema the final answer must match (structured output, one retry).
     pub output_schema: Option<serde_json::Value>,
+    /// For a new session: the worktree (made by [`RunService::create_worktree`]) to work
+    /// in. A resumed session works where it always did.
+    pub worktree: Option<String>,
 }
 
 /// Sessions, keys, folder trust and the live runs: what every run of a shell shares.
@@ -205,6 +208,7 @@ impl RunService {
             cancel,
             trust,
             output_schema,
+            worktree,
         } = request;
         if prompt.trim().is_empty() {
             return Err(HostError::Usage("the prompt is empty".into()));
@@ -241,14 +245,19 @@ impl RunService {
                 Some((session.history, session.warnings, writer))
             }
         };
+        let mut worktree = self.worktree_for(root, &target, worktree)?;
+        if let Some(w) = worktree.as_mut() {
+            w.reopen()?;
+        }
         let limits = RunLimits::from_options(&options, approver == Approver::Person);
         let effective = options.apply(&stored);
         let runtime = project
-            .runtime(
+            .runtime_in(
                 effective.clone(),
                 limits,
                 self.keys.clone(),
                 self.keys_generation.load(Ordering::Relaxed),
+                worktree.as_ref(),
             )
             .await
             .map_err(|e| self.with_not_applied(root, &options, e))?;
@@ -265,11 +274,15 @@ impl RunService {
         };
         let writer = Arc::new(writer);
         let session_id = writer.id().to_owned();
+        if let Some(w) = worktree.as_mut() {
+            w.bind_session(&session_id)?;
+        }
         let approvals = match approver {
             Approver::Person => self.runs.approvals(root, &session_id),
             Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
         };
-        let checkpoints = self.checkpoints(root)?;
+        // A worktree's checkpoints are its own (a checkpoint is put back only where taken).
+        let checkpoints = self.checkpoints(&runtime.project().root)?;
         let guard = runtime.tools().env().guard();
         // The first snapshot reads the whole workspace: under way while the model thinks.
         checkpoints.begin_base(guard.clone());
@@ -285,7 +298,7 @@ impl RunService {
             .with_history(history)
             .with_history_log(writer.clone())
             .with_approvals(approvals)
-            .with_write_locks(project.writes.clone())
+            .with_write_locks(project.writes_for(worktree.as_ref()))
             .with_recorder(Arc::new(recorder));
         if let Some(cancel) = cancel {
             agent = agent.with_cancel(cancel);
@@ -313,7 +326,47 @@ impl RunService {
             writer,
             prompt,
             end,
+            worktree,
         })
+    }
+
+    /// The worktree a run works in: the one named for a new session, the session's own on
+    /// resume. It must still have its checkout.
+    fn worktree_for(
+        &self,
+        root: &Path,
+        target: &SessionTarget,
+        named: Option<String>,
+    ) -> Result<Option<paddock_worktree::Worktree>, HostError> {
+        let found = match (target, named) {
+            (SessionTarget::New, None) => return Ok(None),
+            (SessionTarget::New, Some(name)) => {
+                let w = self.worktree(root, &name)?;
+                if let Some(other) = &w.info().session {
+                    return Err(HostError::Usage(format!(
+                        "the worktree '{name}' belongs to session {other}: resume that session, or make a new worktree"
+                    )));
+                }
+                w
+            }
+            (SessionTarget::Resume(id), named) => match self.session_worktree(root, id)? {
+                Some(w) => w,
+                None if named.is_some() => {
+                    return Err(HostError::Usage(format!(
+                        "session {id} does not work in a worktree; a worktree is chosen when a session starts"
+                    )));
+                }
+                None => return Ok(None),
+            },
+        };
+        if !found.checkout().is_dir() {
+            return Err(paddock_worktree::WorktreeError::NotActive {
+                name: found.name().to_owned(),
+                state: "its branch was kept and its checkout removed".into(),
+            }
+            .into());
+        }
+        Ok(Some(found))
     }
 }
 
@@ -328,6 +381,8 @@ pub struct PreparedRun {
     writer: Arc<SessionWriter>,
     prompt: String,
     end: Arc<RunEnd>,
+    /// The session's worktree: its branch is brought into the project after the run.
+    worktree: Option<paddock_worktree::Worktree>,
 }
 
 /// How a run ended, and whether its session was saved.
@@ -347,6 +402,7 @@ impl PreparedRun {
             writer,
             prompt,
             end,
+            worktree,
             ..
         } = self;
         // Marks the session idle even if the run panics.
@@ -354,6 +410,16 @@ impl PreparedRun {
         tracing::info!(session = %session_id, "run started");
         let result = agent.run(&prompt).await;
         writer.flush();
+        if let Some(w) = worktree {
+            // What the agent committed shows as `paddock/<name>` in the project at once.
+            match tokio::task::spawn_blocking(move || w.sync()).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    tracing::warn!(session = %session_id, "worktree branch not brought over: {e}")
+                }
+                Err(e) => tracing::warn!(session = %session_id, "worktree sync stopped: {e}"),
+            }
+        }
         let save_error = writer.error();
         if let Some(e) = &save_error {
             tracing::error!(session = %session_id, "session file write failed: {e}");

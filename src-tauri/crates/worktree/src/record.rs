@@ -86,6 +86,15 @@ impl Worktree {
         self.save()
     }
 
+    /// A merged worktree a session works in again has work not merged yet.
+    pub fn reopen(&mut self) -> Result<(), WorktreeError> {
+        if matches!(self.record.info.state, WorktreeState::Merged { .. }) {
+            self.record.info.state = WorktreeState::Active;
+            self.save()?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn save(&self) -> Result<(), WorktreeError> {
         save(&self.layout, &self.record)
     }

@@ -10,3 +10,4 @@ mod rule_links;
 mod rules;
 mod runtime;
 mod settings;
+mod worktree_wall;

@@ -29,7 +29,11 @@ impl Ws {
         std::fs::create_dir(&ws).unwrap();
         Self {
             _dir: dir,
-            project: Project { root, settings },
+            project: Project {
+                root,
+                settings,
+                worktree: None,
+            },
             root: ws,
         }
     }

@@ -12,7 +12,14 @@ fn project(settings: ProjectSettings) -> (tempfile::TempDir, Project) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".agent-workspace")).unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
-    (dir, Project { root, settings })
+    (
+        dir,
+        Project {
+            root,
+            settings,
+            worktree: None,
+        },
+    )
 }
 
 fn bash_asks() -> ProjectSettings {
@@ -132,6 +139,7 @@ fn a_rule_saved_during_a_run_applies_at_its_next_call() {
     let updated = Project {
         root: p.root.clone(),
         settings: s,
+        worktree: None,
     };
     paddock_host::rules::load_into(&book, &updated).unwrap();
     let d = running.check_call("bash", &call);

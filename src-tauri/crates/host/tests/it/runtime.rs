@@ -254,6 +254,7 @@ fn grants_need_no_model_or_key() {
     let project = Project {
         root: dir.path().to_path_buf(),
         settings,
+        worktree: None,
     };
     let info = ProjectTools::new(
         &project,
@@ -289,6 +290,7 @@ fn teammates_add_delegation() {
     let project = Project {
         root: dir.path().to_path_buf(),
         settings,
+        worktree: None,
     };
     let info = ProjectTools::new(
         &project,

@@ -1,0 +1,188 @@
+//! `paddock worktree` and `exec --worktree`: sessions' own checkouts, listed, committed,
+//! merged, kept or discarded from a terminal (the same host functions as the app).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use paddock_host::session::SessionStore;
+use paddock_host::trust::TrustStore;
+use paddock_host::{RunService, canonical_dir};
+use paddock_protocol::{MergeOutcome, WorktreeCreated, WorktreeInfo, WorktreeState};
+use serde_json::json;
+
+use crate::cli::WorktreeAction;
+use crate::exit::{CliError, Code};
+use crate::files::project_dir;
+use crate::keys::CliKeys;
+use crate::output;
+
+pub fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliError> {
+    let root = canonical_dir(&project_dir(project)?)?;
+    let service = RunService::new(
+        SessionStore::open_default()?,
+        Arc::new(CliKeys),
+        TrustStore::open_default()?,
+    );
+    match action {
+        WorktreeAction::List { json } => {
+            let list = service.worktrees(&root)?;
+            if *json {
+                output::json_line(&json!(list));
+            } else if list.is_empty() {
+                output::err(
+                    "paddock: no worktrees in this project (start one with paddock exec --worktree)",
+                );
+            } else {
+                for w in &list {
+                    output::out(&format!("{}\n", line(w)));
+                }
+            }
+            Ok(Code::Success)
+        }
+        WorktreeAction::Changes { session, json } => {
+            let changes = service.worktree_changes(&root, session)?;
+            if *json {
+                output::json_line(&json!(changes));
+            } else {
+                output::out(&format!(
+                    "{} commit(s) beyond the base, {} file(s) not committed\n",
+                    changes.commits,
+                    changes.uncommitted.len()
+                ));
+                for f in &changes.files {
+                    output::out(&format!("  {f}\n"));
+                }
+            }
+            Ok(Code::Success)
+        }
+        WorktreeAction::Commit { session, message } => {
+            match service.commit_worktree(&root, session, message.as_deref())? {
+                Some(c) => output::err(&format!("paddock: committed {}", short(&c))),
+                None => output::err("paddock: nothing to commit"),
+            }
+            Ok(Code::Success)
+        }
+        WorktreeAction::Merge {
+            session,
+            into,
+            message,
+            json,
+        } => {
+            let outcome =
+                service.merge_worktree(&root, session, into.as_deref(), message.as_deref())?;
+            if *json {
+                output::json_line(&json!(outcome));
+            }
+            Ok(say_merge(&outcome))
+        }
+        WorktreeAction::Keep { session } => {
+            let info = service.keep_worktree(&root, session)?;
+            output::err(&format!(
+                "paddock: kept branch {}; its checkout is removed",
+                info.branch
+            ));
+            Ok(Code::Success)
+        }
+        WorktreeAction::Discard { session, yes } => {
+            let lost = service.worktree_losses(&root, session)?;
+            let at_stake = lost.commits > 0 || !lost.uncommitted.is_empty();
+            if at_stake && !yes {
+                let mut text = format!(
+                    "discarding '{session}' loses {} commit(s) not merged and {} file(s) not committed:",
+                    lost.commits,
+                    lost.uncommitted.len()
+                );
+                for f in &lost.uncommitted {
+                    text.push_str(&format!("\n  {f}"));
+                }
+                text.push_str("\npass --yes to discard them, or merge or keep the branch first");
+                return Err(CliError::usage(text));
+            }
+            let info = service.worktree(&root, session)?.info().clone();
+            service.discard_worktree(&root, session)?;
+            output::err(&format!(
+                "paddock: discarded worktree {} (branch {} and its checkout removed)",
+                info.name, info.branch
+            ));
+            Ok(Code::Success)
+        }
+    }
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..10).unwrap_or(commit)
+}
+
+fn line(w: &WorktreeInfo) -> String {
+    let state = match &w.state {
+        WorktreeState::Active => "active".to_owned(),
+        WorktreeState::Merged { into, commit } => format!("merged into {into} ({})", short(commit)),
+        WorktreeState::Kept => "kept (branch only)".to_owned(),
+    };
+    format!(
+        "{}\t{}\t{}\tsession {}\t{}",
+        w.name,
+        w.branch,
+        state,
+        w.session.as_deref().unwrap_or("-"),
+        w.path
+    )
+}
+
+fn say_merge(outcome: &MergeOutcome) -> Code {
+    match outcome {
+        MergeOutcome::FastForward { into, commit } => {
+            output::err(&format!(
+                "paddock: {into} fast-forwarded to {}",
+                short(commit)
+            ));
+            Code::Success
+        }
+        MergeOutcome::Merged { into, commit } => {
+            output::err(&format!("paddock: merged into {into} as {}", short(commit)));
+            Code::Success
+        }
+        MergeOutcome::UpToDate { into } => {
+            output::err(&format!(
+                "paddock: {into} already has everything on the branch"
+            ));
+            Code::Success
+        }
+        MergeOutcome::Conflicts { into, files } => {
+            output::err(&format!(
+                "paddock: merging into {into} conflicts in {} file(s); nothing was changed:",
+                files.len()
+            ));
+            for f in files {
+                output::err(&format!("  {f}"));
+            }
+            output::err(
+                "paddock: resume the session and ask it to merge the branch in (git fetch origin; git merge origin/BRANCH), then merge again",
+            );
+            Code::Failure
+        }
+    }
+}
+
+/// `exec --worktree`: where the session works, and what was copied in.
+pub fn say_created(made: &WorktreeCreated, json: bool) {
+    let w = &made.worktree;
+    if json {
+        output::json_line(&json!({ "type": "worktree", "worktree": w, "copied": made.copied }));
+        return;
+    }
+    output::err(&format!(
+        "paddock: worktree {} on branch {} (from {}) at {}",
+        w.name, w.branch, w.base_ref, w.path
+    ));
+    if !made.copied.paths.is_empty() {
+        output::err(&format!(
+            "paddock: copied in {} ({} file(s))",
+            made.copied.paths.join(", "),
+            made.copied.files
+        ));
+    }
+    for s in &made.copied.skipped {
+        output::err(&format!("paddock: not copied: {s}"));
+    }
+}

@@ -1,0 +1,206 @@
+//! Sessions in their own worktree (issue 35), once for both shells: where checkouts and
+//! records live, making one with the project's trusted `worktree` settings, and landing
+//! one (commit, merge, keep, discard), refused while a prompt runs in it.
+
+use std::path::{Path, PathBuf};
+
+use paddock_protocol::{MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo};
+use paddock_worktree::{CreateOptions, Layout, Worktree};
+
+use crate::trust::TrustPolicy;
+use crate::{HostError, RunOptions, RunService};
+
+/// Puts session checkouts in this folder instead of beside Paddock's data folder.
+pub const WORKTREES_DIR_ENV: &str = "PADDOCK_WORKTREES_DIR";
+
+/// What a new worktree is called and made from.
+#[derive(Debug, Clone, Default)]
+pub struct NewWorktree {
+    /// Its name; derived from `hint` when unset.
+    pub name: Option<String>,
+    /// The first prompt, to derive a name from.
+    pub hint: Option<String>,
+}
+
+/// What discarding removed, for the user's record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscardReport {
+    pub commits: u32,
+    pub uncommitted: Vec<String>,
+}
+
+impl RunService {
+    /// The project's worktree folders: records beside the sessions (hidden from bash),
+    /// checkouts in a folder of their own (bash sees only the one it works in).
+    pub fn worktree_layout(&self, project: &Path) -> Layout {
+        let key = paddock_session::project_key(project);
+        let data = self.store().root().with_file_name("worktrees");
+        let checkouts = match std::env::var_os(WORKTREES_DIR_ENV).filter(|d| !d.is_empty()) {
+            Some(dir) => PathBuf::from(dir),
+            None => {
+                let data_dir = self.store().root().parent().unwrap_or(Path::new("."));
+                let name = data_dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "paddock".into());
+                data_dir.with_file_name(format!("{name}-worktrees"))
+            }
+        };
+        Layout {
+            records: data.join(&key),
+            checkouts: checkouts.join(key),
+        }
+    }
+
+    /// Makes a worktree for a new session: branch `paddock/<name>` from `worktree.baseRef`
+    /// (else HEAD), the trusted `worktree.copy` files copied in.
+    pub fn create_worktree(
+        &self,
+        project: &Path,
+        new: NewWorktree,
+        trust: TrustPolicy,
+    ) -> Result<WorktreeCreated, HostError> {
+        let settings = self.settings_for_run(project, &RunOptions::default(), trust)?;
+        let options = CreateOptions {
+            name: new.name,
+            hint: new.hint,
+            base_ref: settings.worktree.base_ref.clone(),
+            copy: settings.worktree.copy.clone(),
+        };
+        let (worktree, copied) =
+            paddock_worktree::create(project, &self.worktree_layout(project), &options)?;
+        tracing::info!(
+            name = worktree.name(),
+            files = copied.files,
+            "worktree made"
+        );
+        Ok(WorktreeCreated {
+            worktree: worktree.info().clone(),
+            copied,
+        })
+    }
+
+    /// The project's worktrees, oldest first.
+    pub fn worktrees(&self, project: &Path) -> Result<Vec<WorktreeInfo>, HostError> {
+        Ok(paddock_worktree::list(&self.worktree_layout(project))?
+            .iter()
+            .map(|w| w.info().clone())
+            .collect())
+    }
+
+    /// The worktree named `name` (or worked in by the session `name`).
+    pub fn worktree(&self, project: &Path, name: &str) -> Result<Worktree, HostError> {
+        Ok(paddock_worktree::open(
+            &self.worktree_layout(project),
+            name,
+        )?)
+    }
+
+    /// The worktree a session works in, if any.
+    pub fn session_worktree(
+        &self,
+        project: &Path,
+        session: &str,
+    ) -> Result<Option<Worktree>, HostError> {
+        Ok(paddock_worktree::open_for_session(
+            &self.worktree_layout(project),
+            session,
+        )?)
+    }
+
+    /// What the worktree's branch and checkout hold beyond its base.
+    pub fn worktree_changes(
+        &self,
+        project: &Path,
+        name: &str,
+    ) -> Result<WorktreeChanges, HostError> {
+        Ok(self.worktree(project, name)?.changes()?)
+    }
+
+    /// Commits what the checkout has not committed (`None`: nothing to commit).
+    pub fn commit_worktree(
+        &self,
+        project: &Path,
+        name: &str,
+        message: Option<&str>,
+    ) -> Result<Option<String>, HostError> {
+        let worktree = self.idle_worktree(project, name)?;
+        let message = self.commit_message(project, &worktree, message);
+        let commit = worktree.commit(&message)?;
+        worktree.sync()?;
+        Ok(commit)
+    }
+
+    /// Commits what is left and merges the branch into `into` (default: the project's
+    /// current branch). Conflicts change nothing and are listed.
+    pub fn merge_worktree(
+        &self,
+        project: &Path,
+        name: &str,
+        into: Option<&str>,
+        message: Option<&str>,
+    ) -> Result<MergeOutcome, HostError> {
+        let mut worktree = self.idle_worktree(project, name)?;
+        let message = self.commit_message(project, &worktree, message);
+        Ok(worktree.merge(into, &message)?)
+    }
+
+    /// Commits what is left, keeps the branch and removes the checkout.
+    pub fn keep_worktree(&self, project: &Path, name: &str) -> Result<WorktreeInfo, HostError> {
+        let mut worktree = self.idle_worktree(project, name)?;
+        let message = self.commit_message(project, &worktree, None);
+        worktree.keep(&message)?;
+        Ok(worktree.info().clone())
+    }
+
+    /// What discarding the worktree would lose.
+    pub fn worktree_losses(&self, project: &Path, name: &str) -> Result<DiscardReport, HostError> {
+        let lost = self.worktree(project, name)?.would_lose()?;
+        Ok(DiscardReport {
+            commits: lost.commits,
+            uncommitted: lost.uncommitted,
+        })
+    }
+
+    /// Removes the checkout, the branch and the record.
+    pub fn discard_worktree(&self, project: &Path, name: &str) -> Result<DiscardReport, HostError> {
+        let worktree = self.idle_worktree(project, name)?;
+        let lost = worktree.discard()?;
+        Ok(DiscardReport {
+            commits: lost.commits,
+            uncommitted: lost.uncommitted,
+        })
+    }
+
+    fn idle_worktree(&self, project: &Path, name: &str) -> Result<Worktree, HostError> {
+        let worktree = self.worktree(project, name)?;
+        if let Some(session) = &worktree.info().session
+            && self.runs().is_running(project, session)
+        {
+            return Err(HostError::Busy(format!(
+                "a prompt is running in the worktree '{}'; stop it or wait for it to finish",
+                worktree.name()
+            )));
+        }
+        Ok(worktree)
+    }
+
+    /// The message for Paddock's own commit: the user's, else the session's title.
+    fn commit_message(&self, project: &Path, worktree: &Worktree, given: Option<&str>) -> String {
+        if let Some(m) = given.map(str::trim).filter(|m| !m.is_empty()) {
+            return m.to_owned();
+        }
+        let title = worktree
+            .info()
+            .session
+            .as_deref()
+            .and_then(|s| self.store().load(project, s).ok())
+            .map(|s| s.header.title)
+            .unwrap_or_default();
+        if title.is_empty() {
+            format!("Paddock session {}", worktree.name())
+        } else {
+            format!("{title}\n\nPaddock session {}", worktree.name())
+        }
+    }
+}
