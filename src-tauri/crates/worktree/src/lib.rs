@@ -81,6 +81,20 @@ pub enum WorktreeError {
     Record { path: PathBuf, detail: String },
 }
 
+/// A name git and the file system both take: lowercase letters, digits, `.`, `-`, `_`.
+pub(crate) fn valid_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !name.is_empty()
+        && name.len() <= MAX_NAME
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes.iter().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_')
+        })
+        && !name.contains("..")
+        && !name.ends_with(".lock")
+        && !name.ends_with('.')
+}
+
 pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> WorktreeError {
     let context = context.into();
     move |source| WorktreeError::Io { context, source }

@@ -8,7 +8,7 @@ use paddock_protocol::{CopiedFiles, WorktreeInfo, WorktreeState};
 
 use crate::git::{Git, Repo};
 use crate::record::{Layout, Record, Worktree, private_dir};
-use crate::{BRANCH_PREFIX, MAX_NAME, WorktreeError, io};
+use crate::{BRANCH_PREFIX, WorktreeError, io, valid_name};
 
 /// What a new worktree starts from.
 #[derive(Debug, Clone, Default)]
@@ -21,20 +21,6 @@ pub struct CreateOptions {
     pub base_ref: Option<String>,
     /// Globs over the project of untracked files to copy in.
     pub copy: Vec<String>,
-}
-
-/// A name git and the file system both take: lowercase letters, digits, `.`, `-`, `_`.
-pub(crate) fn valid_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !name.is_empty()
-        && name.len() <= MAX_NAME
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes.iter().all(|b| {
-            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_')
-        })
-        && !name.contains("..")
-        && !name.ends_with(".lock")
-        && !name.ends_with('.')
 }
 
 /// A worktree name from free text: its first words, lowercase, joined by `-`.

@@ -176,7 +176,7 @@ pub fn list(layout: &Layout) -> Result<Vec<Worktree>, WorktreeError> {
 
 /// The worktree named `name` (a session id names its worktree too).
 pub fn open(layout: &Layout, name: &str) -> Result<Worktree, WorktreeError> {
-    if crate::make::valid_name(name) {
+    if crate::valid_name(name) {
         let path = layout.record_path(name);
         if path.is_file() {
             return load(layout, &path);
