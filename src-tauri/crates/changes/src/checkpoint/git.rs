@@ -58,6 +58,25 @@ pub(crate) fn discover(root: &Path) -> Option<PathBuf> {
     None
 }
 
+/// Alternate object folders followed at most.
+const MAX_ALTERNATES: usize = 4;
+
+/// gitoxide opens pack files with a plain open: a FIFO would block it.
+fn check_packs(objects: &Path) -> Result<(), String> {
+    match std::fs::read_dir(objects.join("pack")) {
+        Ok(entries) => {
+            for entry in entries.flatten() {
+                if !entry.file_type().is_ok_and(|t| t.is_file()) {
+                    return Err(format!("{} is not a regular file", entry.path().display()));
+                }
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("{}/pack: {e}", objects.display())),
+    }
+}
+
 impl Repo {
     /// Opens the object database of `git_dir`; `Err` says why it is not used.
     pub fn open(git_dir: &Path) -> Result<Self, String> {
@@ -66,20 +85,26 @@ impl Repo {
         if !meta.is_dir() {
             return Err("objects is not a folder".into());
         }
-        if std::fs::symlink_metadata(objects.join("info/alternates")).is_ok() {
-            return Err("the repository borrows objects from elsewhere (alternates)".into());
-        }
-        // gitoxide opens pack files with a plain open: a FIFO would block it.
-        match std::fs::read_dir(objects.join("pack")) {
-            Ok(entries) => {
-                for entry in entries.flatten() {
-                    if !entry.file_type().is_ok_and(|t| t.is_file()) {
-                        return Err(format!("{} is not a regular file", entry.path().display()));
-                    }
-                }
+        check_packs(&objects)?;
+        // A clone that borrows objects (a session's worktree): each folder it names is
+        // checked as its own (contents are still verified by their SHA-256 on use).
+        if let Some(text) = read_small(&objects.join("info/alternates"), MAX_REF_BYTES)? {
+            let named: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            if named.len() > MAX_ALTERNATES {
+                return Err("the repository borrows objects from too many places".into());
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("objects/pack: {e}")),
+            for other in named {
+                let other = objects.join(other.trim());
+                let meta = std::fs::symlink_metadata(&other)
+                    .map_err(|e| format!("alternate {}: {e}", other.display()))?;
+                if !meta.is_dir() {
+                    return Err(format!("alternate {} is not a folder", other.display()));
+                }
+                if std::fs::symlink_metadata(other.join("info/alternates")).is_ok() {
+                    return Err("an alternate borrows objects in turn".into());
+                }
+                check_packs(&other)?;
+            }
         }
         let options = gix_odb::store::init::Options {
             alloc_limit_bytes: Some(usize::try_from(MAX_META_OBJECT_BYTES).unwrap_or(usize::MAX)),

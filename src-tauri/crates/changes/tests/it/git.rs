@@ -236,3 +236,56 @@ fn a_repository_with_a_fifo_for_an_object_is_not_shared_with_and_nothing_blocks(
         .expect("the snapshot blocked");
     assert_eq!(got.unwrap(), (0, 40));
 }
+
+/// A session's worktree is a clone borrowing the project's objects (`alternates`).
+fn borrowing(f: &Fixture, source: &Path) {
+    git(source, &["init", "-q"]);
+    for i in 0..40 {
+        std::fs::create_dir_all(source.join("src")).unwrap();
+        std::fs::write(source.join(format!("src/f{i}.txt")), format!("file {i}\n")).unwrap();
+    }
+    git(source, &["add", "-A"]);
+    git(source, &["commit", "-q", "-m", "base"]);
+    git(source, &["gc", "-q"]);
+    std::fs::remove_dir(&f.ws).unwrap();
+    git(
+        source.parent().unwrap(),
+        &[
+            "clone",
+            "-q",
+            "--shared",
+            source.to_str().unwrap(),
+            f.ws.to_str().unwrap(),
+        ],
+    );
+}
+
+#[test]
+fn a_clone_that_borrows_objects_shares_them_and_a_fifo_in_the_lender_is_refused() {
+    let f = Fixture::new();
+    let lender = tempfile::tempdir().unwrap();
+    let source = lender.path().join("project");
+    std::fs::create_dir(&source).unwrap();
+    borrowing(&f, &source);
+    assert!(f.path(".git/objects/info/alternates").exists());
+    let snap = f.snapshot();
+    assert_eq!(snap.shared, 40, "read through the alternate: {snap:?}");
+
+    let f = Fixture::new();
+    let lender = tempfile::tempdir().unwrap();
+    let source = lender.path().join("project");
+    std::fs::create_dir(&source).unwrap();
+    borrowing(&f, &source);
+    mkfifo(&source.join(".git/objects/pack/pack-trap.idx"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let guard = f.guard.clone();
+    let dir = f.store_dir();
+    std::thread::spawn(move || {
+        let store = paddock_changes::CheckpointStore::open(dir).unwrap();
+        let _ = tx.send(store.snapshot(&guard).map(|s| (s.shared, s.files)));
+    });
+    let got = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the snapshot blocked");
+    assert_eq!(got.unwrap(), (0, 40));
+}

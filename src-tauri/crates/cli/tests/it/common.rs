@@ -92,6 +92,11 @@ impl Env {
         paddock_host::trust::TrustStore::new(self.config_dir().join("trust.json"))
     }
 
+    /// The runs' HOME.
+    pub fn home(&self) -> PathBuf {
+        std::fs::canonicalize(self.home.path()).expect("home path")
+    }
+
     pub fn config_dir(&self) -> PathBuf {
         self.home.path().join("config/paddock")
     }

@@ -19,3 +19,4 @@ mod rewind;
 mod rules;
 mod scripting;
 mod sessions;
+mod worktree;

@@ -1,0 +1,226 @@
+//! `paddock exec --worktree` and `paddock worktree` (issue 35): two runs at once in two
+//! worktrees of one repository edit the same file differently; the main checkout is
+//! untouched until a merge; the first merges, the second reports its conflict and changes
+//! nothing; discarding asks before losing work.
+
+use std::path::Path;
+use std::process::Command;
+
+use paddock_fake_model::{FakeServer, Reply};
+use serde_json::{Value, json};
+
+use crate::common::Env;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The fake model of one run: edit app.txt's second line to `line`, commit with bash, end.
+async fn model(line: &str, who: &str) -> FakeServer {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::tool_call(
+            "file_edit",
+            json!({"path": "app.txt", "old_string": "two", "new_string": line}),
+        )
+        .with_drip_ms(20),
+        Reply::tool_call(
+            "bash",
+            json!({"command": format!("git add -A && git -c user.name={who} -c user.email={who}@example.invalid commit -qm 'work of {who}' && git log -1 --format=%s")}),
+        ),
+        Reply::text("Done."),
+    ]);
+    server
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_runs_in_two_worktrees_one_merges_the_other_conflicts_and_the_main_checkout_waits() {
+    let (a, b) = (
+        model("two from a", "a").await,
+        model("two from b", "b").await,
+    );
+    let mut env = Env::new(&a, json!({"workspace": "project"}));
+    env.set_env(
+        "PADDOCK_WORKTREES_DIR",
+        &env.home().join("worktrees").display().to_string(),
+    );
+    let project = env.project();
+    std::fs::write(project.join("app.txt"), "one\ntwo\nthree\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "-qm", "base"]);
+    let base = git(&project, &["rev-parse", "HEAD"]);
+
+    let (url_a, url_b) = (a.url(), b.url());
+    let run_a = env
+        .command(&[
+            "exec",
+            "--preset",
+            "full",
+            "--worktree=left",
+            "--base-url",
+            &url_a,
+            "edit app.txt",
+        ])
+        .output();
+    let run_b = env
+        .command(&[
+            "exec",
+            "--preset",
+            "full",
+            "--worktree",
+            "--base-url",
+            &url_b,
+            "Make app.txt say b",
+        ])
+        .output();
+    let (run_a, run_b) = tokio::join!(run_a, run_b);
+    let (run_a, run_b) = (
+        crate::common::Run::from(run_a.unwrap()),
+        crate::common::Run::from(run_b.unwrap()),
+    );
+    run_a.expect_code(0);
+    run_b.expect_code(0);
+    assert!(
+        run_a
+            .stderr
+            .contains("paddock: worktree left on branch paddock/left"),
+        "{}",
+        run_a.stderr
+    );
+    assert!(
+        run_b
+            .stderr
+            .contains("on branch paddock/make-app-txt-say-b"),
+        "{}",
+        run_b.stderr
+    );
+
+    // Nothing reached the main checkout; each branch holds its own commit.
+    assert_eq!(
+        std::fs::read_to_string(project.join("app.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    assert_eq!(git(&project, &["rev-parse", "main"]), base);
+    assert_eq!(
+        git(&project, &["log", "-1", "--format=%s", "paddock/left"]),
+        "work of a"
+    );
+    assert_eq!(
+        git(&project, &["show", "paddock/make-app-txt-say-b:app.txt"]),
+        "one\ntwo from b\nthree"
+    );
+
+    let listed = env.run(&["worktree", "list", "--json"]).await;
+    listed.expect_code(0);
+    let list: Value = serde_json::from_str(listed.stdout.trim()).unwrap();
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{list}");
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["state"] == "active" && w["session"].is_string()),
+        "{list}"
+    );
+    let session_b = run_b.session_id();
+
+    // The first merges (a fast-forward: main has not moved); the checkout follows.
+    let merged = env.run(&["worktree", "merge", "left"]).await;
+    merged.expect_code(0);
+    assert!(
+        merged.stderr.contains("main fast-forwarded"),
+        "{}",
+        merged.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("app.txt")).unwrap(),
+        "one\ntwo from a\nthree\n"
+    );
+    let after_a = git(&project, &["rev-parse", "main"]);
+
+    // The second, named by its session, conflicts: listed, exit 1, nothing moved.
+    let conflict = env.run(&["worktree", "merge", &session_b, "--json"]).await;
+    conflict.expect_code(1);
+    let outcome: Value = serde_json::from_str(conflict.stdout.trim()).unwrap();
+    assert_eq!(
+        outcome,
+        json!({"outcome": "conflicts", "into": "main", "files": ["app.txt"]})
+    );
+    assert!(
+        conflict.stderr.contains("nothing was changed"),
+        "{}",
+        conflict.stderr
+    );
+    assert_eq!(git(&project, &["rev-parse", "main"]), after_a);
+    assert_eq!(git(&project, &["status", "--porcelain"]), "");
+
+    // Discarding work not merged asks first, then removes the checkout and the branch.
+    let refused = env.run(&["worktree", "discard", &session_b]).await;
+    refused.expect_code(2);
+    assert!(
+        refused.stderr.contains("loses 1 commit(s) not merged"),
+        "{}",
+        refused.stderr
+    );
+    let checkout = env.home().join("worktrees");
+    let discarded = env.run(&["worktree", "discard", &session_b, "--yes"]).await;
+    discarded.expect_code(0);
+    assert!(
+        git(
+            &project,
+            &["branch", "--list", "paddock/make-app-txt-say-b"]
+        )
+        .is_empty()
+    );
+    let left: Vec<_> =
+        std::fs::read_dir(checkout.read_dir().unwrap().next().unwrap().unwrap().path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+    assert_eq!(
+        left,
+        ["left"],
+        "only the merged worktree's checkout is left"
+    );
+
+    // The merged session goes on in its worktree.
+    a.push_all([
+        Reply::tool_call("file_read", json!({"path": "app.txt"})),
+        Reply::text("Still here."),
+    ]);
+    let resumed = env
+        .run(&[
+            "resume",
+            "--preset",
+            "full",
+            "--base-url",
+            &url_a,
+            &run_a.session_id(),
+            "read it again",
+        ])
+        .await;
+    resumed.expect_code(0);
+    let listed = env.run(&["worktree", "list"]).await;
+    assert!(
+        listed.stdout.contains("left\tpaddock/left\tactive"),
+        "{}",
+        listed.stdout
+    );
+}
