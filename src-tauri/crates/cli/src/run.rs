@@ -117,6 +117,16 @@ async fn run_prompt(
             };
             let made = service.create_worktree(live.root(), new, trust_policy(args))?;
             crate::worktree::say_created(&made, args.json);
+            let stored =
+                service.settings_for_run(live.root(), &args.options(), trust_policy(args))?;
+            crate::worktree::setup(
+                service,
+                live.root(),
+                &made.worktree.name,
+                &args.options().apply(&stored),
+                args.json,
+            )
+            .await?;
             worktree = Some(made.worktree.name);
             SessionTarget::New
         }

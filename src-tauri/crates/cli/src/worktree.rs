@@ -186,3 +186,62 @@ pub fn say_created(made: &WorktreeCreated, json: bool) {
         output::err(&format!("paddock: not copied: {s}"));
     }
 }
+
+/// `worktree.setup` in the new checkout, inside its wall: said before, its output after,
+/// its failure said (the session runs all the same: the agent may fix what failed).
+pub async fn setup(
+    service: &RunService,
+    root: &Path,
+    name: &str,
+    settings: &paddock_protocol::ProjectSettings,
+    json: bool,
+) -> Result<(), CliError> {
+    let Some(command) = &settings.worktree.setup else {
+        return Ok(());
+    };
+    output::err(&format!("paddock: setting up the worktree: {command}"));
+    let refused = Arc::new(paddock_host::FnSink(|event| {
+        if let paddock_protocol::AgentEvent::Connection(c) = event
+            && !c.allowed
+        {
+            output::err(&format!(
+                "paddock: setup: connection to {}:{} refused ({})",
+                c.host.as_deref().unwrap_or("?"),
+                c.port.unwrap_or(0),
+                c.why
+            ));
+        }
+    }));
+    let report = service
+        .setup_worktree(
+            root,
+            name,
+            settings,
+            paddock_host::AskPolicy::HeadlessDeny,
+            refused,
+        )
+        .await?;
+    let Some(report) = report else {
+        return Ok(());
+    };
+    if json {
+        output::json_line(&json!({
+            "type": "worktree_setup",
+            "command": report.command,
+            "ok": report.ok,
+            "output": report.output,
+        }));
+    } else {
+        for line in report.output.lines() {
+            output::err(&format!("  | {line}"));
+        }
+    }
+    if report.ok {
+        output::err("paddock: worktree setup done");
+    } else {
+        output::err(
+            "paddock: warning: the worktree setup failed (output above); the session runs all the same",
+        );
+    }
+    Ok(())
+}

@@ -29,6 +29,7 @@ mod tools;
 pub mod trust;
 pub mod workspace;
 mod worktree;
+mod worktree_setup;
 
 pub use checkpoints::ProjectCheckpoints;
 pub use error::{HostError, HostErrorKind};
@@ -46,6 +47,7 @@ pub use runtime::{MAIN_AGENT, ProjectRuntime};
 pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};
 pub use tools::{ProjectTools, RunLimits, TeamModel};
 pub use worktree::{DiscardReport, NewWorktree, WORKTREES_DIR_ENV};
+pub use worktree_setup::{SETUP_TIMEOUT_SECS, SetupReport};
 
 // What the shells name of the crates below, so that they depend on this crate alone.
 pub use paddock_changes::unified as unified_diff;

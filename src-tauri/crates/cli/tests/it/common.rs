@@ -242,8 +242,8 @@ pub fn parse_json_lines(stdout: &str) -> JsonRun {
         match value["type"].as_str() {
             Some("session") => session = value,
             Some("exit") => exit = value,
-            // The CLI's own closing record (the whole answer), not an agent event.
-            Some("message") => {}
+            // The CLI's own records (the whole answer, a worktree made), not agent events.
+            Some("message" | "worktree" | "worktree_setup") => {}
             _ => events.push(
                 serde_json::from_value(value)
                     .unwrap_or_else(|e| panic!("not an AgentEvent ({e}): {line}")),

@@ -224,3 +224,131 @@ async fn two_runs_in_two_worktrees_one_merges_the_other_conflicts_and_the_main_c
         listed.stdout
     );
 }
+
+/// A project whose tests need an ignored `.env` and `node_modules` (a local package
+/// installed by `npm ci`, offline): a new worktree runs them green with no manual step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_and_copy_make_a_new_worktree_ready_for_the_project_tests() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::tool_call("bash", json!({"command": "node test.js"})),
+        Reply::text("Tests pass."),
+    ]);
+    let mut env = Env::new(
+        &server,
+        json!({
+            "workspace": "project",
+            "worktree": {"setup": "npm ci --offline --no-audit --no-fund", "copy": [".env", "config/*.local.json"]},
+        }),
+    );
+    env.set_env(
+        "PADDOCK_WORKTREES_DIR",
+        &env.home().join("worktrees").display().to_string(),
+    );
+    let project = env.project();
+    let write = |rel: &str, text: &str| {
+        let path = project.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "vendor/greet/package.json",
+        r#"{"name": "greet", "version": "1.0.0", "main": "index.js"}"#,
+    );
+    write(
+        "vendor/greet/index.js",
+        "module.exports = (who) => `hello ${who}`;\n",
+    );
+    write(
+        "package.json",
+        r#"{"name": "app", "version": "1.0.0", "dependencies": {"greet": "file:vendor/greet"}}"#,
+    );
+    write(
+        "test.js",
+        "const fs = require('fs');\nconst greet = require('greet');\nconst who = fs.readFileSync('.env', 'utf8').match(/WHO=(\\w+)/)[1];\nconst local = JSON.parse(fs.readFileSync('config/app.local.json', 'utf8'));\nif (greet(who) !== 'hello world' || !local.ok) { console.log('TESTS FAILED'); process.exit(1); }\nconsole.log('TESTS PASSED');\n",
+    );
+    write(".gitignore", "node_modules/\n.env\n*.local.json\n");
+    write(".env", "WHO=world\n");
+    write("config/app.local.json", "{\"ok\": true}\n");
+    let npm = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--offline"])
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(
+        npm.status.success(),
+        "{}",
+        String::from_utf8_lossy(&npm.stderr)
+    );
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "-qm", "base"]);
+    assert!(git(&project, &["ls-files", "node_modules", ".env"]).is_empty());
+
+    let run = env
+        .run(&[
+            "exec",
+            "--preset",
+            "full",
+            "--worktree=ready",
+            "run the tests",
+        ])
+        .await;
+    run.expect_code(0);
+    assert!(
+        run.stderr
+            .contains("paddock: copied in .env, config/app.local.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("paddock: setting up the worktree: npm ci"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("paddock: worktree setup done"),
+        "{}",
+        run.stderr
+    );
+    let session = env.load(&run.session_id());
+    let results: Vec<String> = session
+        .history
+        .iter()
+        .flat_map(|m| m.tool_results().map(|r| r.content.to_string()))
+        .collect();
+    assert!(
+        results.iter().any(|r| r.contains("TESTS PASSED")),
+        "{results:?}"
+    );
+    let checkout = env.home().join("worktrees");
+    let ready = std::fs::read_dir(&checkout)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("ready");
+    assert!(
+        ready.join("node_modules/greet").exists(),
+        "npm ci ran in the checkout"
+    );
+
+    // A failing setup is said, and the session still runs.
+    let mut settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.join(".paddock/settings.json")).unwrap(),
+    )
+    .unwrap();
+    settings["worktree"]["setup"] = json!("echo broken >&2; exit 3");
+    env.write_settings(&settings.to_string());
+    server.push_all([Reply::text("Fine.")]);
+    let run = env.run(&["exec", "--worktree=broken", "hello"]).await;
+    run.expect_code(0);
+    assert!(run.stderr.contains("  | broken"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the worktree setup failed"),
+        "{}",
+        run.stderr
+    );
+}

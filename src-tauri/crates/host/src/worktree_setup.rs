@@ -1,0 +1,105 @@
+//! `worktree.setup`: the project's command that makes a new checkout ready (`npm ci`), run
+//! by bash in the session's own wall: the checkout its only writable place, the project's
+//! network policy, the scrubbed environment, bash's time limit raised to its maximum.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use paddock_core::{Approvals, AskPolicy, EventSink, ToolContext, ToolRegistry};
+use paddock_protocol::{ProjectSettings, ToolCall};
+
+use crate::project::{Project, WorktreeWall};
+use crate::{HostError, RunService};
+
+/// Seconds the setup may take (bash's own maximum).
+pub const SETUP_TIMEOUT_SECS: u64 = 600;
+
+/// What the setup command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupReport {
+    pub command: String,
+    pub ok: bool,
+    /// bash's result as the model would see it (bounded; exit code at the end).
+    pub output: String,
+}
+
+impl RunService {
+    /// Runs the (trusted) `worktree.setup` of `settings` in the worktree `name`; `None`
+    /// when the settings have none. Connections and held files go to `events`. Nobody is
+    /// asked: a host the network rules do not allow is refused (`policy` decides), and
+    /// the output names it.
+    pub async fn setup_worktree(
+        &self,
+        project: &Path,
+        name: &str,
+        settings: &ProjectSettings,
+        policy: AskPolicy,
+        events: Arc<dyn EventSink>,
+    ) -> Result<Option<SetupReport>, HostError> {
+        let Some(command) = settings.worktree.setup.clone() else {
+            return Ok(None);
+        };
+        let worktree = self.worktree(project, name)?;
+        let mut settings = settings.clone();
+        // The checkout is the workspace: setup fills the whole tree, whatever the mode.
+        settings.workspace = paddock_protocol::WorkspaceMode::Project;
+        let wall = Project {
+            root: crate::project::canonical_dir(&worktree.project_dir())?,
+            settings,
+            worktree: Some(WorktreeWall {
+                common_dir: worktree.common_dir().to_path_buf(),
+            }),
+        };
+        let env = wall.tool_env(Vec::new());
+        let status = {
+            let env = env.clone();
+            tokio::task::spawn_blocking(move || env.sandbox_status())
+                .await
+                .map_err(|e| HostError::Internal(e.to_string()))?
+        };
+        if !status.bash_runs {
+            // The same rule as the agent's bash: no wall, no command (unless accepted).
+            return Ok(Some(SetupReport {
+                command,
+                ok: false,
+                output: format!("not run: bash cannot be confined here ({})", status.summary),
+            }));
+        }
+        let mut registry = ToolRegistry::new();
+        paddock_tools::register_builtin_tools(&mut registry, &env)
+            .map_err(|e| HostError::Internal(e.to_string()))?;
+        let bash = registry
+            .get("bash")
+            .cloned()
+            .ok_or_else(|| HostError::Internal("bash is missing".into()))?;
+        let input = serde_json::json!({ "command": command, "timeout_secs": SETUP_TIMEOUT_SECS });
+        let call = Arc::new(ToolCall {
+            id: format!("worktree-setup-{name}"),
+            name: "bash".into(),
+            input: input.clone(),
+            parsed_from_text: false,
+        });
+        let ctx = ToolContext {
+            call: Some(call),
+            agent: "worktree setup".into(),
+            chain: Arc::from(vec!["worktree setup".to_owned()]),
+            cancel: tokio_util::sync::CancellationToken::new().into(),
+            events,
+            approvals: Arc::new(Approvals::new(policy)),
+            grants: Arc::default(),
+            writes: Arc::default(),
+            approved: None,
+            told: Arc::default(),
+        };
+        tracing::info!(worktree = name, %command, "worktree setup");
+        let (ok, output) = match bash.call(&input, &ctx).await {
+            Ok(out) => (!out.is_error(), out.content.into_string()),
+            Err(e) => (false, e.to_string()),
+        };
+        Ok(Some(SetupReport {
+            command,
+            ok,
+            output,
+        }))
+    }
+}
