@@ -16,6 +16,9 @@ const SAFE_CONFIG: &[&str] = &[
     "core.sshCommand=false",
     "protocol.allow=never",
     "protocol.file.allow=always",
+    // No maintenance left running in the background after Paddock's own commands.
+    "gc.auto=0",
+    "maintenance.auto=false",
 ];
 
 /// One repository to run git in.

@@ -162,7 +162,16 @@ fn make_checkout(
         checkout.as_os_str(),
     ])?;
     let git = Git::checkout(checkout);
-    git.run(["checkout", "--quiet", "-b", branch, base])?;
+    // Files written by one worker per core: the checkout is most of the time to ready.
+    git.run([
+        "-c",
+        "checkout.workers=0",
+        "checkout",
+        "--quiet",
+        "-b",
+        branch,
+        base,
+    ])?;
     verify(checkout, &repo.common_dir)
 }
 
