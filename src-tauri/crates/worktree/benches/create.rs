@@ -1,7 +1,7 @@
 //! Time to a ready worktree (clone sharing the objects, checkout, copy of ignored files;
 //! setup excluded) on a repository of ~27,000 files, and the disk it uses beyond the
 //! checked-out files. The tree is the cargo registry's sources when present (a real one),
-//! else a generated tree of the same shape. `cargo bench -p paddock-worktree`.
+//! else (or with `PADDOCK_BENCH_GENERATED=1`) a generated tree of as many ~1.5 KB files. `cargo bench -p paddock-worktree`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -121,7 +121,9 @@ fn main() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir(&project).unwrap();
-    let source = match registry() {
+    // PADDOCK_BENCH_GENERATED=1: the generated tree (smaller files) even where the registry is.
+    let generated_only = std::env::var_os("PADDOCK_BENCH_GENERATED").is_some();
+    let source = match registry().filter(|_| !generated_only) {
         Some(reg) => {
             let mut left = FILES;
             copy_tree(&reg, &project, &mut left);
