@@ -16,13 +16,15 @@ use paddock_protocol::{
     RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript,
     ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree,
 };
+use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
+use paddock_protocol::{WorktreeLanded, WorktreeLanding};
 use tauri::{AppHandle, State, WebviewWindow};
 
 use crate::contract::commands;
 use crate::error::{AppResult, internal};
 use crate::projects::canonical;
 use crate::state::Desktop;
-use crate::{deltas, grants, keys, links, notify, runs, sessions, updates, watch, windows};
+use crate::{grants, keys, links, notify, runs, sessions, updates, windows, worktrees};
 
 /// Runs blocking work (files, the session index, the keychain) off the async threads.
 pub async fn blocking<T: Send + 'static>(
@@ -305,28 +307,16 @@ commands! {
 
     // Runs and sessions
 
-    /// `session_id` (new when `sessionId` is null) and `feed`. The run continues in the
-    /// background; its `AgentEvent`s wait on the feed and end with `run_finished`. `busy` if that
-    /// session is already running.
+    /// `session_id` (new when `sessionId` is null; in `worktree` when given) and `feed`. The
+    /// run goes on in the background; its `AgentEvent`s wait on the feed and end with
+    /// `run_finished`. `busy` if that session is already running.
     fn send_prompt<R>[
         window: WebviewWindow<R>,
         state: State<'_, Desktop>,
         notifier: State<'_, Arc<notify::Notifier>>,
-    ](project: String, session_id: Option<String>, prompt: String) -> RunStarted {
-        let root = canonical(&project)?;
-        let label = window.label().to_owned();
-        let (feed, writer) = state.events.open(&label);
-        // The feed closes when the run's last event is in (the sink, and so the writer, dropped).
-        let sink = Arc::new(deltas::merging(move |event| writer.push(event)));
-        let name = crate::projects::name_of(&root);
-        let sink = notify::sink(window, name, notifier.inner().clone(), sink);
-        match runs::send_prompt(&state, &root, session_id, prompt, sink).await {
-            Ok(session_id) => Ok(RunStarted { session_id, feed }),
-            Err(e) => {
-                state.events.close(&label, feed);
-                Err(e)
-            }
-        }
+    ](project: String, session_id: Option<String>, prompt: String, worktree: Option<String>) -> RunStarted {
+        let (root, notifier) = (canonical(&project)?, notifier.inner().clone());
+        runs::start(window, &state, notifier, &root, session_id, prompt, worktree).await
     }
 
     /// The window's run `feed` events since the last call, waiting while there is none; `done`
@@ -395,15 +385,42 @@ commands! {
         session_id: String,
         format: ExportFormat,
     ) -> Option<String> {
-        let (root, store) = (canonical(&project)?, state.store().clone());
-        let (text, name) =
-            blocking(move || sessions::export(&store, &root, &session_id, format)).await?;
-        let Some(path) = windows::pick_save_path(&app, &name).await? else {
-            return Ok(None);
-        };
-        paddock_host::session::write_export(&path, &text)
-            .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
-        Ok(Some(path.to_string_lossy().into_owned()))
+        sessions::export_to(&app, &state, &canonical(&project)?, session_id, format).await
+    }
+
+    // Worktrees (worktrees.rs)
+
+    /// The project's session worktrees (branch `paddock/<name>`, state, session), oldest first.
+    fn worktrees[state: State<'_, Desktop>](project: String) -> Vec<WorktreeInfo> {
+        Ok(state.service.worktrees(&canonical(&project)?)?)
+    }
+
+    /// A worktree for a new session (`name`, else from `hint`): trusted `copy`, then `setup`.
+    fn create_worktree[state: State<'_, Desktop>](
+        project: String,
+        name: Option<String>,
+        hint: Option<String>,
+    ) -> WorktreeCreated {
+        worktrees::create(&state, &canonical(&project)?, name, hint).await
+    }
+
+    /// Commits, uncommitted files and files changed since the base.
+    fn worktree_changes[state: State<'_, Desktop>](project: String, name: String) -> WorktreeChanges {
+        Ok(state.service.worktree_changes(&canonical(&project)?, &name)?)
+    }
+
+    /// The project's branches to merge into (not the sessions' own) and the current one.
+    fn project_branches[state: State<'_, Desktop>](project: String) -> BranchList {
+        Ok(state.service.branches(&canonical(&project)?)?)
+    }
+
+    /// Commit, merge (conflicts change nothing), keep the branch only, or discard.
+    fn land_worktree[state: State<'_, Desktop>](
+        project: String,
+        name: String,
+        landing: WorktreeLanding,
+    ) -> WorktreeLanded {
+        worktrees::land(&state, &canonical(&project)?, name, landing).await
     }
 
     // Changes, rewinds and compaction
@@ -448,13 +465,8 @@ commands! {
         turn: u32,
         mode: RewindMode,
     ) -> SessionTranscript {
-        let (root, service) = (canonical(&project)?, state.service.clone());
         let request = RewindRequest { session: session_id.clone(), prompt, turn, mode };
-        blocking(move || {
-            service.rewind(&root, &request)?;
-            sessions::load(service.store(), &root, &session_id)
-        })
-        .await
+        sessions::after(&state, &project, session_id, move |s, root| s.rewind(root, &request)).await
     }
 
     /// The session after undoing the last rewind (refused once a prompt ran since).
@@ -462,12 +474,8 @@ commands! {
         project: String,
         session_id: String,
     ) -> SessionTranscript {
-        let (root, service) = (canonical(&project)?, state.service.clone());
-        blocking(move || {
-            service.undo_rewind(&root, &session_id)?;
-            sessions::load(service.store(), &root, &session_id)
-        })
-        .await
+        let id = session_id.clone();
+        sessions::after(&state, &project, session_id, move |s, root| s.undo_rewind(root, &id)).await
     }
 
     /// The session after the model summarized the start of the conversation.
@@ -491,12 +499,9 @@ commands! {
         project: String,
         session_id: String,
     ) -> SessionTranscript {
-        let (root, service) = (canonical(&project)?, state.service.clone());
-        blocking(move || {
-            service.undo_compaction(&root, &session_id)?;
-            sessions::load(service.store(), &root, &session_id)
-        })
-        .await
+        let id = session_id.clone();
+        sessions::after(&state, &project, session_id, move |s, root| s.undo_compaction(root, &id))
+            .await
     }
 
     /// The session with the latest compaction's summary (`id`) replaced.
@@ -506,12 +511,11 @@ commands! {
         id: String,
         summary: String,
     ) -> SessionTranscript {
-        let (root, service) = (canonical(&project)?, state.service.clone());
-        blocking(move || {
-            service.edit_compaction(&root, &session_id, &id, &summary)?;
-            sessions::load(service.store(), &root, &session_id)
-        })
-        .await
+        let sid = session_id.clone();
+        let edit = move |s: &paddock_host::RunService, root: &std::path::Path| {
+            s.edit_compaction(root, &sid, &id, &summary)
+        };
+        sessions::after(&state, &project, session_id, edit).await
     }
 
     /// AGENTS.md (or CLAUDE.md): what the agent is given, and notices about it.
@@ -540,20 +544,7 @@ commands! {
     fn watch_workspace<R>[window: WebviewWindow<R>, state: State<'_, Desktop>](
         project: String,
     ) -> u64 {
-        let root = canonical(&project)?;
-        let workspace = workspace::watchable_root(&root)?;
-        let (feed, writer) = state.changes.open(window.label());
-        // Replacing the watcher drops the old writer: the old feed's page is told it is done.
-        match watch::watch(&workspace, move |change| writer.push(change)) {
-            Ok(watch) => {
-                state.set_watcher(window.label(), watch);
-                Ok(feed)
-            }
-            Err(e) => {
-                state.changes.close(window.label(), feed);
-                Err(e)
-            }
-        }
+        state.watch_workspace(window.label(), &canonical(&project)?)
     }
 
     /// As `next_run_events`, for the watcher's changes.

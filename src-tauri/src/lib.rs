@@ -22,6 +22,7 @@ pub mod tail;
 pub mod updates;
 pub mod watch;
 pub mod windows;
+pub mod worktrees;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -7,18 +7,49 @@ use std::sync::Arc;
 
 use paddock_host::trust::TrustPolicy;
 use paddock_host::{Approver, EventSink, RunOptions, RunRequest, SessionTarget};
+use paddock_protocol::RunStarted;
+use tauri::{Runtime, WebviewWindow};
 
 use crate::error::{AppResult, ToAppError};
+use crate::notify::Notifier;
 use crate::state::Desktop;
 
-/// Starts `prompt` in a new session (`session` = None) or continues a stored one; returns the
-/// session id at once while the run goes on. `events` gets every event, ending with
+/// `send_prompt`: the run's events go to a feed of `window` (text deltas merged per frame,
+/// notifications raised while the window is not focused); the feed is closed again when
+/// the run could not start.
+pub async fn start<R: Runtime>(
+    window: WebviewWindow<R>,
+    desktop: &Desktop,
+    notifier: Arc<Notifier>,
+    root: &Path,
+    session: Option<String>,
+    prompt: String,
+    worktree: Option<String>,
+) -> AppResult<RunStarted> {
+    let label = window.label().to_owned();
+    let (feed, writer) = desktop.events.open(&label);
+    // The feed closes when the run's last event is in (the sink, and so the writer, dropped).
+    let sink = Arc::new(crate::deltas::merging(move |event| writer.push(event)));
+    let name = crate::projects::name_of(root);
+    let sink = crate::notify::sink(window, name, notifier, sink);
+    match send_prompt(desktop, root, session, prompt, worktree, sink).await {
+        Ok(session_id) => Ok(RunStarted { session_id, feed }),
+        Err(e) => {
+            desktop.events.close(&label, feed);
+            Err(e)
+        }
+    }
+}
+
+/// Starts `prompt` in a new session (`session` = None; in the worktree `worktree` when
+/// given) or continues a stored one; returns the session id at once while the run goes on. `events` gets every event, ending with
 /// `run_finished`.
 pub async fn send_prompt(
     desktop: &Desktop,
     root: &Path,
     session: Option<String>,
     prompt: String,
+    worktree: Option<String>,
     events: Arc<dyn EventSink>,
 ) -> AppResult<String> {
     let request = RunRequest {
@@ -31,7 +62,7 @@ pub async fn send_prompt(
         // The trust screen decides what applies; until then, Paddock's safe defaults.
         trust: TrustPolicy::SafeDefaults,
         output_schema: None,
-        worktree: None,
+        worktree,
     };
     let project = desktop.project(root);
     let prepared = desktop

@@ -121,6 +121,48 @@ fn file_stem(title: &str, id: &str) -> String {
     }
 }
 
+/// The session as it reads after `change` (a rewind, a compaction undone or edited), which
+/// runs off the async threads.
+pub async fn after<T: Send + 'static>(
+    desktop: &crate::state::Desktop,
+    project: &str,
+    session: String,
+    change: impl FnOnce(&RunService, &Path) -> Result<T, paddock_host::HostError> + Send + 'static,
+) -> AppResult<SessionTranscript> {
+    let (root, service) = (
+        crate::projects::canonical(project)?,
+        desktop.service.clone(),
+    );
+    paddock_host::blocking(
+        move || {
+            change(&service, &root)?;
+            load(service.store(), &root, &session)
+        },
+        crate::error::internal,
+    )
+    .await
+}
+
+/// `export_session`: the session as `format`, written where the native save dialog says
+/// (0600, never through a link); `None` when the dialog was cancelled.
+pub async fn export_to<R: tauri::Runtime>(
+    app: &tauri::AppHandle<R>,
+    desktop: &crate::state::Desktop,
+    root: &Path,
+    id: String,
+    format: ExportFormat,
+) -> AppResult<Option<String>> {
+    let (root, store) = (root.to_path_buf(), desktop.store().clone());
+    let (text, name) =
+        crate::commands::blocking(move || export(&store, &root, &id, format)).await?;
+    let Some(path) = crate::windows::pick_save_path(app, &name).await? else {
+        return Ok(None);
+    };
+    paddock_host::session::write_export(&path, &text)
+        .map_err(|e| crate::error::internal(format!("cannot write {}: {e}", path.display())))?;
+    Ok(Some(path.to_string_lossy().into_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

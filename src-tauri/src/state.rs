@@ -86,6 +86,23 @@ impl Desktop {
         lock(&self.watchers).insert(window.to_owned(), watch);
     }
 
+    /// `watch_workspace`: the window's watcher on the project's workspace, its changes on a
+    /// new feed (replacing the watcher ends the old feed, whose page is told it is done).
+    pub fn watch_workspace(&self, window: &str, root: &Path) -> crate::error::AppResult<u64> {
+        let workspace = paddock_host::workspace::watchable_root(root)?;
+        let (feed, writer) = self.changes.open(window);
+        match crate::watch::watch(&workspace, move |change| writer.push(change)) {
+            Ok(watch) => {
+                self.set_watcher(window, watch);
+                Ok(feed)
+            }
+            Err(e) => {
+                self.changes.close(window, feed);
+                Err(e)
+            }
+        }
+    }
+
     /// The window closed or loaded a new page: its watcher stops and its feeds go.
     pub fn forget_window(&self, window: &str) {
         lock(&self.watchers).remove(window);

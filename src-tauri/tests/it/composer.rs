@@ -24,6 +24,7 @@ async fn the_picked_model_answers_the_next_prompt() {
         &s.root,
         None,
         "first".into(),
+        None,
         Arc::new(tx.clone()),
     )
     .await
@@ -41,9 +42,16 @@ async fn the_picked_model_answers_the_next_prompt() {
     );
     assert_eq!(empty.code, AppErrorCode::Invalid);
 
-    runs::send_prompt(&s.desktop, &s.root, Some(id), "second".into(), Arc::new(tx))
-        .await
-        .unwrap();
+    runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        Some(id),
+        "second".into(),
+        None,
+        Arc::new(tx),
+    )
+    .await
+    .unwrap();
     events_until(&mut rx, finished).await;
     let models: Vec<String> = fake
         .model_requests()

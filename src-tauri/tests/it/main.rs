@@ -11,3 +11,4 @@ mod keys;
 mod mcp;
 mod rules;
 mod runs;
+mod worktrees;

@@ -33,6 +33,7 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
         &s.root,
         None,
         "write a".into(),
+        None,
         Arc::new(tx.clone()),
     )
     .await
@@ -56,6 +57,7 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
         &s.root,
         Some(id.clone()),
         "and then?".into(),
+        None,
         Arc::new(tx),
     )
     .await
@@ -95,9 +97,16 @@ async fn a_running_session_is_busy_until_stopped() {
     fake.push(Reply::text("back"));
     let s = setup(&fake, json!({}));
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let id = runs::send_prompt(&s.desktop, &s.root, None, "go".into(), Arc::new(tx.clone()))
-        .await
-        .unwrap();
+    let id = runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        None,
+        "go".into(),
+        None,
+        Arc::new(tx.clone()),
+    )
+    .await
+    .unwrap();
     events_until(&mut rx, |e| matches!(e, AgentEvent::TextDelta { .. })).await;
     assert!(s.desktop.runs().is_running(&s.root, &id));
 
@@ -106,6 +115,7 @@ async fn a_running_session_is_busy_until_stopped() {
         &s.root,
         Some(id.clone()),
         "again".into(),
+        None,
         Arc::new(tx.clone()),
     )
     .await
@@ -134,9 +144,16 @@ async fn a_running_session_is_busy_until_stopped() {
     );
     // Stopping an idle session is harmless; the next prompt runs.
     s.desktop.runs().stop(&s.root, &id);
-    runs::send_prompt(&s.desktop, &s.root, Some(id), "again".into(), Arc::new(tx))
-        .await
-        .unwrap();
+    runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        Some(id),
+        "again".into(),
+        None,
+        Arc::new(tx),
+    )
+    .await
+    .unwrap();
     let events = events_until(&mut rx, finished).await;
     assert_eq!(exit_of(&events), Some(ExitReason::EndTurn));
 }
@@ -155,9 +172,16 @@ async fn ask_tools_wait_for_the_user() {
     fake.push(Reply::text("done"));
     let s = setup(&fake, json!({"tools": {"file_write": "ask"}}));
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let id = runs::send_prompt(&s.desktop, &s.root, None, "two files".into(), Arc::new(tx))
-        .await
-        .unwrap();
+    let id = runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        None,
+        "two files".into(),
+        None,
+        Arc::new(tx),
+    )
+    .await
+    .unwrap();
 
     for (decision, file, ok) in [
         (ApprovalDecision::Once, "yes.txt", true),
@@ -203,9 +227,16 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
     let fake = FakeServer::start().await.unwrap();
     let s = setup(&fake, json!({"provider": "anthropic"}));
     let (tx, _rx) = mpsc::unbounded_channel();
-    let err = runs::send_prompt(&s.desktop, &s.root, None, "hi".into(), Arc::new(tx.clone()))
-        .await
-        .unwrap_err();
+    let err = runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        None,
+        "hi".into(),
+        None,
+        Arc::new(tx.clone()),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err.code, AppErrorCode::Provider, "{err:?}");
     assert!(err.message.contains("API key"), "{}", err.message);
     assert!(
@@ -214,9 +245,16 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
             .is_empty()
     );
 
-    let empty = runs::send_prompt(&s.desktop, &s.root, None, "  ".into(), Arc::new(tx.clone()))
-        .await
-        .unwrap_err();
+    let empty = runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        None,
+        "  ".into(),
+        None,
+        Arc::new(tx.clone()),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(empty.code, AppErrorCode::Invalid);
     // With a usable provider, an unknown session is reported as such.
     write_settings(
@@ -228,6 +266,7 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
         &s.root,
         Some("20250101-nope".into()),
         "hi".into(),
+        None,
         Arc::new(tx),
     )
     .await
@@ -247,7 +286,7 @@ async fn a_run_missing_an_untrusted_setting_says_it_waits_for_trust() {
                 "baseUrl": "http://127.0.0.1:9/v1", "model": "fake-model"}),
     );
     let (tx, _rx) = mpsc::unbounded_channel();
-    let err = runs::send_prompt(&s.desktop, &s.root, None, "hi".into(), Arc::new(tx))
+    let err = runs::send_prompt(&s.desktop, &s.root, None, "hi".into(), None, Arc::new(tx))
         .await
         .unwrap_err();
     assert!(
@@ -292,6 +331,7 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
         &s.root,
         None,
         "one".into(),
+        None,
         Arc::new(tx.clone()),
     )
     .await
@@ -311,7 +351,7 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
     .await
     .unwrap();
     s.desktop.service.keys_changed();
-    runs::send_prompt(&s.desktop, &s.root, None, "two".into(), Arc::new(tx))
+    runs::send_prompt(&s.desktop, &s.root, None, "two".into(), None, Arc::new(tx))
         .await
         .unwrap();
     let events = events_until(&mut rx, finished).await;
@@ -328,9 +368,16 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
     fake.push_all([Reply::text("one"), Reply::text("two"), Reply::text("three")]);
     let s = setup(&fake, json!({"model": "first-model"}));
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let id = runs::send_prompt(&s.desktop, &s.root, None, "hi".into(), Arc::new(tx.clone()))
-        .await
-        .unwrap();
+    let id = runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        None,
+        "hi".into(),
+        None,
+        Arc::new(tx.clone()),
+    )
+    .await
+    .unwrap();
     events_until(&mut rx, finished).await;
 
     let base = format!("{}/v1", fake.url());
@@ -344,6 +391,7 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
         &s.root,
         again,
         "more".into(),
+        None,
         Arc::new(tx.clone()),
     )
     .await
@@ -354,9 +402,16 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
         &s.root,
         &json!({"version": 1, "provider": "openai-compatible", "baseUrl": base, "model": "other-model"}),
     );
-    runs::send_prompt(&s.desktop, &s.root, Some(id), "last".into(), Arc::new(tx))
-        .await
-        .unwrap();
+    runs::send_prompt(
+        &s.desktop,
+        &s.root,
+        Some(id),
+        "last".into(),
+        None,
+        Arc::new(tx),
+    )
+    .await
+    .unwrap();
     events_until(&mut rx, finished).await;
 
     let models: Vec<String> = fake
@@ -396,6 +451,7 @@ async fn a_server_that_did_not_start_is_said_once_in_each_session() {
             &s.root,
             session,
             prompt.into(),
+            None,
             Arc::new(tx.clone()),
         )
     };

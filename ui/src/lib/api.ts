@@ -14,14 +14,15 @@ export * from './commands';
 export { toAppError } from './invoke';
 
 /** Starts a run and resolves with its session id; the run's events then reach `onEvent`, in
- * order, until its `run_finished`. */
+ * order, until its `run_finished`. A new session works in `worktree` when one is named. */
 export async function sendPrompt(
   project: string,
   sessionId: string | null,
   prompt: string,
   onEvent: (event: AgentEvent) => void,
+  worktree: string | null = null,
 ): Promise<string> {
-  const started = await commands.sendPrompt(project, sessionId, prompt);
+  const started = await commands.sendPrompt(project, sessionId, prompt, worktree);
   void follow(commands.nextRunEvents, started.feed, onEvent);
   return started.session_id;
 }

@@ -76,6 +76,16 @@ export type BashNetwork = "none" | "allow_list" | "whole";
 
 export type Batch<T> = { items: Array<T>, done: boolean, };
 
+export type BranchList = { 
+/**
+ * The branch the project's checkout is on (none when detached).
+ */
+current?: string, 
+/**
+ * Every local branch but the sessions' own (`paddock/…`).
+ */
+branches: Array<string>, };
+
 export type CallExplanation = { tool: string, 
 /**
  * Allow: runs; Ask: waits for the user; Deny: refused.
@@ -954,7 +964,11 @@ uncommitted: Array<string>,
  */
 files: Array<string>, };
 
-export type WorktreeCreated = { worktree: WorktreeInfo, copied: CopiedFiles, };
+export type WorktreeCreated = { worktree: WorktreeInfo, copied: CopiedFiles, 
+/**
+ * What `worktree.setup` did, when the (trusted) settings have one and it ran.
+ */
+setup?: WorktreeSetup, };
 
 export type WorktreeInfo = { name: string, 
 /**
@@ -983,6 +997,22 @@ session?: string,
  */
 created: string, } & ({ "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" });
 
+export type WorktreeLanded = { 
+/**
+ * The worktree as it now stands; none once discarded.
+ */
+worktree?: WorktreeInfo, 
+/**
+ * The commit Paddock made of what was left, if any.
+ */
+commit?: string, merge?: MergeOutcome, 
+/**
+ * Discarded: commits not merged and files not committed that went with it.
+ */
+lost?: WorktreeChanges, };
+
+export type WorktreeLanding = { "action": "commit", message: string | null, } | { "action": "merge", into: string | null, message: string | null, } | { "action": "keep" } | { "action": "discard" };
+
 export type WorktreeSettings = { 
 /**
  * The commit or branch a new session's branch starts from (default: the project's HEAD).
@@ -998,5 +1028,11 @@ setup?: string,
  * over the project, copied into each new checkout; a folder is copied whole.
  */
 copy: Array<string>, };
+
+export type WorktreeSetup = { command: string, ok: boolean, 
+/**
+ * bash's result (bounded; the exit code at its end).
+ */
+output: string, };
 
 export type WorktreeState = { "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" };

@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus, ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree } from './bindings';
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -127,9 +127,9 @@ export const openLink = (url: string) =>
 export const nextNotificationClick = (after: number | null) =>
   invokeCommand<NotificationClick | null>('next_notification_click', { after });
 
-/** `session_id` (new when `sessionId` is null) and `feed`. The run continues in the background; its `AgentEvent`s wait on the feed and end with `run_finished`. `busy` if that session is already running. */
-export const sendPrompt = (project: string, sessionId: string | null, prompt: string) =>
-  invokeCommand<RunStarted>('send_prompt', { project, sessionId, prompt });
+/** `session_id` (new when `sessionId` is null; in `worktree` when given) and `feed`. The run goes on in the background; its `AgentEvent`s wait on the feed and end with `run_finished`. `busy` if that session is already running. */
+export const sendPrompt = (project: string, sessionId: string | null, prompt: string, worktree: string | null) =>
+  invokeCommand<RunStarted>('send_prompt', { project, sessionId, prompt, worktree });
 
 /** The window's run `feed` events since the last call, waiting while there is none; `done` after the last; another window's or a closed feed: `{items: [], done: true}`. Polled, not a Tauri channel (each message a script the app evaluates; `feed.rs`). */
 export const nextRunEvents = (feed: number) =>
@@ -162,6 +162,26 @@ export const deleteSession = (project: string, sessionId: string) =>
 /** The path written (native save dialog), null when cancelled; written 0600, never through a link. */
 export const exportSession = (project: string, sessionId: string, format: ExportFormat) =>
   invokeCommand<string | null>('export_session', { project, sessionId, format });
+
+/** The project's session worktrees (branch `paddock/<name>`, state, session), oldest first. */
+export const worktrees = (project: string) =>
+  invokeCommand<Array<WorktreeInfo>>('worktrees', { project });
+
+/** A worktree for a new session (`name`, else from `hint`): trusted `copy`, then `setup`. */
+export const createWorktree = (project: string, name: string | null, hint: string | null) =>
+  invokeCommand<WorktreeCreated>('create_worktree', { project, name, hint });
+
+/** Commits, uncommitted files and files changed since the base. */
+export const worktreeChanges = (project: string, name: string) =>
+  invokeCommand<WorktreeChanges>('worktree_changes', { project, name });
+
+/** The project's branches to merge into (not the sessions' own) and the current one. */
+export const projectBranches = (project: string) =>
+  invokeCommand<BranchList>('project_branches', { project });
+
+/** Commit, merge (conflicts change nothing), keep the branch only, or discard. */
+export const landWorktree = (project: string, name: string, landing: WorktreeLanding) =>
+  invokeCommand<WorktreeLanded>('land_worktree', { project, name, landing });
 
 /** Where the project's checkpoints stand: the first snapshot's progress (taken in the background from `open_project` or a run's start), or why each turn walks the workspace. */
 export const checkpointStatus = (project: string) =>

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use paddock_host::session::SessionStore;
 use paddock_host::trust::TrustStore;
 use paddock_host::{RunService, canonical_dir};
-use paddock_protocol::{MergeOutcome, WorktreeCreated, WorktreeInfo, WorktreeState};
+use paddock_protocol::{
+    MergeOutcome, WorktreeCreated, WorktreeInfo, WorktreeLanding, WorktreeState,
+};
 use serde_json::json;
 
 use crate::cli::WorktreeAction;
@@ -56,7 +58,10 @@ pub fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliE
             Ok(Code::Success)
         }
         WorktreeAction::Commit { session, message } => {
-            match service.commit_worktree(&root, session, message.as_deref())? {
+            let message = message.clone();
+            let landed =
+                service.land_worktree(&root, session, WorktreeLanding::Commit { message })?;
+            match landed.commit {
                 Some(c) => output::err(&format!("paddock: committed {}", short(&c))),
                 None => output::err("paddock: nothing to commit"),
             }
@@ -68,19 +73,27 @@ pub fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliE
             message,
             json,
         } => {
-            let outcome =
-                service.merge_worktree(&root, session, into.as_deref(), message.as_deref())?;
+            let landing = WorktreeLanding::Merge {
+                into: into.clone(),
+                message: message.clone(),
+            };
+            let landed = service.land_worktree(&root, session, landing)?;
+            let Some(outcome) = landed.merge else {
+                return Err(CliError::failure("the merge said nothing"));
+            };
             if *json {
                 output::json_line(&json!(outcome));
             }
             Ok(say_merge(&outcome))
         }
         WorktreeAction::Keep { session } => {
-            let info = service.keep_worktree(&root, session)?;
-            output::err(&format!(
-                "paddock: kept branch {}; its checkout is removed",
-                info.branch
-            ));
+            let landed = service.land_worktree(&root, session, WorktreeLanding::Keep)?;
+            if let Some(info) = landed.worktree {
+                output::err(&format!(
+                    "paddock: kept branch {}; its checkout is removed",
+                    info.branch
+                ));
+            }
             Ok(Code::Success)
         }
         WorktreeAction::Discard { session, yes } => {
@@ -99,7 +112,7 @@ pub fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliE
                 return Err(CliError::usage(text));
             }
             let info = service.worktree(&root, session)?.info().clone();
-            service.discard_worktree(&root, session)?;
+            service.land_worktree(&root, session, WorktreeLanding::Discard)?;
             output::err(&format!(
                 "paddock: discarded worktree {} (branch {} and its checkout removed)",
                 info.name, info.branch

@@ -47,7 +47,7 @@ pub use runtime::{MAIN_AGENT, ProjectRuntime};
 pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};
 pub use tools::{ProjectTools, RunLimits, TeamModel};
 pub use worktree::{DiscardReport, NewWorktree, WORKTREES_DIR_ENV};
-pub use worktree_setup::{SETUP_TIMEOUT_SECS, SetupReport};
+pub use worktree_setup::SETUP_TIMEOUT_SECS;
 
 // What the shells name of the crates below, so that they depend on this crate alone.
 pub use paddock_changes::unified as unified_diff;

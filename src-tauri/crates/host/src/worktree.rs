@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use paddock_protocol::{MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo};
+use paddock_protocol::{
+    BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding,
+};
 use paddock_worktree::{CreateOptions, Layout, Worktree};
 
 use crate::trust::TrustPolicy;
@@ -77,7 +79,13 @@ impl RunService {
         Ok(WorktreeCreated {
             worktree: worktree.info().clone(),
             copied,
+            setup: None,
         })
+    }
+
+    /// The project repository's branches (not the sessions' own), for "merge into…".
+    pub fn branches(&self, project: &Path) -> Result<BranchList, HostError> {
+        Ok(paddock_worktree::Repo::open(project)?.branches()?)
     }
 
     /// The project's worktrees, oldest first.
@@ -117,55 +125,52 @@ impl RunService {
         Ok(self.worktree(project, name)?.changes()?)
     }
 
-    /// Commits what the checkout has not committed (`None`: nothing to commit).
-    pub fn commit_worktree(
+    /// Commits, merges, keeps or discards the worktree: one function for both shells.
+    /// Refused while a prompt runs in it. A merge's conflicts change nothing and are listed.
+    pub fn land_worktree(
         &self,
         project: &Path,
         name: &str,
-        message: Option<&str>,
-    ) -> Result<Option<String>, HostError> {
-        let worktree = self.idle_worktree(project, name)?;
-        let message = self.commit_message(project, &worktree, message);
-        let commit = worktree.commit(&message)?;
-        worktree.sync()?;
-        Ok(commit)
-    }
-
-    /// Commits what is left and merges the branch into `into` (default: the project's
-    /// current branch). Conflicts change nothing and are listed.
-    pub fn merge_worktree(
-        &self,
-        project: &Path,
-        name: &str,
-        into: Option<&str>,
-        message: Option<&str>,
-    ) -> Result<MergeOutcome, HostError> {
+        landing: WorktreeLanding,
+    ) -> Result<WorktreeLanded, HostError> {
         let mut worktree = self.idle_worktree(project, name)?;
-        let message = self.commit_message(project, &worktree, message);
-        Ok(worktree.merge(into, &message)?)
+        let mut landed = WorktreeLanded {
+            worktree: None,
+            commit: None,
+            merge: None,
+            lost: None,
+        };
+        match landing {
+            WorktreeLanding::Commit { message } => {
+                let message = self.commit_message(project, &worktree, message.as_deref());
+                landed.commit = worktree.commit(&message)?;
+                worktree.sync()?;
+            }
+            WorktreeLanding::Merge { into, message } => {
+                let message = self.commit_message(project, &worktree, message.as_deref());
+                landed.merge = Some(worktree.merge(into.as_deref(), &message)?);
+            }
+            WorktreeLanding::Keep => {
+                let message = self.commit_message(project, &worktree, None);
+                worktree.keep(&message)?;
+            }
+            WorktreeLanding::Discard => {
+                let lost = worktree.discard()?;
+                landed.lost = Some(WorktreeChanges {
+                    commits: lost.commits,
+                    files: lost.uncommitted.clone(),
+                    uncommitted: lost.uncommitted,
+                });
+                return Ok(landed);
+            }
+        }
+        landed.worktree = Some(worktree.info().clone());
+        Ok(landed)
     }
 
-    /// Commits what is left, keeps the branch and removes the checkout.
-    pub fn keep_worktree(&self, project: &Path, name: &str) -> Result<WorktreeInfo, HostError> {
-        let mut worktree = self.idle_worktree(project, name)?;
-        let message = self.commit_message(project, &worktree, None);
-        worktree.keep(&message)?;
-        Ok(worktree.info().clone())
-    }
-
-    /// What discarding the worktree would lose.
+    /// What discarding the worktree would lose: commits not merged, files not committed.
     pub fn worktree_losses(&self, project: &Path, name: &str) -> Result<DiscardReport, HostError> {
         let lost = self.worktree(project, name)?.would_lose()?;
-        Ok(DiscardReport {
-            commits: lost.commits,
-            uncommitted: lost.uncommitted,
-        })
-    }
-
-    /// Removes the checkout, the branch and the record.
-    pub fn discard_worktree(&self, project: &Path, name: &str) -> Result<DiscardReport, HostError> {
-        let worktree = self.idle_worktree(project, name)?;
-        let lost = worktree.discard()?;
         Ok(DiscardReport {
             commits: lost.commits,
             uncommitted: lost.uncommitted,

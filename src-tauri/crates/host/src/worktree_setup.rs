@@ -6,22 +6,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use paddock_core::{Approvals, AskPolicy, EventSink, ToolContext, ToolRegistry};
-use paddock_protocol::{ProjectSettings, ToolCall};
+use paddock_protocol::{ProjectSettings, ToolCall, WorktreeSetup};
 
 use crate::project::{Project, WorktreeWall};
 use crate::{HostError, RunService};
 
 /// Seconds the setup may take (bash's own maximum).
 pub const SETUP_TIMEOUT_SECS: u64 = 600;
-
-/// What the setup command did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SetupReport {
-    pub command: String,
-    pub ok: bool,
-    /// bash's result as the model would see it (bounded; exit code at the end).
-    pub output: String,
-}
 
 impl RunService {
     /// Runs the (trusted) `worktree.setup` of `settings` in the worktree `name`; `None`
@@ -35,7 +26,7 @@ impl RunService {
         settings: &ProjectSettings,
         policy: AskPolicy,
         events: Arc<dyn EventSink>,
-    ) -> Result<Option<SetupReport>, HostError> {
+    ) -> Result<Option<WorktreeSetup>, HostError> {
         let Some(command) = settings.worktree.setup.clone() else {
             return Ok(None);
         };
@@ -59,7 +50,7 @@ impl RunService {
         };
         if !status.bash_runs {
             // The same rule as the agent's bash: no wall, no command (unless accepted).
-            return Ok(Some(SetupReport {
+            return Ok(Some(WorktreeSetup {
                 command,
                 ok: false,
                 output: format!("not run: bash cannot be confined here ({})", status.summary),
@@ -96,7 +87,7 @@ impl RunService {
             Ok(out) => (!out.is_error(), out.content.into_string()),
             Err(e) => (false, e.to_string()),
         };
-        Ok(Some(SetupReport {
+        Ok(Some(WorktreeSetup {
             command,
             ok,
             output,

@@ -59,6 +59,6 @@ pub use trust::{TrustItem, TrustReport, TrustState};
 pub use updates::{AboutInfo, InstallKind, UpdateCheck, UpdateOffer};
 pub use usage::TokenUsage;
 pub use worktree::{
-    CopiedFiles, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeSettings,
-    WorktreeState,
+    BranchList, CopiedFiles, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo,
+    WorktreeLanded, WorktreeLanding, WorktreeSettings, WorktreeSetup, WorktreeState,
 };

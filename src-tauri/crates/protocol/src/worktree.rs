@@ -82,6 +82,30 @@ pub struct CopiedFiles {
 pub struct WorktreeCreated {
     pub worktree: WorktreeInfo,
     pub copied: CopiedFiles,
+    /// What `worktree.setup` did, when the (trusted) settings have one and it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub setup: Option<WorktreeSetup>,
+}
+
+/// The `worktree.setup` command's run in a new checkout, inside the session's wall.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WorktreeSetup {
+    pub command: String,
+    pub ok: bool,
+    /// bash's result (bounded; the exit code at its end).
+    pub output: String,
+}
+
+/// The project repository's branches, for "merge into…".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct BranchList {
+    /// The branch the project's checkout is on (none when detached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub current: Option<String>,
+    /// Every local branch but the sessions' own (`paddock/…`).
+    pub branches: Vec<String>,
 }
 
 /// What the session's branch holds beyond its base.
@@ -107,4 +131,46 @@ pub enum MergeOutcome {
     Conflicts { into: String, files: Vec<String> },
     /// The branch has nothing `into` lacks.
     UpToDate { into: String },
+}
+
+/// What to do with a session's worktree (the Changes view's actions, `paddock worktree`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum WorktreeLanding {
+    /// Commit what the checkout has not committed (`message`: else the session's title).
+    Commit {
+        #[serde(default)]
+        message: Option<String>,
+    },
+    /// Commit what is left, then merge into `into` (else the project's current branch).
+    Merge {
+        #[serde(default)]
+        into: Option<String>,
+        #[serde(default)]
+        message: Option<String>,
+    },
+    /// Commit what is left, keep the branch, remove the checkout.
+    Keep,
+    /// Remove the checkout and the branch.
+    Discard,
+}
+
+/// What a landing did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WorktreeLanded {
+    /// The worktree as it now stands; none once discarded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub worktree: Option<WorktreeInfo>,
+    /// The commit Paddock made of what was left, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub merge: Option<MergeOutcome>,
+    /// Discarded: commits not merged and files not committed that went with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub lost: Option<WorktreeChanges>,
 }

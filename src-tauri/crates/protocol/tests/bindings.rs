@@ -32,7 +32,7 @@ fn generate() -> String {
         CheckpointState, CheckpointStatus, CompactionInfo, CompactionReason, CompactionSettings, ContextInfo, InstructionFile,
         ProjectInstructions, ToolCallMode, ToolProbeReport, RuleEntry, CallExplanation, McpServerKind,
         AboutInfo, InstallKind, UpdateCheck, UpdateOffer, ToolCalling, NetworkSettings, NetworkPreset, NetworkPresetInfo, NetworkView, BashNetwork, NetworkConnection,
-        CopiedFiles, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeSettings, WorktreeState,
+        BranchList, WorktreeSetup, WorktreeLanded, WorktreeLanding, CopiedFiles, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeSettings, WorktreeState,
     );
     decls.sort();
     let mut out = String::from(

@@ -205,4 +205,19 @@ impl Repo {
     pub fn git(&self) -> Git {
         Git::at(&self.top)
     }
+
+    /// Local branches but the sessions' own, and the one checked out.
+    pub fn branches(&self) -> Result<paddock_protocol::BranchList, WorktreeError> {
+        let git = self.git();
+        let listed = git.run(["for-each-ref", "--format=%(refname:short)", "refs/heads/"])?;
+        let current = git.run(["symbolic-ref", "--quiet", "--short", "HEAD"]).ok();
+        Ok(paddock_protocol::BranchList {
+            current,
+            branches: listed
+                .lines()
+                .filter(|b| !b.is_empty() && !b.starts_with(crate::BRANCH_PREFIX))
+                .map(str::to_owned)
+                .collect(),
+        })
+    }
 }
