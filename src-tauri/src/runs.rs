@@ -30,7 +30,7 @@ pub async fn start<R: Runtime>(
     let (feed, writer) = desktop.events.open(&label);
     // The feed closes when the run's last event is in (the sink, and so the writer, dropped).
     let sink = Arc::new(crate::deltas::merging(move |event| writer.push(event)));
-    let name = crate::projects::name_of(root);
+    let name = notice_name(desktop, root, session.as_deref(), worktree.as_deref());
     let sink = crate::notify::sink(window, name, notifier, sink);
     match send_prompt(desktop, root, session, prompt, worktree, sink).await {
         Ok(session_id) => Ok(RunStarted { session_id, feed }),
@@ -38,6 +38,31 @@ pub async fn start<R: Runtime>(
             desktop.events.close(&label, feed);
             Err(e)
         }
+    }
+}
+
+/// What a notification calls the run: the project, and a worktree session's branch (so
+/// the user knows which of several sessions finished or waits).
+pub fn notice_name(
+    desktop: &Desktop,
+    root: &Path,
+    session: Option<&str>,
+    worktree: Option<&str>,
+) -> String {
+    let name = crate::projects::name_of(root);
+    let branch = match (worktree, session) {
+        (Some(w), _) => Some(format!("{}{w}", paddock_host::WORKTREE_BRANCH_PREFIX)),
+        (None, Some(id)) => desktop
+            .service
+            .session_worktree(root, id)
+            .ok()
+            .flatten()
+            .map(|w| w.branch().to_owned()),
+        (None, None) => None,
+    };
+    match branch {
+        Some(branch) => format!("{name} ({branch})"),
+        None => name,
     }
 }
 

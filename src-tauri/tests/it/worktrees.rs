@@ -74,6 +74,12 @@ async fn a_new_session_in_a_worktree_writes_there_and_merges_back() {
         "from the session\n"
     );
 
+    let project = s.root.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        runs::notice_name(&s.desktop, &s.root, Some(&id), None),
+        format!("{project} (paddock/write-the-notes)"),
+        "a notification names the session's branch"
+    );
     let listed = s.desktop.service.worktrees(&s.root).unwrap();
     assert_eq!(listed[0].session.as_deref(), Some(id.as_str()));
     let changes = s.desktop.service.worktree_changes(&s.root, &id).unwrap();

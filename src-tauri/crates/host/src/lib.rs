@@ -40,6 +40,7 @@ pub use live::{LiveProject, McpRun};
 pub use mcp::mcp_options;
 pub use models::Connection;
 pub use options::RunOptions;
+pub use paddock_worktree::BRANCH_PREFIX as WORKTREE_BRANCH_PREFIX;
 pub use project::{Project, WorktreeWall, canonical_dir};
 pub use rewind::RewindRequest;
 pub use runs::LiveRuns;
