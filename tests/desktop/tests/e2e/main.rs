@@ -10,6 +10,7 @@ mod network;
 mod polish;
 mod rules;
 mod stream;
+mod worktrees;
 
 use paddock_desktop_e2e::{App, Driver, Result, TestHome, WAIT, repo_root, testid};
 use paddock_fake_model::{FakeServer, Fault, Outcome, Reply};
