@@ -4,7 +4,14 @@
 import { SvelteMap } from 'svelte/reactivity';
 import * as api from './api';
 import { transcriptReady } from './lazy.svelte';
-import type { AgentEvent, AppError, ApprovalDecision, RewindMode, SessionTranscript } from './bindings';
+import type {
+  AgentEvent,
+  AppError,
+  ApprovalDecision,
+  RewindMode,
+  SessionTranscript,
+  WorktreeCreated,
+} from './bindings';
 import { fromStored, placeOfMessage } from './stored';
 import {
   emptyTranscript,
@@ -14,6 +21,7 @@ import {
   type AlwaysAllowHost,
   type Transcript,
 } from './transcript';
+import { MAKING, waitsForApproval } from './worktrees';
 
 interface LiveRun {
   sessionId: string | null;
@@ -70,6 +78,16 @@ export class SessionController {
   found = $state.raw<{ run: number; turn: number } | null>(null);
   /** Sessions with a run going on in this window (the sidebar's badge). */
   liveSessions = $state<string[]>([]);
+  /** Sessions whose live run waits for an approval (the sidebar's state). */
+  waitingSessions = $state<string[]>([]);
+  /** The next first prompt starts a session in its own worktree (branch and checkout). */
+  inWorktree = $state(false);
+  /** What is being done before a new session's first prompt can go (its worktree made). */
+  preparing = $state<string | null>(null);
+  /** The prompt that goes once `preparing` is done. */
+  preparingPrompt = $state<string | null>(null);
+  /** The worktree made last, with what was copied in and its setup (the panel's notice). */
+  created = $state.raw<WorktreeCreated | null>(null);
 
   // Bookkeeping only; what renders is `transcript` and `running`.
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
@@ -85,6 +103,8 @@ export class SessionController {
   async send(text?: string): Promise<void> {
     const fromDraft = text === undefined;
     const prompt = (text ?? this.draft).trim();
+    // A worktree is being made for a prompt: nothing else goes until it has.
+    if (this.preparing !== null) return;
     if (fromDraft && prompt && this.running && this.queued === null) {
       this.queued = prompt;
       this.draft = '';
@@ -94,9 +114,55 @@ export class SessionController {
     this.error = null;
     // Markdown's code is there long before the model's first words.
     void transcriptReady();
-    const before = this.transcript;
+    if (this.sessionId === null && this.inWorktree) {
+      const worktree = await this.#makeWorktree(prompt, fromDraft);
+      if (worktree !== null) await this.#start(prompt, fromDraft, worktree);
+    } else {
+      await this.#start(prompt, fromDraft, null);
+    }
+  }
+
+  /**
+   * Makes the worktree a new session's first prompt goes to; its name, or null when that
+   * failed (the prompt is back in the composer and `error` says why). The draft is cleared
+   * meanwhile: words written while it is made stay.
+   */
+  async #makeWorktree(prompt: string, fromDraft: boolean): Promise<string | null> {
+    this.preparing = MAKING;
+    this.preparingPrompt = prompt;
+    if (fromDraft) this.draft = '';
+    try {
+      const made = await api.createWorktree(this.project, null, prompt);
+      this.created = made;
+      this.inWorktree = false;
+      return made.worktree.name;
+    } catch (err) {
+      if (fromDraft) this.#putBack(prompt);
+      this.error = api.toAppError(err);
+      return null;
+    } finally {
+      this.preparing = null;
+      this.preparingPrompt = null;
+    }
+  }
+
+  /** A prompt that did not go back into the new session's composer, before what is there. */
+  #putBack(prompt: string): void {
+    const join = (now: string) => (now ? `${prompt}\n${now}` : prompt);
+    if (this.sessionId === null) this.draft = join(this.draft);
+    else this.#drafts.set('', join(this.#drafts.get('') ?? ''));
+  }
+
+  /**
+   * Starts a run of `prompt`: in the open session, or in a new one in `worktree`. A new
+   * session in a worktree made while the user opened another session runs unseen (the
+   * sidebar shows it) rather than take the view away.
+   */
+  async #start(prompt: string, fromDraft: boolean, worktree: string | null): Promise<void> {
+    const show = worktree === null || this.sessionId === null;
+    const before = show ? this.transcript : emptyTranscript();
     const run: LiveRun = {
-      sessionId: this.sessionId,
+      sessionId: show ? this.sessionId : null,
       id: Promise.resolve(''),
       transcript: reduce(before, { type: 'user_prompt', text: prompt }),
       queue: [],
@@ -104,21 +170,38 @@ export class SessionController {
       flushed: Number.NEGATIVE_INFINITY,
     };
     this.#live.add(run);
-    this.#show(run);
-    if (fromDraft) this.draft = '';
-    run.id = api.sendPrompt(this.project, this.sessionId, prompt, (e) => this.#receive(run, e));
+    if (show) this.#show(run);
+    // A worktree's prompt left the composer when the worktree began to be made.
+    if (fromDraft && worktree === null) this.draft = '';
+    const onEvent = (e: AgentEvent) => this.#receive(run, e);
+    run.id = worktree
+      ? api.sendPrompt(this.project, null, prompt, onEvent, worktree)
+      : api.sendPrompt(this.project, this.sessionId, prompt, onEvent);
     try {
       const id = await run.id;
       run.sessionId = id;
       if (!run.finished) this.liveSessions = [...this.liveSessions, id];
+      this.#noteWaiting(run);
       if (this.#shown === run) this.sessionId = id;
       this.listVersion++;
     } catch (err) {
       this.#live.delete(run);
-      if (this.#shown === run) {
+      // A worktree no session works in goes again (nothing is in it yet).
+      if (worktree !== null) {
+        void Promise.resolve()
+          .then(() => api.landWorktree(this.project, worktree, { action: 'discard' }))
+          .catch(() => undefined);
+      }
+      const shown = this.#shown === run;
+      if (shown) {
         this.#shown = null;
         this.transcript = before;
         this.running = false;
+      }
+      if (worktree !== null) {
+        if (fromDraft) this.#putBack(prompt);
+        this.error = api.toAppError(err);
+      } else if (shown) {
         if (fromDraft) this.draft = prompt;
         this.error = api.toAppError(err);
       }
@@ -171,6 +254,7 @@ export class SessionController {
   async open(sessionId: string, message?: number): Promise<void> {
     this.error = null;
     this.found = null;
+    this.inWorktree = false;
     if (sessionId !== this.sessionId) this.unqueue();
     const live = [...this.#live].find((r) => r.sessionId === sessionId && !r.finished);
     if (live) {
@@ -292,7 +376,9 @@ export class SessionController {
     if (this.sessionId === id) this.#showStored(stored);
   }
 
-  newSession(): void {
+  /** An empty conversation; `inWorktree`: its first prompt makes it a worktree of its own. */
+  newSession(inWorktree = false): void {
+    this.inWorktree = inWorktree;
     this.unqueue();
     this.found = null;
     this.#shown = null;
@@ -363,6 +449,7 @@ export class SessionController {
     const t = reduceAll(run.transcript, events);
     if (events.some((e) => e.type === 'run_finished')) run.finished = true;
     run.transcript = t;
+    this.#noteWaiting(run);
     if (run.finished) {
       this.#live.delete(run);
       this.liveSessions = this.liveSessions.filter((id) => id !== run.sessionId);
@@ -379,6 +466,16 @@ export class SessionController {
         void this.send(next);
       }
     }
+  }
+
+  /** Keeps `waitingSessions` in step with the run's approval cards. */
+  #noteWaiting(run: LiveRun): void {
+    const id = run.sessionId;
+    if (!id) return;
+    const waits = !run.finished && waitsForApproval(run.transcript);
+    const listed = this.waitingSessions.includes(id);
+    if (waits && !listed) this.waitingSessions = [...this.waitingSessions, id];
+    else if (!waits && listed) this.waitingSessions = this.waitingSessions.filter((s) => s !== id);
   }
 
   async #try(f: () => Promise<unknown>): Promise<boolean> {

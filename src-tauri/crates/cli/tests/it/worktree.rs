@@ -352,3 +352,34 @@ async fn setup_and_copy_make_a_new_worktree_ready_for_the_project_tests() {
         run.stderr
     );
 }
+
+/// Rewind works per session in a worktree: the files are put back in its checkout, never in
+/// the main checkout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_session_rewinds_in_its_own_checkout() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::tool_call("file_write", json!({"path": "app.txt", "content": "rewritten\n"})),
+        Reply::text("Done."),
+    ]);
+    let mut env = Env::new(&server, json!({"workspace": "project", "preset": "readwrite"}));
+    env.set_env("PADDOCK_WORKTREES_DIR", &env.home().join("worktrees").display().to_string());
+    let project = env.project();
+    std::fs::write(project.join("app.txt"), "original\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "-qm", "base"]);
+    let run = env.run(&["exec", "--worktree=undo-me", "rewrite app.txt"]).await;
+    run.expect_code(0);
+    let id = run.session_id();
+    let listed = env.run(&["worktree", "list", "--json"]).await;
+    let list: Value = serde_json::from_str(listed.stdout.trim()).unwrap();
+    let checkout = std::path::PathBuf::from(list[0]["path"].as_str().unwrap());
+    assert_eq!(std::fs::read_to_string(checkout.join("app.txt")).unwrap(), "rewritten\n");
+
+    let rewound = env.run(&["rewind", &id, "--to", "1", "--files-only"]).await;
+    rewound.expect_code(0);
+    assert_eq!(std::fs::read_to_string(checkout.join("app.txt")).unwrap(), "original\n");
+    assert_eq!(std::fs::read_to_string(project.join("app.txt")).unwrap(), "original\n");
+    assert_eq!(git(&project, &["status", "--porcelain"]), "");
+}
