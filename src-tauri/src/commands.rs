@@ -221,10 +221,8 @@ commands! {
         Ok(Edit::new(state.trust(), &root).add_mcp_server(&name, config)?)
     }
 
-    /// The servers added from pasted text (Claude Code / Cursor / Cline `mcpServers`, VS Code
-    /// `servers`, or a bare map), or from the project's `.mcp.json` / `.cursor/mcp.json` /
-    /// `.vscode/mcp.json` when `text` is null; not trusted (the trust screen lists them); a
-    /// different server with a taken name is refused.
+    /// Servers from pasted text (`mcpServers`, `servers`, a bare map) or, `text` null, the
+    /// project's MCP files; untrusted; a different server with a taken name is refused.
     fn import_mcp_servers[state: State<'_, Desktop>](
         project: String,
         text: Option<String>,
@@ -412,6 +410,12 @@ commands! {
     /// The project's branches to merge into (not the sessions' own) and the current one.
     fn project_branches[state: State<'_, Desktop>](project: String) -> BranchList {
         Ok(state.service.branches(&canonical(&project)?)?)
+    }
+
+    /// The model's commit message for what the worktree has not committed (from its diff).
+    fn propose_commit_message[state: State<'_, Desktop>](project: String, name: String) -> String {
+        let root = canonical(&project)?;
+        Ok(state.service.propose_commit_message(&state.project(&root), &name).await?)
     }
 
     /// Commit, merge (conflicts change nothing), keep the branch only, or discard.

@@ -87,7 +87,7 @@ export const mcpStatus = (project: string) =>
 export const addMcpServer = (project: string, name: string, config: McpServerConfig) =>
   invokeCommand<null>('add_mcp_server', { project, name, config });
 
-/** The servers added from pasted text (Claude Code / Cursor / Cline `mcpServers`, VS Code `servers`, or a bare map), or from the project's `.mcp.json` / `.cursor/mcp.json` / `.vscode/mcp.json` when `text` is null; not trusted (the trust screen lists them); a different server with a taken name is refused. */
+/** Servers from pasted text (`mcpServers`, `servers`, a bare map) or, `text` null, the project's MCP files; untrusted; a different server with a taken name is refused. */
 export const importMcpServers = (project: string, text: string | null) =>
   invokeCommand<Array<string>>('import_mcp_servers', { project, text });
 
@@ -178,6 +178,10 @@ export const worktreeChanges = (project: string, name: string) =>
 /** The project's branches to merge into (not the sessions' own) and the current one. */
 export const projectBranches = (project: string) =>
   invokeCommand<BranchList>('project_branches', { project });
+
+/** The model's commit message for what the worktree has not committed (from its diff). */
+export const proposeCommitMessage = (project: string, name: string) =>
+  invokeCommand<string>('propose_commit_message', { project, name });
 
 /** Commit, merge (conflicts change nothing), keep the branch only, or discard. */
 export const landWorktree = (project: string, name: string, landing: WorktreeLanding) =>

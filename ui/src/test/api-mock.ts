@@ -47,6 +47,7 @@ export const pickProjectFolder = fn<'pickProjectFolder'>();
 export const projectBranches = fn<'projectBranches'>();
 export const projectInfo = fn<'projectInfo'>();
 export const projectInstructions = fn<'projectInstructions'>();
+export const proposeCommitMessage = fn<'proposeCommitMessage'>();
 export const readWorkspaceFile = fn<'readWorkspaceFile'>();
 export const recentProjects = fn<'recentProjects'>();
 export const restartApp = fn<'restartApp'>();

@@ -180,6 +180,9 @@ pub enum WorktreeAction {
         /// The commit message (default: the session's title).
         #[arg(short, long)]
         message: Option<String>,
+        /// Let the project's model write the message from the diff (printed first).
+        #[arg(long, conflicts_with = "message")]
+        propose: bool,
     },
     /// Commit what is left and merge the branch (a fast-forward when it can, else a merge
     /// commit); conflicts change nothing, are listed, and exit 1.

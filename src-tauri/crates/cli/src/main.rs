@@ -150,7 +150,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             list: *list,
         }),
         Command::Rules { project, action } => rules::run(project.as_deref(), action),
-        Command::Worktree { project, action } => worktree::run(project.as_deref(), action),
+        Command::Worktree { project, action } => worktree::run(project.as_deref(), action).await,
         Command::Trust {
             project,
             yes,

@@ -18,7 +18,7 @@ use crate::files::project_dir;
 use crate::keys::CliKeys;
 use crate::output;
 
-pub fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliError> {
+pub async fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliError> {
     let root = canonical_dir(&project_dir(project)?)?;
     let service = RunService::new(
         SessionStore::open_default()?,
@@ -57,8 +57,21 @@ pub fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliE
             }
             Ok(Code::Success)
         }
-        WorktreeAction::Commit { session, message } => {
-            let message = message.clone();
+        WorktreeAction::Commit {
+            session,
+            message,
+            propose,
+        } => {
+            let mut message = message.clone();
+            if *propose {
+                let live =
+                    paddock_host::LiveProject::new(root.clone(), paddock_host::ServerPath::Inherit);
+                let proposed = service.propose_commit_message(&live, session).await;
+                live.shutdown().await;
+                let proposed = proposed?;
+                output::err(&format!("paddock: the model proposes:\n{proposed}"));
+                message = Some(proposed);
+            }
             let landed =
                 service.land_worktree(&root, session, WorktreeLanding::Commit { message })?;
             match landed.commit {

@@ -29,6 +29,7 @@ mod tools;
 pub mod trust;
 pub mod workspace;
 mod worktree;
+mod worktree_message;
 mod worktree_setup;
 
 pub use checkpoints::ProjectCheckpoints;

@@ -72,6 +72,29 @@ impl Worktree {
         })
     }
 
+    /// What a commit now would hold, as text for a model to describe: the diff of tracked
+    /// files against HEAD and the names of new files, cut at `max` characters.
+    pub fn pending_text(&self, max: usize) -> Result<String, WorktreeError> {
+        let git = self.git()?;
+        let mut text = git.run(["diff", "HEAD", "--stat", "--no-color"])?;
+        text.push_str("\n\n");
+        text.push_str(&git.run(["diff", "HEAD", "--no-color", "--no-ext-diff"])?);
+        let untracked = git.run(["ls-files", "--others", "--exclude-standard"])?;
+        if !untracked.is_empty() {
+            text.push_str("\n\nNew files:\n");
+            text.push_str(&untracked);
+        }
+        if text.len() > max {
+            let mut end = max;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            text.push_str("\n[... cut]");
+        }
+        Ok(text.trim().to_owned())
+    }
+
     fn on_branch(&self, git: &Git) -> Result<(), WorktreeError> {
         let head = git
             .run(["symbolic-ref", "--quiet", "HEAD"])

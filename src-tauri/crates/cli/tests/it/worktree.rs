@@ -359,27 +359,107 @@ async fn setup_and_copy_make_a_new_worktree_ready_for_the_project_tests() {
 async fn a_worktree_session_rewinds_in_its_own_checkout() {
     let server = FakeServer::start().await.unwrap();
     server.push_all([
-        Reply::tool_call("file_write", json!({"path": "app.txt", "content": "rewritten\n"})),
+        Reply::tool_call(
+            "file_write",
+            json!({"path": "app.txt", "content": "rewritten\n"}),
+        ),
         Reply::text("Done."),
     ]);
-    let mut env = Env::new(&server, json!({"workspace": "project", "preset": "readwrite"}));
-    env.set_env("PADDOCK_WORKTREES_DIR", &env.home().join("worktrees").display().to_string());
+    let mut env = Env::new(
+        &server,
+        json!({"workspace": "project", "preset": "readwrite"}),
+    );
+    env.set_env(
+        "PADDOCK_WORKTREES_DIR",
+        &env.home().join("worktrees").display().to_string(),
+    );
     let project = env.project();
     std::fs::write(project.join("app.txt"), "original\n").unwrap();
     git(&project, &["init", "-q", "-b", "main"]);
     git(&project, &["add", "."]);
     git(&project, &["commit", "-qm", "base"]);
-    let run = env.run(&["exec", "--worktree=undo-me", "rewrite app.txt"]).await;
+    let run = env
+        .run(&["exec", "--worktree=undo-me", "rewrite app.txt"])
+        .await;
     run.expect_code(0);
     let id = run.session_id();
     let listed = env.run(&["worktree", "list", "--json"]).await;
     let list: Value = serde_json::from_str(listed.stdout.trim()).unwrap();
     let checkout = std::path::PathBuf::from(list[0]["path"].as_str().unwrap());
-    assert_eq!(std::fs::read_to_string(checkout.join("app.txt")).unwrap(), "rewritten\n");
+    assert_eq!(
+        std::fs::read_to_string(checkout.join("app.txt")).unwrap(),
+        "rewritten\n"
+    );
 
     let rewound = env.run(&["rewind", &id, "--to", "1", "--files-only"]).await;
     rewound.expect_code(0);
-    assert_eq!(std::fs::read_to_string(checkout.join("app.txt")).unwrap(), "original\n");
-    assert_eq!(std::fs::read_to_string(project.join("app.txt")).unwrap(), "original\n");
+    assert_eq!(
+        std::fs::read_to_string(checkout.join("app.txt")).unwrap(),
+        "original\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("app.txt")).unwrap(),
+        "original\n"
+    );
     assert_eq!(git(&project, &["status", "--porcelain"]), "");
+}
+
+/// `worktree commit --propose`: the project's model writes the message from the diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_proposes_the_commit_message_from_the_diff() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::tool_call(
+            "file_write",
+            json!({"path": "app.txt", "content": "rewritten\n"}),
+        ),
+        Reply::text("Done."),
+        Reply::text("```\nRewrite app.txt\n\nThe old text was wrong.\n```"),
+    ]);
+    let mut env = Env::new(
+        &server,
+        json!({"workspace": "project", "preset": "readwrite"}),
+    );
+    env.set_env(
+        "PADDOCK_WORKTREES_DIR",
+        &env.home().join("worktrees").display().to_string(),
+    );
+    let project = env.project();
+    std::fs::write(project.join("app.txt"), "original\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "-qm", "base"]);
+    env.run(&["exec", "--worktree=msg", "rewrite app.txt"])
+        .await
+        .expect_code(0);
+    let committed = env.run(&["worktree", "commit", "msg", "--propose"]).await;
+    committed.expect_code(0);
+    assert!(
+        committed
+            .stderr
+            .contains("the model proposes:\nRewrite app.txt"),
+        "{}",
+        committed.stderr
+    );
+    assert_eq!(
+        git(&project, &["log", "-1", "--format=%B", "paddock/msg"]),
+        "Rewrite app.txt\n\nThe old text was wrong."
+    );
+    let asked = server.model_requests().last().unwrap().body.to_string();
+    assert!(
+        asked.contains("+rewritten") && asked.contains("-original"),
+        "the diff went to the model: {asked}"
+    );
+    assert!(
+        asked.contains("rewrite app.txt"),
+        "with the session's task: {asked}"
+    );
+    // Nothing left: asked again, it says so instead of calling the model.
+    let again = env.run(&["worktree", "commit", "msg", "--propose"]).await;
+    again.expect_code(2);
+    assert!(
+        again.stderr.contains("nothing to commit"),
+        "{}",
+        again.stderr
+    );
 }
