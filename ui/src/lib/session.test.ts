@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from './bindings';
 import { OPEN_TURNS, SessionController } from './session.svelte';
-import { kept } from '../test/events';
+import { call, kept } from '../test/events';
 import { toolMessages, toolRun } from '../test/sessions';
 import { editSession, rewound, stored } from '../test/changes';
 import { compacted } from '../test/compaction';
+import { made } from '../test/worktrees';
 
 vi.mock('./api', async (original) => {
   const real = await original<typeof import('./api')>();
@@ -22,6 +23,8 @@ vi.mock('./api', async (original) => {
     compactSession: vi.fn(),
     undoCompaction: vi.fn(),
     editCompaction: vi.fn(),
+    createWorktree: vi.fn(),
+    landWorktree: vi.fn(),
   };
 });
 const api = vi.mocked(await import('./api'));
@@ -342,5 +345,101 @@ describe('SessionController', () => {
     expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'Continue where you left off.', expect.any(Function));
     expect(s.draft).toBe('half-typed');
     expect(s.transcript.runs.map((r) => r.prompt)).toEqual(['Continue where you left off.']);
+  });
+
+  describe('a new session in its own worktree', () => {
+    it('makes the worktree first, then starts the session in it', async () => {
+      let done: (m: typeof made) => void = () => {};
+      api.createWorktree.mockReturnValue(new Promise((resolve) => (done = resolve)));
+      const s = new SessionController('/p');
+      s.newSession(true);
+      expect(s.inWorktree).toBe(true);
+      s.draft = 'Fix the login';
+      const sending = s.send();
+      expect(s.preparing).toBe('Making a worktree…');
+      expect(s.preparingPrompt).toBe('Fix the login');
+      expect(s.draft).toBe('');
+      expect(api.createWorktree).toHaveBeenCalledWith('/p', null, 'Fix the login');
+      // Not twice while it is made.
+      s.draft = 'again';
+      await s.send();
+      expect(api.createWorktree).toHaveBeenCalledTimes(1);
+      expect(s.draft).toBe('again');
+      expect(api.sendPrompt).not.toHaveBeenCalled();
+
+      done(made);
+      await sending;
+      expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'Fix the login', expect.any(Function), 'fix-login');
+      expect(s.sessionId).toBe('session-1');
+      expect(s.created).toBe(made);
+      expect(s.preparing).toBeNull();
+      expect(s.inWorktree).toBe(false);
+      // Words written meanwhile stay in the composer.
+      expect(s.draft).toBe('again');
+      expect(s.transcript.runs[0]!.prompt).toBe('Fix the login');
+      // The next prompt goes to the same session, no new worktree.
+      emit({ type: 'run_finished', exit: 'end_turn', turns: 0, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 } });
+      await vi.waitFor(() => expect(s.running).toBe(false));
+      await s.send('more');
+      expect(api.createWorktree).toHaveBeenCalledTimes(1);
+      expect(api.sendPrompt).toHaveBeenLastCalledWith('/p', 'session-1', 'more', expect.any(Function));
+    });
+
+    it('puts the prompt back and says why when the worktree cannot be made', async () => {
+      api.createWorktree.mockRejectedValue({ code: 'worktree', message: '/p is not a git repository' });
+      const s = new SessionController('/p');
+      s.newSession(true);
+      s.draft = 'Fix the login';
+      const versions = s.listVersion;
+      await s.send();
+      expect(s.error).toEqual({ code: 'worktree', message: '/p is not a git repository' });
+      expect(s.draft).toBe('Fix the login');
+      expect(s.preparing).toBeNull();
+      expect(s.inWorktree).toBe(true);
+      expect(s.created).toBeNull();
+      expect(s.transcript.runs).toEqual([]);
+      expect(s.sessionId).toBeNull();
+      expect(s.listVersion).toBe(versions);
+      expect(api.sendPrompt).not.toHaveBeenCalled();
+    });
+
+    it('discards the worktree again when the session cannot start', async () => {
+      api.createWorktree.mockResolvedValue(made);
+      api.landWorktree.mockResolvedValue({});
+      api.sendPrompt.mockRejectedValue({ code: 'model', message: 'No API key' });
+      const s = new SessionController('/p');
+      s.newSession(true);
+      s.draft = 'Fix the login';
+      await s.send();
+      expect(s.error?.message).toBe('No API key');
+      expect(s.draft).toBe('Fix the login');
+      expect(s.transcript.runs).toEqual([]);
+      expect(s.running).toBe(false);
+      await vi.waitFor(() => expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'discard' }));
+    });
+
+    it('goes back to a plain session when asked', async () => {
+      const s = new SessionController('/p');
+      s.newSession(true);
+      s.newSession();
+      expect(s.inWorktree).toBe(false);
+      await s.send('hello');
+      expect(api.createWorktree).not.toHaveBeenCalled();
+      expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'hello', expect.any(Function));
+    });
+  });
+
+  it('lists the sessions whose run waits for an approval', async () => {
+    const s = new SessionController('/p');
+    await s.send('go');
+    const bash = call('c2', 'bash', { command: 'ls' });
+    emit({ type: 'run_started', agent: 'main', model: 'm', max_turns: 100 });
+    emit({ type: 'turn_started', turn: 1 });
+    emit({ type: 'tool_call_started', summary: '', call: bash });
+    emit({ type: 'approval_requested', summary: '', request_id: 'approval-1', call: bash });
+    await vi.waitFor(() => expect(s.waitingSessions).toEqual(['session-1']));
+    emit({ type: 'approval_resolved', request_id: 'approval-1', decision: 'once' });
+    await vi.waitFor(() => expect(s.waitingSessions).toEqual([]));
+    expect(s.liveSessions).toEqual(['session-1']);
   });
 });

@@ -79,6 +79,6 @@ export const waitsForApproval = (t: Transcript) =>
 /** The setup command a new worktree runs, when the project's settings have one in effect. */
 export function setupCommand(info: ProjectInfo | undefined): string | null {
   const setup = info?.settings?.worktree?.setup?.trim();
-  if (!setup || info?.trust.pending.some((p) => p.key.startsWith('worktree'))) return null;
+  if (!setup || info?.trust.pending.some((p) => p.key === 'worktree.setup')) return null;
   return setup;
 }

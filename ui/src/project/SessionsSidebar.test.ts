@@ -2,6 +2,7 @@ import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { OPEN_TURNS, SessionController } from '../lib/session.svelte';
 import SessionsSidebar from './SessionsSidebar.svelte';
+import { worktree } from '../test/worktrees';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
 const api = vi.mocked(await import('../lib/api'));
@@ -104,5 +105,65 @@ describe('SessionsSidebar', () => {
     render(SessionsSidebar, { props: { session } });
     await fireEvent.click(screen.getByTestId('new-session'));
     expect(session.sessionId).toBeNull();
+  });
+
+  it('starts a new session in its own worktree', async () => {
+    const session = new SessionController('/p');
+    session.sessionId = 's1';
+    const onshow = vi.fn();
+    render(SessionsSidebar, { props: { session, onshow } });
+    const button = screen.getByTestId('new-worktree-session');
+    expect(button).toHaveAccessibleName('New in worktree');
+    expect(button).toHaveAttribute('title', 'A new session on its own branch, in its own checkout');
+    await fireEvent.click(button);
+    expect(session.sessionId).toBeNull();
+    expect(session.inWorktree).toBe(true);
+    expect(onshow).toHaveBeenCalledWith(true);
+  });
+
+  it("shows a worktree session's branch and state, live or landed", async () => {
+    api.listSessions.mockResolvedValue([summary('s1', 'Write hello'), summary('s2', 'Fix the bug'), summary('s3', 'Plain')]);
+    api.worktrees.mockResolvedValue([
+      worktree({ session: 's1', branch: 'paddock/write-hello' }),
+      worktree({ name: 'fix-bug', session: 's2', branch: 'paddock/fix-the-bug' }),
+      // Made, no session yet: nothing to show it against.
+      worktree({ name: 'spare', session: undefined, branch: 'paddock/spare' }),
+    ]);
+    const session = new SessionController('/p');
+    render(SessionsSidebar, { props: { session } });
+    await vi.waitFor(() => expect(within(item('s1')).getByTestId('session-branch')).toHaveTextContent('paddock/write-hello'));
+    expect(api.worktrees).toHaveBeenCalledWith('/p');
+    const state = (id: string) => within(item(id)).getByTestId('session-state');
+    expect(within(item('s2')).getByTestId('session-branch').textContent).toBe('paddock/fix-the-bug');
+    expect(state('s1').textContent).toBe('done');
+    expect(within(item('s3')).queryByTestId('session-branch')).toBeNull();
+    expect(within(item('s3')).queryByTestId('session-state')).toBeNull();
+    expect(screen.queryByText('paddock/spare')).toBeNull();
+
+    // Live runs first: running, or waiting for an approval.
+    session.liveSessions = ['s1', 's2'];
+    session.waitingSessions = ['s2'];
+    await vi.waitFor(() => expect(state('s1').textContent).toBe('running'));
+    expect(state('s2').textContent).toBe('waiting');
+    expect(within(item('s1')).getByTestId('session-running')).toBeInTheDocument();
+
+    // Landed: the list is asked again when it may have changed.
+    session.liveSessions = [];
+    session.waitingSessions = [];
+    api.worktrees.mockResolvedValue([
+      worktree({ session: 's1', branch: 'paddock/write-hello', state: 'merged', into: 'main', commit: 'abc' } as never),
+      worktree({ name: 'fix-bug', session: 's2', branch: 'paddock/fix-the-bug', state: 'kept' }),
+    ]);
+    session.listVersion++;
+    await vi.waitFor(() => expect(state('s1').textContent).toBe('merged'));
+    expect(state('s2').textContent).toBe('kept');
+  });
+
+  it('lists the sessions of a folder whose worktrees cannot be listed', async () => {
+    api.worktrees.mockRejectedValue({ code: 'io', message: 'nope' });
+    render(SessionsSidebar, { props: { session: new SessionController('/p') } });
+    await vi.waitFor(() => expect(items()).toHaveLength(2));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByTestId('session-branch')).toBeNull();
   });
 });
