@@ -393,13 +393,15 @@ commands! {
         Ok(state.service.worktrees(&canonical(&project)?)?)
     }
 
-    /// A worktree for a new session (`name`, else from `hint`): trusted `copy`, then `setup`.
+    /// A worktree for a new session (`name`, else from `hint`; `plain_copy`: of a folder
+    /// outside git): trusted `copy`, then `setup`.
     fn create_worktree[state: State<'_, Desktop>](
         project: String,
         name: Option<String>,
         hint: Option<String>,
+        plain_copy: bool,
     ) -> WorktreeCreated {
-        worktrees::create(&state, &canonical(&project)?, name, hint).await
+        worktrees::create(&state, &canonical(&project)?, name, hint, plain_copy).await
     }
 
     /// Commits, uncommitted files and files changed since the base.

@@ -20,9 +20,14 @@ pub async fn create(
     root: &Path,
     name: Option<String>,
     hint: Option<String>,
+    plain_copy: bool,
 ) -> AppResult<WorktreeCreated> {
     let (service, at) = (desktop.service.clone(), root.to_path_buf());
-    let new = NewWorktree { name, hint };
+    let new = NewWorktree {
+        name,
+        hint,
+        plain_copy,
+    };
     let make = move || Ok(service.create_worktree(&at, new, TrustPolicy::SafeDefaults)?);
     let mut made = paddock_host::blocking(make, internal).await?;
     let service = &desktop.service;

@@ -47,9 +47,15 @@ async fn a_new_session_in_a_worktree_writes_there_and_merges_back() {
     let layout = s.desktop.service.worktree_layout(&s.root);
     let cleanup = scopeguard(layout.checkouts.clone());
 
-    let made = worktrees::create(&s.desktop, &s.root, None, Some("Write the notes".into()))
-        .await
-        .unwrap();
+    let made = worktrees::create(
+        &s.desktop,
+        &s.root,
+        None,
+        Some("Write the notes".into()),
+        false,
+    )
+    .await
+    .unwrap();
     assert_eq!(made.worktree.branch, "paddock/write-the-notes");
     assert!(made.setup.is_none(), "no setup in the settings");
     let (tx, mut rx) = mpsc::unbounded_channel();

@@ -995,7 +995,12 @@ session?: string,
 /**
  * RFC 3339, UTC.
  */
-created: string, } & ({ "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" });
+created: string, 
+/**
+ * A copy of a folder outside git (its branch is the copy's own; merging writes the
+ * changed files back into the folder).
+ */
+plain_copy: boolean, } & ({ "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" });
 
 export type WorktreeLanded = { 
 /**

@@ -167,9 +167,9 @@ export const exportSession = (project: string, sessionId: string, format: Export
 export const worktrees = (project: string) =>
   invokeCommand<Array<WorktreeInfo>>('worktrees', { project });
 
-/** A worktree for a new session (`name`, else from `hint`): trusted `copy`, then `setup`. */
-export const createWorktree = (project: string, name: string | null, hint: string | null) =>
-  invokeCommand<WorktreeCreated>('create_worktree', { project, name, hint });
+/** A worktree for a new session (`name`, else from `hint`; `plain_copy`: of a folder outside git): trusted `copy`, then `setup`. */
+export const createWorktree = (project: string, name: string | null, hint: string | null, plainCopy: boolean) =>
+  invokeCommand<WorktreeCreated>('create_worktree', { project, name, hint, plainCopy });
 
 /** Commits, uncommitted files and files changed since the base. */
 export const worktreeChanges = (project: string, name: string) =>

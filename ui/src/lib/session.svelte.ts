@@ -82,6 +82,10 @@ export class SessionController {
   waitingSessions = $state<string[]>([]);
   /** The next first prompt starts a session in its own worktree (branch and checkout). */
   inWorktree = $state(false);
+  /** The next worktree is a plain copy of the folder (it is outside git). */
+  plainCopy = $state(false);
+  /** The last worktree could not be made for want of git: a plain copy can be offered. */
+  offerCopy = $state(false);
   /** What is being done before a new session's first prompt can go (its worktree made). */
   preparing = $state<string | null>(null);
   /** The prompt that goes once `preparing` is done. */
@@ -132,13 +136,16 @@ export class SessionController {
     this.preparingPrompt = prompt;
     if (fromDraft) this.draft = '';
     try {
-      const made = await api.createWorktree(this.project, null, prompt);
+      const made = await api.createWorktree(this.project, null, prompt, this.plainCopy);
       this.created = made;
       this.inWorktree = false;
+      this.plainCopy = false;
       return made.worktree.name;
     } catch (err) {
       if (fromDraft) this.#putBack(prompt);
       this.error = api.toAppError(err);
+      // A folder outside git: the error offers a plain copy of it instead.
+      this.offerCopy = !this.plainCopy && this.error.message.includes('not in a git repository');
       return null;
     } finally {
       this.preparing = null;
@@ -376,9 +383,20 @@ export class SessionController {
     if (this.sessionId === id) this.#showStored(stored);
   }
 
+  /** Sends the draft again, into a plain copy of the folder (the offer after a folder
+   * outside git refused a worktree). */
+  async sendInCopy(): Promise<void> {
+    this.offerCopy = false;
+    this.plainCopy = true;
+    this.inWorktree = true;
+    await this.send();
+  }
+
   /** An empty conversation; `inWorktree`: its first prompt makes it a worktree of its own. */
   newSession(inWorktree = false): void {
     this.inWorktree = inWorktree;
+    this.plainCopy = false;
+    this.offerCopy = false;
     this.unqueue();
     this.found = null;
     this.#shown = null;

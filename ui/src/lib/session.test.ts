@@ -359,7 +359,7 @@ describe('SessionController', () => {
       expect(s.preparing).toBe('Making a worktree…');
       expect(s.preparingPrompt).toBe('Fix the login');
       expect(s.draft).toBe('');
-      expect(api.createWorktree).toHaveBeenCalledWith('/p', null, 'Fix the login');
+      expect(api.createWorktree).toHaveBeenCalledWith('/p', null, 'Fix the login', false);
       // Not twice while it is made.
       s.draft = 'again';
       await s.send();
@@ -401,6 +401,32 @@ describe('SessionController', () => {
       expect(s.sessionId).toBeNull();
       expect(s.listVersion).toBe(versions);
       expect(api.sendPrompt).not.toHaveBeenCalled();
+    });
+
+    it('offers a plain copy to a folder outside git, and sends the prompt into one', async () => {
+      api.createWorktree.mockRejectedValueOnce({
+        code: 'invalid',
+        message: '/p is not in a git repository: work in a plain copy of it instead',
+      });
+      api.createWorktree.mockResolvedValueOnce(made);
+      api.sendPrompt.mockResolvedValue('session-1');
+      const s = new SessionController('/p');
+      s.newSession(true);
+      s.draft = 'Fix the login';
+      await s.send();
+      expect(s.offerCopy).toBe(true);
+      expect(s.draft).toBe('Fix the login');
+      await s.sendInCopy();
+      expect(api.createWorktree).toHaveBeenLastCalledWith('/p', null, 'Fix the login', true);
+      expect(api.sendPrompt).toHaveBeenLastCalledWith('/p', null, 'Fix the login', expect.any(Function), made.worktree.name);
+      expect(s.offerCopy).toBe(false);
+      expect(s.plainCopy).toBe(false);
+      // Any other failure offers nothing.
+      api.createWorktree.mockRejectedValueOnce({ code: 'io', message: 'disk full' });
+      s.newSession(true);
+      s.draft = 'Again';
+      await s.send();
+      expect(s.offerCopy).toBe(false);
     });
 
     it('discards the worktree again when the session cannot start', async () => {

@@ -86,6 +86,22 @@ describe('WorktreePanel', () => {
     expect(screen.queryByTestId('worktree-conflicts')).toBeNull();
   });
 
+  it('writes a plain copy back into the folder: no branch to pick', async () => {
+    api.worktrees.mockResolvedValue([worktree({ plain_copy: true })]);
+    api.projectBranches.mockRejectedValue({ code: 'invalid', message: 'not in a git repository' });
+    api.landWorktree.mockResolvedValue({
+      worktree: worktree({ plain_copy: true, state: 'merged', into: 'the project folder', commit: 'abcdef1234567' } as never),
+      merge: { outcome: 'merged', into: 'the project folder', commit: 'abcdef1234567' },
+    });
+    await openPanel();
+    expect(screen.queryByTestId('worktree-merge-into')).toBeNull();
+    expect(api.projectBranches).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByText('Write back into the folder'));
+    expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'merge', into: null, message: null });
+    expect(await screen.findByTestId('worktree-result')).toHaveTextContent('the project folder');
+    expect(screen.queryByTestId('worktree-error')).toBeNull();
+  });
+
   it('merges into the branch picked, with the message given', async () => {
     api.landWorktree.mockResolvedValue({
       worktree: worktree(),

@@ -50,6 +50,10 @@ pub enum Command {
         /// may write; land it with `paddock worktree merge`.
         #[arg(long, value_name = "NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
         worktree: Option<String>,
+        /// With --worktree in a folder outside git: work in a plain copy of the folder; its
+        /// changed files are written back by `paddock worktree merge`.
+        #[arg(long, requires = "worktree")]
+        copy: bool,
         /// The prompt; `-` reads it from standard input (at most 4 MiB).
         prompt: String,
     },

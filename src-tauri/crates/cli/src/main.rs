@@ -97,9 +97,10 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             run,
             prompt,
             worktree,
+            copy,
         } => {
             let target = match worktree {
-                Some(name) => Target::NewIn(name),
+                Some(name) => Target::NewIn(name, *copy),
                 None => Target::New,
             };
             run::run(run, target, prompt, cancel_on_signals()).await

@@ -22,8 +22,9 @@ use crate::output::{self, Printer};
 /// A new session, or the one to continue.
 pub enum Target<'a> {
     New,
-    /// A new session in a new worktree (an empty name: derived from the prompt).
-    NewIn(&'a str),
+    /// A new session in a new worktree (an empty name: derived from the prompt); `true`: a
+    /// plain copy of a folder outside git.
+    NewIn(&'a str, bool),
     Resume(&'a str),
     /// The project's most recent session.
     Last,
@@ -110,10 +111,11 @@ async fn run_prompt(
     let mut worktree = None;
     let target = match target {
         Target::New => SessionTarget::New,
-        Target::NewIn(name) => {
+        Target::NewIn(name, plain_copy) => {
             let new = paddock_host::NewWorktree {
                 name: Some(name.to_owned()).filter(|n| !n.is_empty()),
                 hint: Some(prompt.clone()),
+                plain_copy,
             };
             let made = service.create_worktree(live.root(), new, trust_policy(args))?;
             crate::worktree::say_created(&made, args.json);

@@ -22,6 +22,8 @@ pub struct NewWorktree {
     pub name: Option<String>,
     /// The first prompt, to derive a name from.
     pub hint: Option<String>,
+    /// For a folder outside git: a plain copy of it.
+    pub plain_copy: bool,
 }
 
 /// What discarding removed, for the user's record.
@@ -68,6 +70,7 @@ impl RunService {
             hint: new.hint,
             base_ref: settings.worktree.base_ref.clone(),
             copy: settings.worktree.copy.clone(),
+            plain_copy: new.plain_copy,
         };
         let (worktree, copied) =
             paddock_worktree::create(project, &self.worktree_layout(project), &options)?;

@@ -62,6 +62,10 @@ pub struct WorktreeInfo {
     pub session: Option<String>,
     /// RFC 3339, UTC.
     pub created: String,
+    /// A copy of a folder outside git (its branch is the copy's own; merging writes the
+    /// changed files back into the folder).
+    #[serde(default)]
+    pub plain_copy: bool,
     #[serde(flatten)]
     pub state: WorktreeState,
 }

@@ -140,6 +140,10 @@ impl Worktree {
     pub fn sync(&self) -> Result<String, WorktreeError> {
         let git = self.git()?;
         self.on_branch(&git)?;
+        if self.info().plain_copy {
+            // The folder has no repository to bring a branch into.
+            return git.run(["rev-parse", "HEAD"]);
+        }
         let branch = format!("refs/heads/{}", self.branch());
         let source = self.checkout().join(".git");
         self.project_git().run([
@@ -162,6 +166,17 @@ impl Worktree {
         message: &str,
     ) -> Result<MergeOutcome, WorktreeError> {
         self.commit(message)?;
+        if self.info().plain_copy {
+            let outcome = self.merge_copy(&self.git()?)?;
+            if let MergeOutcome::Merged { into, commit } = &outcome {
+                self.record.info.state = WorktreeState::Merged {
+                    into: into.clone(),
+                    commit: commit.clone(),
+                };
+                self.save()?;
+            }
+            return Ok(outcome);
+        }
         let theirs = self.sync()?;
         let project = self.project_git();
         let into = match into {
@@ -272,6 +287,13 @@ impl Worktree {
 
     /// Commits what is left, brings the branch over and removes the checkout.
     pub fn keep(&mut self, message: &str) -> Result<String, WorktreeError> {
+        if self.info().plain_copy {
+            return Err(WorktreeError::NotActive {
+                name: self.name().to_owned(),
+                state: "a plain copy has no branch in the folder to keep; merge or discard it"
+                    .into(),
+            });
+        }
         self.commit(message)?;
         let head = self.sync()?;
         self.remove_checkout()?;

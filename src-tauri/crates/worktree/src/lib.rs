@@ -13,6 +13,8 @@ mod copy;
 mod git;
 mod land;
 mod make;
+mod options;
+mod plain;
 mod record;
 
 use std::path::PathBuf;
@@ -20,7 +22,9 @@ use std::path::PathBuf;
 pub use copy::copy_into;
 pub use git::Repo;
 pub use land::Discarded;
-pub use make::{CreateOptions, create, slug};
+pub use make::create;
+pub use options::{CreateOptions, slug};
+pub use plain::INTO_FOLDER;
 pub use record::{Layout, Worktree, list, open, open_for_session};
 
 /// Branches of session worktrees are `paddock/<name>`.
@@ -31,7 +35,7 @@ pub const MAX_NAME: usize = 48;
 #[derive(Debug, thiserror::Error)]
 pub enum WorktreeError {
     #[error(
-        "{folder} is not in a git repository: a worktree needs one (run `git init` and commit, or run the session in the folder itself)"
+        "{folder} is not in a git repository: work in a plain copy of it instead (the app offers one; `paddock exec --worktree --copy`), or run `git init` and commit first"
     )]
     NotARepo { folder: String },
     #[error(

@@ -7,82 +7,9 @@ use std::path::Path;
 use paddock_protocol::{CopiedFiles, WorktreeInfo, WorktreeState};
 
 use crate::git::{Git, Repo};
+use crate::options::{CreateOptions, choose_name};
 use crate::record::{Layout, Record, Worktree, private_dir};
-use crate::{BRANCH_PREFIX, WorktreeError, io, valid_name};
-
-/// What a new worktree starts from.
-#[derive(Debug, Clone, Default)]
-pub struct CreateOptions {
-    /// Its name; derived from `hint` (or the time) when unset.
-    pub name: Option<String>,
-    /// Text to derive a name from (the first prompt).
-    pub hint: Option<String>,
-    /// The commit or branch to start from; the project's HEAD when unset.
-    pub base_ref: Option<String>,
-    /// Globs over the project of untracked files to copy in.
-    pub copy: Vec<String>,
-}
-
-/// A worktree name from free text: its first words, lowercase, joined by `-`.
-pub fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for word in text
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        if out.len() + word.len() + 1 > 32 {
-            break;
-        }
-        if !out.is_empty() {
-            out.push('-');
-        }
-        out.push_str(&word.to_ascii_lowercase());
-    }
-    if out.is_empty() {
-        "session".to_owned()
-    } else {
-        out
-    }
-}
-
-fn taken(repo: &Repo, layout: &Layout, name: &str) -> Result<bool, WorktreeError> {
-    Ok(layout.checkout_path(name).exists()
-        || layout.records.join(format!("{name}.json")).exists()
-        || repo.git().ok([
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("refs/heads/{BRANCH_PREFIX}{name}"),
-        ])?)
-}
-
-fn choose_name(
-    repo: &Repo,
-    layout: &Layout,
-    options: &CreateOptions,
-) -> Result<String, WorktreeError> {
-    if let Some(name) = &options.name {
-        if !valid_name(name) {
-            return Err(WorktreeError::BadName { name: name.clone() });
-        }
-        if taken(repo, layout, name)? {
-            return Err(WorktreeError::Exists { name: name.clone() });
-        }
-        return Ok(name.clone());
-    }
-    let stem = slug(options.hint.as_deref().unwrap_or("session"));
-    for n in 1..1000 {
-        let name = if n == 1 {
-            stem.clone()
-        } else {
-            format!("{stem}-{n}")
-        };
-        if !taken(repo, layout, &name)? {
-            return Ok(name);
-        }
-    }
-    Err(WorktreeError::Exists { name: stem })
-}
+use crate::{BRANCH_PREFIX, WorktreeError, io};
 
 /// Makes the worktree and copies in what `options.copy` names.
 pub fn create(
@@ -90,9 +17,14 @@ pub fn create(
     layout: &Layout,
     options: &CreateOptions,
 ) -> Result<(Worktree, CopiedFiles), WorktreeError> {
-    let repo = Repo::open(project)?;
+    let repo = match Repo::open(project) {
+        Err(WorktreeError::NotARepo { .. }) if options.plain_copy => {
+            return crate::plain::create(project, layout, options);
+        }
+        other => other?,
+    };
     let git = repo.git();
-    let name = choose_name(&repo, layout, options)?;
+    let name = choose_name(Some(&repo), layout, options)?;
     let base_ref = options.base_ref.clone().unwrap_or_else(|| "HEAD".into());
     let base = match git.commit_of(&base_ref)? {
         Some(c) => c,
@@ -114,6 +46,7 @@ pub fn create(
                 session: None,
                 created: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                     .to_string(),
+                plain_copy: false,
                 state: WorktreeState::Active,
             },
             checkout: checkout.clone(),
@@ -138,7 +71,7 @@ pub fn create(
     made
 }
 
-fn make_checkout(
+pub(crate) fn make_checkout(
     repo: &Repo,
     checkout: &Path,
     branch: &str,
@@ -192,6 +125,15 @@ pub(crate) fn verify(checkout: &Path, common_dir: &Path) -> Result<(), WorktreeE
         });
     }
     let alternates = git_dir.join("objects/info/alternates");
+    if common_dir == git_dir {
+        // A plain copy's repository is its own: it borrows nothing.
+        if std::fs::symlink_metadata(&alternates).is_ok() {
+            return Err(WorktreeError::Tampered {
+                what: "objects/info/alternates was added".into(),
+            });
+        }
+        return Ok(());
+    }
     let text = std::fs::read_to_string(&alternates).unwrap_or_default();
     let expected = common_dir.join("objects");
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();

@@ -463,3 +463,56 @@ async fn the_model_proposes_the_commit_message_from_the_diff() {
         again.stderr
     );
 }
+
+/// A folder outside git is told so, and `--copy` works in a plain copy whose changed files
+/// `worktree merge` writes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_outside_git_is_offered_a_plain_copy() {
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::tool_call(
+            "file_write",
+            json!({"path": "notes.txt", "content": "from the copy\n"}),
+        ),
+        Reply::text("Done."),
+    ]);
+    let mut env = Env::new(
+        &server,
+        json!({"workspace": "project", "preset": "readwrite"}),
+    );
+    env.set_env(
+        "PADDOCK_WORKTREES_DIR",
+        &env.home().join("worktrees").display().to_string(),
+    );
+    let project = env.project();
+    std::fs::write(project.join("notes.txt"), "original\n").unwrap();
+    let refused = env.run(&["exec", "--worktree", "write notes"]).await;
+    refused.expect_code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("is not in a git repository: work in a plain copy"),
+        "{}",
+        refused.stderr
+    );
+    let run = env
+        .run(&["exec", "--worktree=copy", "--copy", "write notes"])
+        .await;
+    run.expect_code(0);
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt")).unwrap(),
+        "original\n"
+    );
+    let merged = env.run(&["worktree", "merge", "copy"]).await;
+    merged.expect_code(0);
+    assert!(
+        merged.stderr.contains("merged into the project folder"),
+        "{}",
+        merged.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt")).unwrap(),
+        "from the copy\n"
+    );
+    assert!(!project.join(".git").exists());
+}

@@ -420,3 +420,108 @@ fn a_folder_outside_git_is_told_so() {
         Err(WorktreeError::NoCommit)
     ));
 }
+
+#[test]
+fn a_folder_outside_git_works_in_a_plain_copy_merged_back_file_by_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = Layout {
+        records: dir.path().join("r"),
+        checkouts: dir.path().join("c"),
+    };
+    let folder = dir.path().join("notes");
+    std::fs::create_dir_all(folder.join("sub")).unwrap();
+    std::fs::write(folder.join("a.txt"), "alpha\n").unwrap();
+    std::fs::write(folder.join("gone.txt"), "to delete\n").unwrap();
+    std::fs::write(folder.join("sub/b.txt"), "beta\n").unwrap();
+    std::os::unix::fs::symlink("a.txt", folder.join("link")).unwrap();
+    let folder = folder.canonicalize().unwrap();
+    let plain = CreateOptions {
+        plain_copy: true,
+        ..named("copy")
+    };
+    let (mut wt, _) = create(&folder, &layout, &plain).unwrap();
+    assert!(wt.info().plain_copy);
+    let copy = wt.project_dir();
+    assert_eq!(
+        std::fs::read_link(copy.join("link")).unwrap(),
+        Path::new("a.txt"),
+        "a link stays a link"
+    );
+    assert_eq!(wt.changes().unwrap().files, Vec::<String>::new());
+    std::fs::write(copy.join("a.txt"), "alpha edited\n").unwrap();
+    std::fs::remove_file(copy.join("gone.txt")).unwrap();
+    std::fs::write(copy.join("sub/new.txt"), "new\n").unwrap();
+    assert_eq!(
+        wt.changes().unwrap().files,
+        ["a.txt", "gone.txt", "sub/new.txt"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(folder.join("a.txt")).unwrap(),
+        "alpha\n",
+        "untouched until the merge"
+    );
+
+    let outcome = wt.merge(None, "work").unwrap();
+    assert!(
+        matches!(outcome, MergeOutcome::Merged { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(folder.join("a.txt")).unwrap(),
+        "alpha edited\n"
+    );
+    assert!(!folder.join("gone.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(folder.join("sub/new.txt")).unwrap(),
+        "new\n"
+    );
+    assert!(
+        !folder.join(".git").exists(),
+        "the folder stays outside git"
+    );
+
+    // The user changed a file the session changes again: a conflict, nothing written.
+    std::fs::write(folder.join("a.txt"), "the user's\n").unwrap();
+    std::fs::write(copy.join("a.txt"), "the session's\n").unwrap();
+    std::fs::write(copy.join("sub/b.txt"), "beta edited\n").unwrap();
+    let outcome = wt.merge(None, "more").unwrap();
+    assert_eq!(
+        outcome,
+        MergeOutcome::Conflicts {
+            into: paddock_worktree::INTO_FOLDER.into(),
+            files: vec!["a.txt".into()]
+        }
+    );
+    assert_eq!(
+        std::fs::read_to_string(folder.join("a.txt")).unwrap(),
+        "the user's\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(folder.join("sub/b.txt")).unwrap(),
+        "beta\n",
+        "nothing half-done"
+    );
+    // A link the folder has where the copy writes is never written through.
+    std::fs::write(folder.join("a.txt"), "alpha edited\n").unwrap();
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "outside\n").unwrap();
+    std::fs::remove_file(folder.join("sub/b.txt")).unwrap();
+    std::os::unix::fs::symlink(&outside, folder.join("sub/b.txt")).unwrap();
+    let outcome = wt.merge(None, "again").unwrap();
+    assert!(
+        matches!(outcome, MergeOutcome::Conflicts { ref files, .. } if files == &["sub/b.txt".to_owned()]),
+        "{outcome:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+    assert!(
+        wt.clone().keep("x").is_err(),
+        "a copy has no branch to keep"
+    );
+    let checkout = wt.checkout().to_path_buf();
+    wt.discard().unwrap();
+    assert!(!checkout.exists());
+    assert!(
+        folder.join("a.txt").exists(),
+        "discarding the copy leaves the folder"
+    );
+}
