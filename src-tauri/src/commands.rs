@@ -287,9 +287,8 @@ commands! {
         keys::probe_tools(state.keys(), provider, base_url, model).await
     }
 
-    /// Opens an `http(s)` (with a host) or `mailto` address in the system browser through the
-    /// opener plugin's Rust side (the webview has no opener permission); anything else is
-    /// `invalid`. The UI shows the address and asks first.
+    /// Opens an `http(s)` or `mailto` address in the browser (the opener plugin's Rust side; the
+    /// webview has none); anything else is `invalid`. The UI asks first.
     fn open_link<R>[app: AppHandle<R>](url: String) -> () {
         links::open(&app, &url)
     }
@@ -343,8 +342,7 @@ commands! {
         Ok(state.runs().approve(&root, &session_id, &request_id, decision)?)
     }
 
-    /// `created` and `updated` in the machine's local offset (the UI shows a time from its
-    /// fields; JavaScript's local time would load ICU's zone data into the web process).
+    /// `created` and `updated` in the local offset (JavaScript's would load ICU's zone data).
     fn list_sessions[state: State<'_, Desktop>](project: String) -> Vec<SessionSummary> {
         let (root, store) = (canonical(&project)?, state.store().clone());
         blocking(move || sessions::list(&store, &root)).await
@@ -376,8 +374,7 @@ commands! {
         blocking(move || sessions::delete(&service, &root, &session_id)).await
     }
 
-    /// The path written (native save dialog), null when cancelled; written 0600, never through a
-    /// link.
+    /// The path written (native save dialog; 0600, never through a link), null when cancelled.
     fn export_session<R>[app: AppHandle<R>, state: State<'_, Desktop>](
         project: String,
         session_id: String,
@@ -409,6 +406,11 @@ commands! {
         Ok(state.service.worktree_changes(&canonical(&project)?, &name)?)
     }
 
+    /// One file of the checkout against the worktree's base; null when they are the same.
+    fn worktree_diff[state: State<'_, Desktop>](project: String, name: String, path: String) -> Option<FileChange> {
+        Ok(state.service.worktree_diff(&canonical(&project)?, &name, &path)?)
+    }
+
     /// The project's branches to merge into (not the sessions' own) and the current one.
     fn project_branches[state: State<'_, Desktop>](project: String) -> BranchList {
         Ok(state.service.branches(&canonical(&project)?)?)
@@ -437,8 +439,7 @@ commands! {
         Ok(state.service.checkpoint_status(&canonical(&project)?)?)
     }
 
-    /// One file's change between two checkpoints (a row of a run's Changes list); null when it
-    /// did not change.
+    /// One file's change between two checkpoints (a run's Changes row); null when unchanged.
     fn checkpoint_diff[state: State<'_, Desktop>](
         project: String,
         from: String,

@@ -90,6 +90,38 @@ async fn a_new_session_in_a_worktree_writes_there_and_merges_back() {
     assert_eq!(listed[0].session.as_deref(), Some(id.as_str()));
     let changes = s.desktop.service.worktree_changes(&s.root, &id).unwrap();
     assert_eq!(changes.files, ["notes.txt"]);
+    // The panel's diff of one file against the base; the same file is no diff; a path that
+    // climbs out is refused.
+    let diff = s
+        .desktop
+        .service
+        .worktree_diff(&s.root, &id, "notes.txt")
+        .unwrap()
+        .unwrap();
+    assert_eq!(diff.kind, paddock_protocol::ChangeKind::Created);
+    assert_eq!(diff.added, 1);
+    assert!(
+        s.desktop
+            .service
+            .worktree_diff(&s.root, &id, "README.md")
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        s.desktop
+            .service
+            .worktree_diff(&s.root, &id, "../README.md")
+            .is_err()
+    );
+    std::os::unix::fs::symlink(s.root.join("README.md"), checkout.join("peek.md")).unwrap();
+    assert!(
+        s.desktop
+            .service
+            .worktree_diff(&s.root, &id, "peek.md")
+            .is_err(),
+        "a link in the checkout is not followed out"
+    );
+    std::fs::remove_file(checkout.join("peek.md")).unwrap();
 
     let landed = worktrees::land(
         &s.desktop,

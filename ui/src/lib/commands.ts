@@ -119,7 +119,7 @@ export const testConnection = (provider: ProviderKind, baseUrl: string | null, m
 export const testToolCalling = (provider: ProviderKind, baseUrl: string | null, model: string) =>
   invokeCommand<ToolProbeReport>('test_tool_calling', { provider, baseUrl, model });
 
-/** Opens an `http(s)` (with a host) or `mailto` address in the system browser through the opener plugin's Rust side (the webview has no opener permission); anything else is `invalid`. The UI shows the address and asks first. */
+/** Opens an `http(s)` or `mailto` address in the browser (the opener plugin's Rust side; the webview has none); anything else is `invalid`. The UI asks first. */
 export const openLink = (url: string) =>
   invokeCommand<null>('open_link', { url });
 
@@ -143,7 +143,7 @@ export const stopRun = (project: string, sessionId: string) =>
 export const approve = (project: string, sessionId: string, requestId: string, decision: ApprovalDecision) =>
   invokeCommand<null>('approve', { project, sessionId, requestId, decision });
 
-/** `created` and `updated` in the machine's local offset (the UI shows a time from its fields; JavaScript's local time would load ICU's zone data into the web process). */
+/** `created` and `updated` in the local offset (JavaScript's would load ICU's zone data). */
 export const listSessions = (project: string) =>
   invokeCommand<Array<SessionSummary>>('list_sessions', { project });
 
@@ -159,7 +159,7 @@ export const loadSession = (project: string, sessionId: string, tail: number | n
 export const deleteSession = (project: string, sessionId: string) =>
   invokeCommand<null>('delete_session', { project, sessionId });
 
-/** The path written (native save dialog), null when cancelled; written 0600, never through a link. */
+/** The path written (native save dialog; 0600, never through a link), null when cancelled. */
 export const exportSession = (project: string, sessionId: string, format: ExportFormat) =>
   invokeCommand<string | null>('export_session', { project, sessionId, format });
 
@@ -174,6 +174,10 @@ export const createWorktree = (project: string, name: string | null, hint: strin
 /** Commits, uncommitted files and files changed since the base. */
 export const worktreeChanges = (project: string, name: string) =>
   invokeCommand<WorktreeChanges>('worktree_changes', { project, name });
+
+/** One file of the checkout against the worktree's base; null when they are the same. */
+export const worktreeDiff = (project: string, name: string, path: string) =>
+  invokeCommand<FileChange | null>('worktree_diff', { project, name, path });
 
 /** The project's branches to merge into (not the sessions' own) and the current one. */
 export const projectBranches = (project: string) =>
@@ -191,7 +195,7 @@ export const landWorktree = (project: string, name: string, landing: WorktreeLan
 export const checkpointStatus = (project: string) =>
   invokeCommand<CheckpointStatus>('checkpoint_status', { project });
 
-/** One file's change between two checkpoints (a row of a run's Changes list); null when it did not change. */
+/** One file's change between two checkpoints (a run's Changes row); null when unchanged. */
 export const checkpointDiff = (project: string, from: string, to: string, path: string) =>
   invokeCommand<FileChange | null>('checkpoint_diff', { project, from, to, path });
 

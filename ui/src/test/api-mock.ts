@@ -76,4 +76,5 @@ export const undoRewind = fn<'undoRewind'>();
 export const watchWorkspace = fn<'watchWorkspace'>();
 export const workspaceTree = fn<'workspaceTree'>();
 export const worktreeChanges = fn<'worktreeChanges'>();
+export const worktreeDiff = fn<'worktreeDiff'>();
 export const worktrees = fn<'worktrees'>();

@@ -86,6 +86,38 @@ describe('WorktreePanel', () => {
     expect(screen.queryByTestId('worktree-conflicts')).toBeNull();
   });
 
+  it("opens a file's diff against the base when its row is clicked", async () => {
+    api.worktreeDiff.mockResolvedValue({
+      path: 'src/login.ts',
+      kind: 'modified',
+      added: 1,
+      removed: 1,
+      diff: {
+        kind: 'text',
+        hunks: [
+          {
+            old_start: 1,
+            old_lines: 1,
+            new_start: 1,
+            new_lines: 1,
+            lines: [
+              { op: 'removed', text: 'old line' },
+              { op: 'added', text: 'new line' },
+            ],
+          },
+        ],
+      },
+    } as never);
+    await openPanel();
+    const row = (await screen.findAllByTestId('worktree-file'))[1]!;
+    await fireEvent.click(within(row).getByRole('button'));
+    expect(api.worktreeDiff).toHaveBeenCalledWith('/p', 'fix-login', 'src/login.ts');
+    expect(await within(row).findByTestId('worktree-diff')).toHaveTextContent('new line');
+    expect(within(row).getByRole('button')).toHaveAttribute('aria-expanded', 'true');
+    await fireEvent.click(within(row).getByRole('button'));
+    expect(within(row).queryByTestId('worktree-diff')).toBeNull();
+  });
+
   it('writes a plain copy back into the folder: no branch to pick', async () => {
     api.worktrees.mockResolvedValue([worktree({ plain_copy: true })]);
     api.projectBranches.mockRejectedValue({ code: 'invalid', message: 'not in a git repository' });

@@ -5,12 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use paddock_protocol::{
-    BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding,
+    BranchList, FileChange, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded,
+    WorktreeLanding,
 };
 use paddock_worktree::{CreateOptions, Layout, Worktree};
 
 use crate::trust::TrustPolicy;
 use crate::{HostError, RunOptions, RunService};
+
+/// Bytes of a checkout's file compared with its base at most.
+const MAX_DIFF_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Puts session checkouts in this folder instead of beside Paddock's data folder.
 pub const WORKTREES_DIR_ENV: &str = "PADDOCK_WORKTREES_DIR";
@@ -126,6 +130,43 @@ impl RunService {
         name: &str,
     ) -> Result<WorktreeChanges, HostError> {
         Ok(self.worktree(project, name)?.changes()?)
+    }
+
+    /// One file of the worktree's checkout against the worktree's base (`None`: the same).
+    /// Read beneath the checkout without following a link; at most 16 MB is compared.
+    pub fn worktree_diff(
+        &self,
+        project: &Path,
+        name: &str,
+        path: &str,
+    ) -> Result<Option<FileChange>, HostError> {
+        let worktree = self.worktree(project, name)?;
+        let old = worktree.base_file(path)?;
+        let root = paddock_guard::PathGuard::new(worktree.checkout()).open_root()?;
+        let new = match root.open_rel_read(Path::new(path)) {
+            Ok(file) => {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(file, MAX_DIFF_BYTES),
+                    &mut bytes,
+                )
+                .map_err(|source| HostError::Io {
+                    context: format!("cannot read {path}"),
+                    source,
+                })?;
+                Some(bytes)
+            }
+            Err(paddock_guard::PathError::NotFound { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
+        if old == new {
+            return Ok(None);
+        }
+        Ok(Some(paddock_changes::file_change(
+            path,
+            old.as_deref(),
+            new.as_deref(),
+        )))
     }
 
     /// Commits, merges, keeps or discards the worktree: one function for both shells.

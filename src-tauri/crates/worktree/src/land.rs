@@ -95,6 +95,26 @@ impl Worktree {
         Ok(text.trim().to_owned())
     }
 
+    /// The bytes of `path` (relative to the checkout) at the worktree's base; `None` when the
+    /// base has no such file. A path that could name anything else is refused.
+    pub fn base_file(&self, path: &str) -> Result<Option<Vec<u8>>, WorktreeError> {
+        let plain = !path.is_empty()
+            && !path.starts_with('/')
+            && !path.contains('\0')
+            && path
+                .split('/')
+                .all(|p| !p.is_empty() && p != "." && p != "..");
+        if !plain {
+            return Err(WorktreeError::BadPath {
+                path: path.to_owned(),
+            });
+        }
+        let git = self.git()?;
+        let spec = format!("{}:{path}", self.info().base_commit);
+        let out = git.output(["cat-file", "blob", &spec])?;
+        Ok(out.status.success().then_some(out.stdout))
+    }
+
     fn on_branch(&self, git: &Git) -> Result<(), WorktreeError> {
         let head = git
             .run(["symbolic-ref", "--quiet", "HEAD"])

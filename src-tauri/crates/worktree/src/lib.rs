@@ -72,6 +72,8 @@ pub enum WorktreeError {
         path: String,
         detail: String,
     },
+    #[error("'{path}' is not a plain path inside the checkout")]
+    BadPath { path: String },
     #[error("`git {args}` failed: {stderr}")]
     Git { args: String, stderr: String },
     #[error("git could not be run: {0} (is git installed?)")]

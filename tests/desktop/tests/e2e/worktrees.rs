@@ -155,6 +155,13 @@ async fn two_sessions_in_worktrees_one_merged_one_discarded() -> Result<()> {
     // Merge the left one into main: the main checkout gets its change.
     open_branch(&app, "paddock/make-the-left-change").await?;
     app.wait_for(&testid("worktree-panel")).await?;
+    // Its file against the base, in the panel.
+    app.click(&format!(
+        "{} button[data-path=\"app.txt\"]",
+        testid("worktree-file")
+    ))
+    .await?;
+    wait_for_text(&app, &testid("worktree-diff"), "two from the left").await?;
     app.wait_for(&format!(
         "{} option[value=\"main\"]",
         testid("worktree-merge-into")
