@@ -1000,7 +1000,7 @@ created: string,
  * A copy of a folder outside git (its branch is the copy's own; merging writes the
  * changed files back into the folder).
  */
-plain_copy: boolean, } & ({ "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" });
+plain_copy: boolean, } & ({ "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" } | { "state": "discarded" });
 
 export type WorktreeLanded = { 
 /**
@@ -1040,4 +1040,4 @@ export type WorktreeSetup = { command: string, ok: boolean,
  */
 output: string, };
 
-export type WorktreeState = { "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" };
+export type WorktreeState = { "state": "active" } | { "state": "merged", into: string, commit: string, } | { "state": "kept" } | { "state": "discarded" };

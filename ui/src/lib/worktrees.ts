@@ -4,7 +4,7 @@ import type { MergeOutcome, ProjectInfo, WorktreeChanges, WorktreeInfo } from '.
 import type { Transcript } from './transcript';
 
 /** What the sidebar's badge says of a session with a worktree. */
-export type SessionState = 'running' | 'waiting' | 'done' | 'merged' | 'kept';
+export type SessionState = 'running' | 'waiting' | 'done' | 'merged' | 'kept' | 'discarded';
 
 /** The status shown while a new session's worktree is being made. */
 export const MAKING = 'Making a worktree…';
@@ -30,6 +30,8 @@ export function stateText(worktree: WorktreeInfo): string {
       return `Merged into ${worktree.into} (${shortCommit(worktree.commit)})`;
     case 'kept':
       return 'Branch kept, checkout removed';
+    case 'discarded':
+      return 'Discarded';
   }
 }
 

@@ -144,6 +144,7 @@ fn line(w: &WorktreeInfo) -> String {
         WorktreeState::Active => "active".to_owned(),
         WorktreeState::Merged { into, commit } => format!("merged into {into} ({})", short(commit)),
         WorktreeState::Kept => "kept (branch only)".to_owned(),
+        WorktreeState::Discarded => "discarded".to_owned(),
     };
     format!(
         "{}\t{}\t{}\tsession {}\t{}",

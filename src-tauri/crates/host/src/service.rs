@@ -359,6 +359,12 @@ impl RunService {
                 None => return Ok(None),
             },
         };
+        if found.info().state == paddock_protocol::WorktreeState::Discarded {
+            return Err(HostError::Usage(format!(
+                "the worktree this session worked in ({}) was discarded; start a new session",
+                found.branch()
+            )));
+        }
         if !found.checkout().is_dir() {
             return Err(paddock_worktree::WorktreeError::NotActive {
                 name: found.name().to_owned(),

@@ -41,6 +41,8 @@ pub enum WorktreeState {
     Merged { into: String, commit: String },
     /// The checkout is gone; the branch stays for the user.
     Kept,
+    /// Checkout and branch removed; kept on record so its session is not resumed elsewhere.
+    Discarded,
 }
 
 /// One session's worktree: a branch `paddock/<name>` and (while active) its checkout.

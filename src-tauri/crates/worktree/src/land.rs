@@ -340,7 +340,7 @@ impl Worktree {
     }
 
     /// Removes the checkout, the branch and the record.
-    pub fn discard(self) -> Result<Discarded, WorktreeError> {
+    pub fn discard(mut self) -> Result<Discarded, WorktreeError> {
         let lost = self.would_lose().unwrap_or(Discarded {
             commits: 0,
             uncommitted: Vec::new(),

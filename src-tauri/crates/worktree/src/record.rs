@@ -77,7 +77,10 @@ impl Worktree {
     }
 
     pub fn is_active(&self) -> bool {
-        !matches!(self.record.info.state, WorktreeState::Kept)
+        matches!(
+            self.record.info.state,
+            WorktreeState::Active | WorktreeState::Merged { .. }
+        )
     }
 
     /// Records which session works here (its first prompt made it).
@@ -99,7 +102,18 @@ impl Worktree {
         save(&self.layout, &self.record)
     }
 
-    pub(crate) fn forget(&self) -> Result<(), WorktreeError> {
+    /// The record leaves the list (its name is free again) but stays as a tombstone, so the
+    /// session that worked here is refused rather than resumed in the project's folder.
+    pub(crate) fn forget(&mut self) -> Result<(), WorktreeError> {
+        self.record.info.state = WorktreeState::Discarded;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let tomb = self
+            .layout
+            .records
+            .join(format!("{}.{nanos:x}.{TOMBSTONE}", self.name()));
+        write_record(&tomb, &self.record)?;
         let path = self.layout.record_path(self.name());
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
@@ -117,10 +131,17 @@ pub(crate) fn private_dir(dir: &Path) -> Result<(), WorktreeError> {
         .map_err(io(format!("cannot create {}", dir.display())))
 }
 
+/// The ending of a discarded worktree's record.
+const TOMBSTONE: &str = "discarded";
+
 pub(crate) fn save(layout: &Layout, record: &Record) -> Result<(), WorktreeError> {
     private_dir(&layout.records)?;
-    let path = layout.record_path(&record.info.name);
-    let tmp = path.with_extension("json.tmp");
+    write_record(&layout.record_path(&record.info.name), record)
+}
+
+fn write_record(path: &Path, record: &Record) -> Result<(), WorktreeError> {
+    let path = path.to_path_buf();
+    let tmp = path.with_extension("tmp");
     let text = serde_json::to_vec_pretty(record).map_err(|e| WorktreeError::Record {
         path: path.clone(),
         detail: e.to_string(),
@@ -187,9 +208,26 @@ pub fn open(layout: &Layout, name: &str) -> Result<Worktree, WorktreeError> {
     })
 }
 
-/// The worktree a session works in, if it has one.
+/// The worktree a session works in, if it has one (a discarded one too: see
+/// [`WorktreeState::Discarded`]).
 pub fn open_for_session(layout: &Layout, session: &str) -> Result<Option<Worktree>, WorktreeError> {
-    Ok(list(layout)?
+    let found = list(layout)?
         .into_iter()
-        .find(|w| w.info().session.as_deref() == Some(session)))
+        .find(|w| w.info().session.as_deref() == Some(session));
+    if found.is_some() {
+        return Ok(found);
+    }
+    let Ok(entries) = std::fs::read_dir(&layout.records) else {
+        return Ok(None);
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == TOMBSTONE)
+            && let Ok(w) = load(layout, &path)
+            && w.info().session.as_deref() == Some(session)
+        {
+            return Ok(Some(w));
+        }
+    }
+    Ok(None)
 }

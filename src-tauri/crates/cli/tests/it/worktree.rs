@@ -199,6 +199,30 @@ async fn two_runs_in_two_worktrees_one_merges_the_other_conflicts_and_the_main_c
         ["left"],
         "only the merged worktree's checkout is left"
     );
+    // The discarded session is not resumed in the project's own folder.
+    let resumed = env
+        .run(&[
+            "resume",
+            "--preset",
+            "full",
+            "--base-url",
+            &url_b,
+            &session_b,
+            "go on",
+        ])
+        .await;
+    resumed.expect_code(2);
+    assert!(
+        resumed
+            .stderr
+            .contains("paddock/make-app-txt-say-b) was discarded"),
+        "{}",
+        resumed.stderr
+    );
+    // Its name is free again.
+    let listed = env.run(&["worktree", "list", "--json"]).await;
+    let list: Value = serde_json::from_str(listed.stdout.trim()).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
 
     // The merged session goes on in its worktree.
     a.push_all([
