@@ -10,4 +10,5 @@ mod rule_links;
 mod rules;
 mod runtime;
 mod settings;
+mod worktree_trust;
 mod worktree_wall;
