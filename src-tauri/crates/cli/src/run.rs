@@ -58,7 +58,12 @@ pub async fn run(
     // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
     let live = LiveProject::new(root, ServerPath::Inherit).with_keys(Arc::new(CliKeys));
     let starting = say_while_mcp_starts(&live, &settings);
-    let result = run_prompt(args, &service, &live, target, prompt, output_schema, cancel).await;
+    let request = Prompt {
+        text: prompt,
+        output_schema,
+        settings: &settings,
+    };
+    let result = run_prompt(args, &service, &live, target, request, cancel).await;
     if let Some(task) = starting {
         task.abort();
     }
@@ -98,15 +103,26 @@ fn say_while_mcp_starts(
     }))
 }
 
+/// One prompt to run, with the trusted settings `run` read before anything started.
+struct Prompt<'a> {
+    text: String,
+    output_schema: Option<serde_json::Value>,
+    settings: &'a ProjectSettings,
+}
+
 async fn run_prompt(
     args: &RunArgs,
     service: &RunService,
     live: &LiveProject,
     target: Target<'_>,
-    prompt: String,
-    output_schema: Option<serde_json::Value>,
+    prompt: Prompt<'_>,
     cancel: CancellationToken,
 ) -> Result<Code, CliError> {
+    let Prompt {
+        text: prompt,
+        output_schema,
+        settings,
+    } = prompt;
     let printer = Printer::new(args.json);
     let mut worktree = None;
     let target = match target {
@@ -119,13 +135,12 @@ async fn run_prompt(
             };
             let made = service.create_worktree(live.root(), new, trust_policy(args))?;
             crate::worktree::say_created(&made, args.json);
-            let stored =
-                service.settings_for_run(live.root(), &args.options(), trust_policy(args))?;
+            let effective = args.options().apply(settings);
             crate::worktree::setup(
                 service,
                 live.root(),
                 &made.worktree.name,
-                &args.options().apply(&stored),
+                &effective,
                 args.json,
             )
             .await?;

@@ -239,17 +239,22 @@ impl RunService {
         if let Some(m) = given.map(str::trim).filter(|m| !m.is_empty()) {
             return m.to_owned();
         }
-        let title = worktree
-            .info()
-            .session
-            .as_deref()
-            .and_then(|s| self.store().load(project, s).ok())
-            .map(|s| s.header.title)
-            .unwrap_or_default();
+        let title = self.worktree_title(project, worktree);
         if title.is_empty() {
             format!("Paddock session {}", worktree.name())
         } else {
             format!("{title}\n\nPaddock session {}", worktree.name())
         }
+    }
+
+    /// The title of the session working in `worktree` (its first prompt), or empty.
+    pub(crate) fn worktree_title(&self, project: &Path, worktree: &Worktree) -> String {
+        worktree
+            .info()
+            .session
+            .as_deref()
+            .and_then(|s| self.store().load(project, s).ok())
+            .map(|s| s.header.title)
+            .unwrap_or_default()
     }
 }

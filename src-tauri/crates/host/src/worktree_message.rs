@@ -34,13 +34,7 @@ impl RunService {
                 "nothing to commit: the checkout has no changes".into(),
             ));
         }
-        let title = worktree
-            .info()
-            .session
-            .as_deref()
-            .and_then(|s| self.store().load(root, s).ok())
-            .map(|s| s.header.title)
-            .unwrap_or_default();
+        let title = self.worktree_title(root, &worktree);
         let options = RunOptions::default();
         let settings = self.settings_for_run(root, &options, TrustPolicy::SafeDefaults)?;
         let runtime = project

@@ -147,11 +147,11 @@ impl Worktree {
         let mut conflicts = Vec::new();
         for c in &changes {
             let was = blob(git, &base, &c.path)?;
-            let now = std::fs::symlink_metadata(folder.join(&c.path))
-                .ok()
+            let meta = std::fs::symlink_metadata(folder.join(&c.path)).ok();
+            let exists = meta.is_some();
+            let now = meta
                 .filter(|m| m.is_file())
                 .and_then(|_| std::fs::read(folder.join(&c.path)).ok());
-            let exists = std::fs::symlink_metadata(folder.join(&c.path)).is_ok();
             let unchanged = match (&was, &now) {
                 (Some(a), Some(b)) => a == b,
                 (None, None) => !exists,
