@@ -178,6 +178,21 @@ pub fn command_line(
     args
 }
 
+/// The path bubblewrap could not mount over, when its setup failed on that alone: its
+/// whole stderr is one `Can't create file at P: …` or `Can't mkdir P: …` line.
+pub fn vanished_mount(stderr: &str) -> Option<PathBuf> {
+    let line = stderr.strip_suffix('\n').unwrap_or(stderr);
+    if line.contains('\n') {
+        return None;
+    }
+    let rest = line
+        .strip_prefix("bwrap: Can't create file at ")
+        .or_else(|| line.strip_prefix("bwrap: Can't mkdir "))?;
+    // The reason is strerror's text, which has no ": " in it; the path may.
+    let (path, _) = rest.rsplit_once(": ")?;
+    path.starts_with('/').then(|| PathBuf::from(path))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,5 +241,24 @@ mod tests {
             "read-only carve-outs after the writable binds"
         );
         assert_eq!(text.last().map(String::as_str), Some("true"));
+    }
+
+    #[test]
+    fn a_mount_over_nothing_is_told_apart() {
+        let seen = |s: &str| vanished_mount(s);
+        assert_eq!(
+            seen("bwrap: Can't create file at /h/a: b.sock: Read-only file system\n"),
+            Some(PathBuf::from("/h/a: b.sock"))
+        );
+        assert_eq!(
+            seen("bwrap: Can't mkdir /h/.aws: Read-only file system"),
+            Some(PathBuf::from("/h/.aws"))
+        );
+        // More than bubblewrap's one line: the command ran and printed it.
+        assert_eq!(
+            seen("hello\nbwrap: Can't create file at /h/s: Read-only file system\n"),
+            None
+        );
+        assert_eq!(seen("bwrap: Can't find source path /x: No such file"), None);
     }
 }

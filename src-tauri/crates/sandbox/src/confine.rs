@@ -165,6 +165,25 @@ impl Confinement {
         }
     }
 
+    /// Whether the command never ran because a path the wall masks (a host socket that
+    /// closed, a file deleted) vanished between [`Self::command`] and bubblewrap's mounts.
+    /// Then it drops that mask, so the command can be started again. Anything the command
+    /// printed on stdout, or more than bubblewrap's one line, means it ran.
+    pub fn lost_a_mask(&mut self, stdout_bytes: u64, stderr: &str) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some((policy, Some(_))) = &mut self.policy
+            && stdout_bytes == 0
+            && let Some(gone) = crate::bwrap::vanished_mount(stderr)
+            && std::fs::symlink_metadata(&gone).is_err()
+            && let Some(at) = policy.hidden.iter().position(|h| *h == gone)
+        {
+            policy.hidden.remove(at);
+            return true;
+        }
+        let _ = (stdout_bytes, stderr);
+        false
+    }
+
     /// A line for the result when the command does not run behind a wall.
     pub fn note(&self) -> Option<String> {
         self.is_bare()
@@ -190,10 +209,14 @@ impl Confinement {
             match bwrap {
                 Some(b) => {
                     let pinned = crate::hardlinks::outside_links(&policy.workdir);
+                    // Looked at again just before the mounts: what is gone needs no mask, and
+                    // bubblewrap cannot mount over nothing in a read-only folder.
+                    let mut now = policy.clone();
+                    now.hidden.retain(|p| std::fs::symlink_metadata(p).is_ok());
                     argv.push(b.path.clone().into_os_string());
                     argv.extend(crate::bwrap::command_line(
                         b,
-                        policy,
+                        &now,
                         &pinned.files,
                         &helper_argv,
                     ));

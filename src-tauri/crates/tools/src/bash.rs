@@ -30,6 +30,8 @@ pub const STDOUT_CAP_BYTES: usize = 24_000;
 pub const STDERR_CAP_BYTES: usize = 8_000;
 /// After the command exits, how long to wait for output still in the pipes.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// Starts again when a path the wall masks vanished before its mounts (the command never ran).
+const VANISHED_MASK_RETRIES: usize = 2;
 /// Exit code reported when the time limit was hit.
 pub const EXIT_TIMEOUT: i32 = 124;
 /// Exit code reported when the run was cancelled.
@@ -165,25 +167,118 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
         _ => None,
     };
     sandbox.proxy_socket = gate.as_ref().map(|g| g.socket.clone());
-    let confinement = match Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable) {
+    let mut confinement = match Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable)
+    {
         Ok(c) => c,
         Err(why) => return not_started(why),
     };
     let mut notes: Vec<String> = confinement.note().into_iter().collect();
+    let mut retries = 0;
+    let ran = loop {
+        let ran = match start_and_wait(
+            &confinement,
+            env,
+            command,
+            &cwd,
+            &tmp,
+            &writable,
+            limit,
+            ctx,
+        )
+        .await
+        {
+            Ok(ran) => ran,
+            Err(why) => return not_started(why),
+        };
+        // A masked path that vanished before the wall's mounts: the command never ran.
+        if retries < VANISHED_MASK_RETRIES && ran.wall_lost_a_mask(&mut confinement) {
+            retries += 1;
+            continue;
+        }
+        break ran;
+    };
+    notes.extend(ran.notes);
+    let (exit_code, stdout, stderr) = (ran.exit_code, ran.stdout, ran.stderr);
+    drop(tmp);
+    // The call's connections end with it; what they did is part of its result.
+    if let Some(gate) = gate
+        && let Some(lines) = crate::network::describe(&gate.finish().await)
+    {
+        notes.push(lines);
+    }
+    // Nothing the command started runs any more: what it left that would run outside the
+    // wall is held now, before anything else can run it.
+    match (before, scan(&cwd, &env.sandbox.auto_run).await) {
+        (Some(before), Some(after)) if !before.incomplete && !after.incomplete => {
+            let held = after.held_since(&before);
+            if !held.is_empty() {
+                notes.push(crate::held::hold_after_call(&cwd, held, ctx).await);
+            }
+        }
+        _ => notes.push(
+            "[not every file other programs run (git's metadata, .envrc, editor tasks) could \
+             be checked after this command: the workspace has too many entries; look before \
+             you use git or open it in an editor]"
+                .to_owned(),
+        ),
+    }
 
+    let redactor = redactor_for(env);
+    let render =
+        |c: &Arc<Mutex<Capture>>| c.lock().map(|c| c.render(&redactor)).unwrap_or_default();
+    let text = layout(&render(&stdout), &render(&stderr), &notes, exit_code);
+    if exit_code == 0 {
+        ToolOutput::ok(text)
+    } else {
+        ToolOutput::error(text)
+    }
+}
+
+/// One start of the walled command, until it ends, times out or is cancelled.
+struct Ran {
+    exit_code: i32,
+    notes: Vec<String>,
+    stdout: Arc<Mutex<Capture>>,
+    stderr: Arc<Mutex<Capture>>,
+}
+
+impl Ran {
+    fn wall_lost_a_mask(&self, confinement: &mut Confinement) -> bool {
+        let Ok(stdout) = self.stdout.lock() else {
+            return false;
+        };
+        let Some(stderr) = self.stderr.lock().ok().and_then(|c| c.whole_text()) else {
+            return false;
+        };
+        self.exit_code == 1 && confinement.lost_a_mask(stdout.total(), &stderr)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn start_and_wait(
+    confinement: &Confinement,
+    env: &ToolEnv,
+    command: &str,
+    cwd: &Path,
+    tmp: &TmpDir,
+    writable: &[PathBuf],
+    limit: Duration,
+    ctx: &ToolContext,
+) -> Result<Ran, String> {
+    let mut notes = Vec::new();
     // The wall is built by a helper process (bubblewrap and/or Paddock's helper), never here
     // between fork and exec.
     let mut cmd = confinement.command(
         std::ffi::OsStr::new(bash_program()),
         &["-c".as_ref(), std::ffi::OsStr::new(command)],
     );
-    cmd.current_dir(&cwd)
+    cmd.current_dir(cwd)
         .env_clear()
         .envs(scrubbed_env(
             std::env::vars_os(),
             tmp.path.as_os_str(),
             cwd.as_os_str(),
-            &writable,
+            writable,
         ))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -198,7 +293,7 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
 
     let mut child = match cmd.spawn() {
         Ok(child) => child,
-        Err(e) => return not_started(format!("bash could not start: {e}")),
+        Err(e) => return Err(format!("bash could not start: {e}")),
     };
     let mut group = ProcessGroup(child.id());
     let stdout = Arc::new(Mutex::new(Capture::new(STDOUT_CAP_BYTES)));
@@ -249,39 +344,12 @@ async fn run_bash(env: &ToolEnv, command: &str, limit: Duration, ctx: &ToolConte
             abort.abort();
         }
     }
-    drop(tmp);
-    // The call's connections end with it; what they did is part of its result.
-    if let Some(gate) = gate
-        && let Some(lines) = crate::network::describe(&gate.finish().await)
-    {
-        notes.push(lines);
-    }
-    // Nothing the command started runs any more: what it left that would run outside the
-    // wall is held now, before anything else can run it.
-    match (before, scan(&cwd, &env.sandbox.auto_run).await) {
-        (Some(before), Some(after)) if !before.incomplete && !after.incomplete => {
-            let held = after.held_since(&before);
-            if !held.is_empty() {
-                notes.push(crate::held::hold_after_call(&cwd, held, ctx).await);
-            }
-        }
-        _ => notes.push(
-            "[not every file other programs run (git's metadata, .envrc, editor tasks) could \
-             be checked after this command: the workspace has too many entries; look before \
-             you use git or open it in an editor]"
-                .to_owned(),
-        ),
-    }
-
-    let redactor = redactor_for(env);
-    let render =
-        |c: &Arc<Mutex<Capture>>| c.lock().map(|c| c.render(&redactor)).unwrap_or_default();
-    let text = layout(&render(&stdout), &render(&stderr), &notes, exit_code);
-    if exit_code == 0 {
-        ToolOutput::ok(text)
-    } else {
-        ToolOutput::error(text)
-    }
+    Ok(Ran {
+        exit_code,
+        notes,
+        stdout,
+        stderr,
+    })
 }
 
 /// The workspace's run-by-others files, scanned off the async threads; `None` if the scan

@@ -62,6 +62,17 @@ impl Capture {
     }
 
     /// The stream as text: redacted, and cut in the middle with a marker when too long.
+    /// Bytes seen in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Everything seen, when nothing was cut (unredacted: for checks, never for the model).
+    pub fn whole_text(&self) -> Option<String> {
+        (self.tail.is_empty() && self.total == self.head.len() as u64)
+            .then(|| String::from_utf8_lossy(&self.head).into_owned())
+    }
+
     pub fn render(&self, redactor: &Redactor) -> String {
         if !self.is_cut() {
             let mut all = self.head.clone();

@@ -313,3 +313,51 @@ async fn the_tmpdir_is_private() {
     let seen = w.confined("stat -c %a \"$TMPDIR\"").await;
     assert!(seen.text.starts_with("700\n"), "{}", seen.text);
 }
+
+/// A host socket that closes between the wall's plan and bubblewrap's mounts (a CI run saw
+/// another test's socket go) leaves nothing to mask: bubblewrap refuses to mount over
+/// nothing in a read-only folder, the wall sees that the command never ran, drops the mask
+/// and starts it again. Without that, the command failed with bubblewrap's error.
+#[tokio::test]
+async fn a_socket_gone_before_the_mounts_is_not_an_error() {
+    let Some(mut w) = wall() else { return };
+    let readable = w.home.join("notes");
+    std::fs::create_dir_all(&readable).unwrap();
+    w.env.sandbox.readable = vec![readable.clone()];
+    let socket = readable.join("gone.sock");
+    let _listener = unix_listener(&socket);
+    let mut confinement = paddock_sandbox::Confinement::prepare(
+        &w.env.sandbox,
+        w.env.workspace_mode,
+        &w.ws,
+        std::slice::from_ref(&w.ws),
+    )
+    .unwrap();
+    let mut cmd = confinement.command("/bin/sh".as_ref(), &["-c".as_ref(), "echo RAN".as_ref()]);
+    // Gone after the plan, still listed by the kernel (its listener is open).
+    std::fs::remove_file(&socket).unwrap();
+    let out = cmd.current_dir(&w.ws).output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "bubblewrap mounted over nothing?");
+    assert!(stderr.contains("gone.sock"), "{stderr}");
+    assert!(
+        confinement.lost_a_mask(out.stdout.len() as u64, &stderr),
+        "not seen as a vanished mask: {stderr}"
+    );
+    // A command that ran and failed alike is not started again.
+    assert!(!confinement.lost_a_mask(4, &stderr));
+    let again = confinement
+        .command("/bin/sh".as_ref(), &["-c".as_ref(), "echo RAN".as_ref()])
+        .current_dir(&w.ws)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("RAN"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    // And the bash tool, which plans anew, runs as ever with the socket gone.
+    let seen = run(&w.env, "echo TOOL-RAN").await;
+    assert!(seen.contains("TOOL-RAN"), "{seen}");
+}
