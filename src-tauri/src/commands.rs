@@ -6,8 +6,7 @@
 use std::sync::Arc;
 
 use paddock_host::edit::{Edit, in_effect, info};
-use paddock_host::trust::TrustPolicy;
-use paddock_host::{RewindRequest, RunOptions, workspace};
+use paddock_host::{RewindRequest, workspace};
 use paddock_protocol::{
     AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus,
     ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig,
@@ -55,23 +54,7 @@ commands! {
         window: WebviewWindow<R>,
         state: State<'_, Desktop>,
     ](path: String) -> ProjectInfo {
-        let root = canonical(&path)?;
-        let (service, at) = (state.service.clone(), root.clone());
-        if let Err(e) = blocking(move || Ok(service.begin_checkpoints(&at)?)).await {
-            tracing::warn!("{}", e.message);
-        }
-        let info = info(state.trust(), &root);
-        if info.settings.is_some() {
-            // MCP servers the user trusts start now, so their tools are up by the first prompt.
-            state.project(&root).mcp(&in_effect(state.trust(), &root)?.settings);
-        }
-        // The recent list is a convenience: failing to save it never blocks opening.
-        if let Err(e) = state.recent.touch(&root) {
-            tracing::warn!("{}", e.message);
-        }
-        windows::open_project_window(&app, &root, &info.name).await?;
-        windows::close_picker(&window);
-        Ok(info)
+        windows::open_project(&app, &window, &state, &path).await
     }
 
     /// Focuses the picker window, or opens it again (a project window's "Open project…").
@@ -490,15 +473,7 @@ commands! {
         project: String,
         session_id: String,
     ) -> SessionTranscript {
-        let root = canonical(&project)?;
-        let live = state.project(&root);
-        let options = RunOptions::default();
-        state
-            .service
-            .compact(&live, &session_id, &options, TrustPolicy::SafeDefaults)
-            .await?;
-        let service = state.service.clone();
-        blocking(move || sessions::load(service.store(), &root, &session_id)).await
+        sessions::compact(&state, &project, session_id).await
     }
 
     /// The session with its latest compaction undone.

@@ -163,6 +163,28 @@ pub async fn export_to<R: tauri::Runtime>(
     Ok(Some(path.to_string_lossy().into_owned()))
 }
 
+/// The session after the model summarized the start of the conversation.
+pub async fn compact(
+    state: &crate::state::Desktop,
+    project: &str,
+    session_id: String,
+) -> AppResult<SessionTranscript> {
+    let root = crate::projects::canonical(project)?;
+    let live = state.project(&root);
+    let options = paddock_host::RunOptions::default();
+    state
+        .service
+        .compact(
+            &live,
+            &session_id,
+            &options,
+            paddock_host::trust::TrustPolicy::SafeDefaults,
+        )
+        .await?;
+    let service = state.service.clone();
+    crate::commands::blocking(move || load(service.store(), &root, &session_id)).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
