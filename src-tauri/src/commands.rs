@@ -54,7 +54,7 @@ commands! {
         window: WebviewWindow<R>,
         state: State<'_, Desktop>,
     ](path: String) -> ProjectInfo {
-        windows::open_project(&app, &window, &state, &path).await
+        crate::open::open(&app, &window, &state, &path).await
     }
 
     /// Focuses the picker window, or opens it again (a project window's "Open project…").

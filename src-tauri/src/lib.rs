@@ -13,6 +13,7 @@ pub mod links;
 pub mod local_time;
 pub mod logging;
 pub mod notify;
+pub mod open;
 pub mod projects;
 pub mod recent;
 pub mod runs;

@@ -121,36 +121,6 @@ fn related_window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
         .map(|(_, w)| w.clone())
 }
 
-/// Opens (or focuses) `path`'s project window: its checkpoints begin, the MCP servers the
-/// user trusts start, the recent list learns of it, the picker closes.
-pub async fn open_project<R: Runtime>(
-    app: &AppHandle<R>,
-    window: &WebviewWindow<R>,
-    state: &crate::state::Desktop,
-    path: &str,
-) -> AppResult<paddock_protocol::ProjectInfo> {
-    use paddock_host::edit::{in_effect, info};
-    let root = crate::projects::canonical(path)?;
-    let (service, at) = (state.service.clone(), root.clone());
-    if let Err(e) = crate::commands::blocking(move || Ok(service.begin_checkpoints(&at)?)).await {
-        tracing::warn!("{}", e.message);
-    }
-    let info = info(state.trust(), &root);
-    if info.settings.is_some() {
-        // MCP servers the user trusts start now, so their tools are up by the first prompt.
-        state
-            .project(&root)
-            .mcp(&in_effect(state.trust(), &root)?.settings);
-    }
-    // The recent list is a convenience: failing to save it never blocks opening.
-    if let Err(e) = state.recent.touch(&root) {
-        tracing::warn!("{}", e.message);
-    }
-    open_project_window(app, &root, &info.name).await?;
-    close_picker(window);
-    Ok(info)
-}
-
 /// Closes the picker once it has opened a project: it is done (its share of the web process
 /// it shares, or its own process off Linux, is freed). A project window's "Open project…"
 /// brings it back.

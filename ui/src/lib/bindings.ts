@@ -60,7 +60,7 @@ retry?: Retry, } | { "type": "loop_detected", kind: LoopKind, repetitions: numbe
 /**
  * Checkpoint ids of the workspace before and after the run.
  */
-from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "connection" } & NetworkConnection | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "connection" } & NetworkConnection | { "type": "plan" } & Plan | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
 
 export type AppError = { code: AppErrorCode, 
 /**
@@ -487,6 +487,20 @@ hidden_turns: number,
  * Token usage of the runs left out whole.
  */
 usage: TokenUsage, };
+
+export type Plan = { items: Array<PlanItem>, };
+
+export type PlanItem = { 
+/**
+ * What the step is, imperative ("Run the tests").
+ */
+content: string, status: PlanStatus, 
+/**
+ * How the step reads while it is under way ("Running the tests"), when the model said.
+ */
+active_form?: string, };
+
+export type PlanStatus = "pending" | "in_progress" | "completed";
 
 export type ProjectInfo = { 
 /**

@@ -15,6 +15,7 @@ import type {
   LoopAction,
   LoopKind,
   NetworkConnection,
+  Plan,
   Omitted,
   Retry,
   RewindInfo,
@@ -99,6 +100,8 @@ export interface Turn {
   rewound?: boolean;
   /** Replaced by a compaction's summary: kept and shown collapsed. */
   summarized?: boolean;
+  /** The plan as the agent's `todo_write` left it in this turn. */
+  plan?: Plan;
 }
 
 export interface RunEnd {
@@ -208,6 +211,24 @@ export function totalUsage(t: Transcript): TokenUsage {
 /** The turns the view counts for these runs (a run with none still takes a place). */
 export const turnPlaces = (runs: readonly Run[]): number =>
   runs.reduce((n, r) => n + Math.max(r.turns.length, 1), 0);
+
+/**
+ * The agent's plan as it stands: the last one set in a turn the conversation still holds (a
+ * rewind that set that turn aside brings back the one before). Null when none, or when the
+ * agent cleared it.
+ */
+export function currentPlan(t: Transcript): Plan | null {
+  for (let r = t.runs.length - 1; r >= 0; r--) {
+    const run = t.runs[r]!;
+    if (run.rewound) continue;
+    for (let i = run.turns.length - 1; i >= 0; i--) {
+      const turn = run.turns[i]!;
+      if (turn.rewound || !turn.plan) continue;
+      return turn.plan.items.length ? turn.plan : null;
+    }
+  }
+  return null;
+}
 
 /** True while the last run has not finished. */
 export function isRunning(t: Transcript): boolean {
@@ -408,6 +429,9 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       return;
     case 'run_changes':
       run.changes = { from: event.from, to: event.to, files: event.files };
+      return;
+    case 'plan':
+      turnOf(d, run).plan = d.fresh({ items: event.items });
       return;
     case 'connection': {
       // Under the call that made it; one of a call no longer in sight is dropped.

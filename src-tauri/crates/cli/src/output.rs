@@ -7,7 +7,9 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_host::{EventSink, one_line};
-use paddock_protocol::{AgentEvent, ChangeKind, ChangeSummary, CompactionReason, LoopAction};
+use paddock_protocol::{
+    AgentEvent, ChangeKind, ChangeSummary, CompactionReason, LoopAction, Plan, PlanStatus,
+};
 use serde_json::{Value, json};
 
 /// Longest tool summary on a tool line.
@@ -170,6 +172,11 @@ impl Printer {
                 }
                 err(&text);
             }
+            AgentEvent::Plan(plan) => {
+                end_line(state);
+                let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
+                err(&format!("{who}{}", plan_lines(&plan)));
+            }
             AgentEvent::Delegated {
                 agent: a, event, ..
             } => {
@@ -195,6 +202,24 @@ impl EventSink for Printer {
             self.print_text(&mut state, event, None);
         }
     }
+}
+
+/// The plan as stderr shows it: a heading with the progress, one line per step.
+fn plan_lines(plan: &Plan) -> String {
+    let (done, total) = plan.progress();
+    if total == 0 {
+        return "plan: cleared".to_owned();
+    }
+    let mut text = format!("plan ({done} of {total} done):");
+    for item in &plan.items {
+        let (mark, words) = match item.status {
+            PlanStatus::Completed => ("[x]", &item.content),
+            PlanStatus::InProgress => ("[>]", item.active_form.as_ref().unwrap_or(&item.content)),
+            PlanStatus::Pending => ("[ ]", &item.content),
+        };
+        text.push_str(&format!("\n  {mark} {words}"));
+    }
+    text
 }
 
 fn end_line(state: &mut State) {

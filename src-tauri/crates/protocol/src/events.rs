@@ -5,7 +5,7 @@ use ts_rs::TS;
 
 use crate::{
     ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, CompactionInfo, ContextInfo,
-    FileChange, NetworkConnection, RewindInfo, SharedText, StopReason, TokenUsage, ToolCall,
+    FileChange, NetworkConnection, Plan, RewindInfo, SharedText, StopReason, TokenUsage, ToolCall,
 };
 
 /// Why a run ended.
@@ -282,6 +282,8 @@ pub enum AgentEvent {
     },
     /// A connection a call made through the network fence ended (or was refused).
     Connection(NetworkConnection),
+    /// The agent's checklist as `todo_write` last set it (the whole list).
+    Plan(Plan),
     /// An event of a teammate's run, started by the delegation call `call_id`.
     Delegated {
         agent: String,

@@ -29,7 +29,8 @@ pub enum Grant {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolPreset {
-    /// file_read, grep, glob, web_fetch.
+    /// file_read, grep, glob, web_fetch, todo_write (the plan changes nothing but the
+    /// session).
     Readonly,
     /// readonly + file_write, file_edit.
     Readwrite,
@@ -42,12 +43,13 @@ impl ToolPreset {
 
     /// The built-in tool names this preset grants.
     pub fn tools(self) -> &'static [&'static str] {
-        const READONLY: &[&str] = &["file_read", "grep", "glob", "web_fetch"];
+        const READONLY: &[&str] = &["file_read", "grep", "glob", "web_fetch", "todo_write"];
         const READWRITE: &[&str] = &[
             "file_read",
             "grep",
             "glob",
             "web_fetch",
+            "todo_write",
             "file_write",
             "file_edit",
         ];
@@ -56,6 +58,7 @@ impl ToolPreset {
             "grep",
             "glob",
             "web_fetch",
+            "todo_write",
             "file_write",
             "file_edit",
             "bash",

@@ -1,4 +1,4 @@
-//! Paddock's built-in tools (files, search, the web, bash, delegation), one per file, each
+//! Paddock's built-in tools (files, search, the web, bash, delegation, the plan), one per file, each
 //! confined by the sandbox: file tools through the path guard, bash through the OS wall,
 //! web_fetch (and bash's allow-listed network) through the network fence.
 
@@ -15,6 +15,7 @@ pub mod grep;
 mod held;
 mod nested;
 pub mod network;
+pub mod todo_write;
 mod walk;
 pub mod web_fetch;
 
@@ -27,6 +28,7 @@ pub use file_write::FileWriteTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use network::NetworkFence;
+pub use todo_write::TodoWriteTool;
 pub use walk::SKIPPED_DIRS;
 pub use web_fetch::WebFetchTool;
 
@@ -37,7 +39,7 @@ use paddock_core::{ToolError, ToolRegistry};
 use paddock_guard::PathError;
 use serde_json::Value;
 
-/// Registers file_read, file_write, file_edit, grep, glob, web_fetch and bash, working in
+/// Registers file_read, file_write, file_edit, grep, glob, web_fetch, bash and todo_write, working in
 /// `env`. They stay invisible to an agent until a preset or allow list grants them.
 pub fn register_builtin_tools(
     registry: &mut ToolRegistry,
@@ -50,6 +52,7 @@ pub fn register_builtin_tools(
     registry.register(typed(GlobTool::new(env.clone())))?;
     registry.register(typed(WebFetchTool::new(env.clone())))?;
     registry.register(typed(BashTool::new(env.clone())))?;
+    registry.register(typed(TodoWriteTool))?;
     Ok(())
 }
 
@@ -151,6 +154,20 @@ mod tests {
             .filter(|(_, t)| !t.mutates())
             .map(|(n, _)| n)
             .collect();
-        assert_eq!(read_only, ["file_read", "glob", "grep", "web_fetch"]);
+        assert_eq!(
+            read_only,
+            ["file_read", "glob", "grep", "todo_write", "web_fetch"]
+        );
+        assert_eq!(
+            summary(
+                "todo_write",
+                json!({"todos": [
+                    {"content": "Read", "status": "completed"},
+                    {"content": "Fix the bug", "status": "in_progress"},
+                    {"content": "Test", "status": "pending"}
+                ]})
+            ),
+            "1 of 3 done; now: Fix the bug"
+        );
     }
 }

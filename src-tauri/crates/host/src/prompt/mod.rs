@@ -12,7 +12,7 @@ const TEMPLATE: &str = include_str!("system.md");
 
 /// One line per built-in tool on using it well; a granted tool not listed (MCP) is
 /// described by its own schema.
-const TOOL_HINTS: [(&str, &str); 7] = [
+const TOOL_HINTS: [(&str, &str); 8] = [
     (
         "file_read",
         "file_read: read a file before changing it; page long files with offset and limit.",
@@ -33,6 +33,10 @@ const TOOL_HINTS: [(&str, &str); 7] = [
     (
         "bash",
         "bash: run commands (build, test, git) in the workspace; no network unless the project grants it; long-running servers are stopped when the call ends.",
+    ),
+    (
+        "todo_write",
+        "todo_write: for work of three or more steps, keep the plan the user watches; not for a single step or a question.",
     ),
     (
         "delegate_to_agent",
