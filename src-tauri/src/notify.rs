@@ -240,6 +240,7 @@ mod tests {
             exit,
             turns: 3,
             usage: TokenUsage::default(),
+            cost: None,
         };
         let done = note_for(&end(ExitReason::EndTurn), "p", false).unwrap();
         assert_eq!(

@@ -71,6 +71,12 @@ pub fn keep_tail(
         usage: runs[..at]
             .iter()
             .fold(TokenUsage::default(), |sum, r| sum + run_usage(events, r)),
+        cost: paddock_host::session::session_cost(
+            &runs[..at]
+                .iter()
+                .flat_map(|r| r.events.iter().map(|&i| events[i].clone()))
+                .collect::<Vec<_>>(),
+        ),
     };
     if dropped == 0 {
         // Rewinds and the like between the previous run and this one stay, before it.

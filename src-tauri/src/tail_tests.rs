@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use paddock_protocol::{
-    AgentEvent, CompactionInfo, CompactionReason, ContentBlock, ContextInfo, ErrorKind, ExitReason,
-    Message, Omitted, RewindInfo, Role, StopReason, TokenUsage, ToolCall, ToolResult, ToolStatus,
+    AgentEvent, CompactionInfo, CompactionReason, ContentBlock, ContextInfo, Cost, ErrorKind,
+    ExitReason, Message, Omitted, RewindInfo, Role, StopReason, TokenUsage, ToolCall, ToolResult,
+    ToolStatus,
 };
 use serde_json::{Value, json};
 
@@ -18,8 +19,16 @@ struct Session {
     messages: Vec<Message>,
     events: Vec<AgentEvent>,
     total: TokenUsage,
+    cost: Cost,
     turn: u32,
 }
+
+/// Each model call costs a quarter (a figure sums exactly in binary).
+const CALL: Cost = Cost {
+    usd: 0.25,
+    complete: true,
+    local: false,
+};
 
 impl Session {
     fn prompt(&mut self, text: &str) {
@@ -28,8 +37,10 @@ impl Session {
             agent: "main".into(),
             model: "m".into(),
             max_turns: 100,
+            pricing: None,
         });
         self.total = TokenUsage::default();
+        self.cost = Cost::NONE;
         self.turn = 0;
     }
 
@@ -68,6 +79,7 @@ impl Session {
                     agent: "helper".into(),
                     model: "m".into(),
                     max_turns: 5,
+                    pricing: None,
                 }),
             });
         }
@@ -106,9 +118,12 @@ impl Session {
     fn usage(&mut self) {
         let turn = TokenUsage::new(1_000, 50);
         self.total += turn;
+        self.cost += CALL;
         self.events.push(AgentEvent::Usage {
             turn,
             total: self.total,
+            turn_cost: Some(CALL),
+            total_cost: Some(self.cost),
         });
     }
 
@@ -117,6 +132,7 @@ impl Session {
             exit,
             turns: self.turn,
             usage: self.total,
+            cost: Some(self.cost),
         });
     }
 
@@ -224,6 +240,10 @@ fn lagging(prompts: usize) -> Session {
 /// Cases: name, session, tail asked for, what should be left out.
 fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
     let usage = |runs: u64| TokenUsage::new(3_000 * runs, 150 * runs);
+    let costs = |runs: u32| Cost {
+        usd: 0.75 * f64::from(runs),
+        ..CALL
+    };
     vec![
         (
             "one long run, cut inside it",
@@ -234,6 +254,7 @@ fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
                 turns: 21,
                 hidden_turns: 21,
                 usage: TokenUsage::default(),
+                cost: None,
             }),
         ),
         (
@@ -245,6 +266,7 @@ fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
                 turns: 0,
                 hidden_turns: 12,
                 usage: usage(4),
+                cost: Some(costs(4)),
             }),
         ),
         (
@@ -256,6 +278,7 @@ fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
                 turns: 1,
                 hidden_turns: 10,
                 usage: usage(3),
+                cost: Some(costs(3)),
             }),
         ),
         (
@@ -267,6 +290,7 @@ fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
                 turns: 3,
                 hidden_turns: 5,
                 usage: TokenUsage::new(2_000, 100),
+                cost: Some(Cost { usd: 0.5, ..CALL }),
             }),
         ),
         (
@@ -278,6 +302,7 @@ fn cases() -> Vec<(&'static str, Session, u32, Option<Omitted>)> {
                 turns: 0,
                 hidden_turns: 9,
                 usage: usage(3),
+                cost: Some(costs(3)),
             }),
         ),
         ("short: nothing to leave out", many_prompts(), 18, None),

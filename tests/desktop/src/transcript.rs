@@ -32,6 +32,7 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
         agent: "main".into(),
         model: "fake-model".into(),
         max_turns: 100,
+        pricing: None,
     });
     let mut emitted = 1;
     for t in 1..=turns {
@@ -56,7 +57,12 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
         let turn = TokenUsage::new(1_200, 80);
         total += turn;
         // The kernel's order: the model call's usage, the turn's end, then the tools.
-        writer.emit(AgentEvent::Usage { turn, total });
+        writer.emit(AgentEvent::Usage {
+            turn,
+            total,
+            total_cost: None,
+            turn_cost: None,
+        });
         writer.emit(AgentEvent::TurnFinished {
             turn: u32::try_from(t)?,
             stop_reason: StopReason::ToolUse,
@@ -86,7 +92,12 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
     let last = TokenUsage::new(1_300, 200);
     total += last;
     let final_turn = u32::try_from(turns + 1)?;
-    writer.emit(AgentEvent::Usage { turn: last, total });
+    writer.emit(AgentEvent::Usage {
+        turn: last,
+        total,
+        total_cost: None,
+        turn_cost: None,
+    });
     writer.emit(AgentEvent::TurnFinished {
         turn: final_turn,
         stop_reason: StopReason::EndTurn,
@@ -95,6 +106,7 @@ pub fn write_session(data_dir: &Path, project: &Path, events: usize) -> Result<S
         exit: ExitReason::EndTurn,
         turns: final_turn,
         usage: total,
+        cost: None,
     });
     emitted += 3;
     writer.flush();

@@ -19,7 +19,11 @@ export type AgentEvent = { "type": "run_started", agent: string, model: string,
 /**
  * Model calls the run may make (0 in sessions written before it was said).
  */
-max_turns: number, } | { "type": "turn_started", turn: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_call_started", call: ToolCall, 
+max_turns: number, 
+/**
+ * How the model's tokens are priced (absent in sessions written before costs).
+ */
+pricing?: Pricing, } | { "type": "turn_started", turn: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_call_started", call: ToolCall, 
 /**
  * One line saying what the call does (a path, a command), from the tool itself.
  */
@@ -51,12 +55,20 @@ proposed_rules?: Array<string>,
  * What the call would do (a diff, a command and where it runs), when the tool can
  * tell without running.
  */
-preview?: CallPreview, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, } | { "type": "warning", message: string, 
+preview?: CallPreview, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "usage", turn: TokenUsage, total: TokenUsage, 
+/**
+ * What `turn` and `total` cost (absent in sessions written before costs).
+ */
+turn_cost?: Cost, total_cost?: Cost, } | { "type": "warning", message: string, 
 /**
  * Set when the warning says a model call is being retried: a UI shows one call's
  * retries as one line.
  */
-retry?: Retry, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, } | { "type": "checkpoint_saved" } & CheckpointInfo | { "type": "run_changes", 
+retry?: Retry, } | { "type": "loop_detected", kind: LoopKind, repetitions: number, action: LoopAction, detail: string, } | { "type": "turn_finished", turn: number, stop_reason: StopReason, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "run_finished", exit: ExitReason, turns: number, usage: TokenUsage, 
+/**
+ * What the run cost, teammates included (absent in sessions written before costs).
+ */
+cost?: Cost, } | { "type": "checkpoint_saved" } & CheckpointInfo | { "type": "run_changes", 
 /**
  * Checkpoint ids of the workspace before and after the run.
  */
@@ -261,6 +273,20 @@ paths: Array<string>, files: bigint, bytes: bigint,
  * What was not copied, and why (a link, a special file, unreadable).
  */
 skipped: Array<string>, };
+
+export type Cost = { 
+/**
+ * Dollars for the calls whose price is known.
+ */
+usd: number, 
+/**
+ * Every call's price was known (false: `usd` is a lower bound, some price unknown).
+ */
+complete: boolean, 
+/**
+ * Every call went to a local model (which costs nothing).
+ */
+local: boolean, };
 
 export type DenyReason = "not_granted" | "no_approver" | "user" | "rule";
 
@@ -486,7 +512,11 @@ hidden_turns: number,
 /**
  * Token usage of the runs left out whole.
  */
-usage: TokenUsage, };
+usage: TokenUsage, 
+/**
+ * What they cost (absent when none of them said).
+ */
+cost?: Cost, };
 
 export type Plan = { items: Array<PlanItem>, };
 
@@ -501,6 +531,22 @@ content: string, status: PlanStatus,
 active_form?: string, };
 
 export type PlanStatus = "pending" | "in_progress" | "completed";
+
+export type Price = { 
+/**
+ * Input tokens not read from or written to the prompt cache.
+ */
+input: number, output: number, 
+/**
+ * Input tokens written to the prompt cache (Anthropic; 0 where writing is free).
+ */
+cacheWrite: number, 
+/**
+ * Input tokens read from the prompt cache.
+ */
+cacheRead: number, };
+
+export type Pricing = { "kind": "priced", price: Price, source: string, } | { "kind": "local" } | { "kind": "unknown" };
 
 export type ProjectInfo = { 
 /**
@@ -642,7 +688,12 @@ teammates?: Array<TeammateSettings>,
 /**
  * MCP servers, in the de-facto `mcpServers` shape.
  */
-mcpServers?: { [key in string]: McpServerConfig }, };
+mcpServers?: { [key in string]: McpServerConfig }, 
+/**
+ * Prices by model id (US dollars per million tokens), over Paddock's table: for a
+ * model it does not list (a hosted OpenAI-compatible service) or a negotiated rate.
+ */
+pricing?: { [key in string]: Price }, };
 
 export type Protection = { kind: ProtectionKind, state: ProtectionState, 
 /**
@@ -806,7 +857,11 @@ export type SessionSummary = { id: string, title: string, model: string, created
  * Last write, RFC 3339: UTC as stored, the local offset from the desktop's
  * `list_sessions`.
  */
-updated: string, size_bytes: number, };
+updated: string, size_bytes: number, 
+/**
+ * What its runs cost (absent when it has none).
+ */
+cost?: Cost, };
 
 export type SessionTranscript = { header: SessionHeader, messages: Array<Message>, events: Array<AgentEvent>, warnings: Array<string>, omitted?: Omitted, };
 
@@ -827,7 +882,12 @@ input_tokens: number, output_tokens: number,
  * The part of `input_tokens` read from the provider's prompt cache (billed at a
  * fraction). Absent in sessions written before it was counted.
  */
-cache_read_tokens: number, };
+cache_read_tokens: number, 
+/**
+ * The part of `input_tokens` written to the prompt cache (Anthropic bills it above the
+ * input rate). Absent where none was.
+ */
+cache_write_tokens?: number, };
 
 export type ToolCall = { id: string, name: string, input: unknown, 
 /**

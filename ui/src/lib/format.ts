@@ -1,5 +1,5 @@
 // Small wording and number helpers shared by the screens.
-import type { ErrorKind, ExitReason, TokenUsage } from './bindings';
+import type { Cost, ErrorKind, ExitReason, Pricing, TokenUsage } from './bindings';
 
 // Numbers and times are spelled here, not by Intl or toLocaleString: the first Intl number
 // format loads ICU's numbering systems and locale data into the web process (~1 MB), and an
@@ -42,6 +42,34 @@ export const formatTokens = (u: TokenUsage) => {
   return `${groupDigits(u.input_tokens)} in${cached} · ${groupDigits(u.output_tokens)} out`;
 };
 
+/** Dollars with the precision a small figure needs: "$0.0042", "$0.42", "$12.30". */
+export function formatDollars(usd: number): string {
+  if (usd === 0) return '$0';
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** A cost as the CLI says it too (protocol's `Cost::describe`). */
+export function formatCost(c: Cost): string {
+  if (c.complete && c.local) return '$0 (local model)';
+  if (c.complete) return formatDollars(c.usd);
+  return c.usd > 0 ? `at least ${formatDollars(c.usd)} (some prices unknown)` : 'price unknown';
+}
+
+/** Where a run's prices come from, for a tooltip. */
+export function pricingText(p: Pricing): string {
+  switch (p.kind) {
+    case 'priced': {
+      const { input, output, cacheWrite, cacheRead } = p.price;
+      const cache = cacheWrite || cacheRead ? `, cache write $${cacheWrite}, read $${cacheRead}` : '';
+      return `$${input} in, $${output} out${cache} per million tokens (${p.source})`;
+    }
+    case 'local':
+      return 'A model on this machine or network: it costs nothing.';
+    case 'unknown':
+      return "Paddock's price list does not know this model; add it under pricing in the project settings.";
+  }
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
@@ -75,9 +103,11 @@ export const turnText = (n: number, max?: number) => (max ? `Turn ${n} of ${max}
 
 /** A turn's foot: which turn, and its tokens when any were counted (a call that failed before
  * the server answered, or a server that reports no usage, counted none). */
-export function turnUsageText(n: number, max: number | undefined, u: TokenUsage): string {
+export function turnUsageText(n: number, max: number | undefined, u: TokenUsage, cost?: Cost): string {
   const counted = u.input_tokens + u.output_tokens > 0; // input counts the cached tokens
-  return counted ? `${turnText(n, max)} · ${formatTokens(u)}` : turnText(n, max);
+  if (!counted) return turnText(n, max);
+  const money = cost ? ` · ${formatCost(cost)}` : '';
+  return `${turnText(n, max)} · ${formatTokens(u)}${money}`;
 }
 
 /** The banner line for how a run ended. */

@@ -9,6 +9,7 @@ import type {
   ChangeSummary,
   CompactionInfo,
   ContextInfo,
+  Cost,
   ErrorKind,
   ExitReason,
   FileChange,
@@ -16,6 +17,7 @@ import type {
   LoopKind,
   NetworkConnection,
   Plan,
+  Pricing,
   Omitted,
   Retry,
   RewindInfo,
@@ -102,12 +104,15 @@ export interface Turn {
   summarized?: boolean;
   /** The plan as the agent's `todo_write` left it in this turn. */
   plan?: Plan;
+  /** What this turn's model calls cost (absent in sessions written before costs). */
+  cost?: Cost;
 }
 
 export interface RunEnd {
   exit: ExitReason;
   turns: number;
   usage: TokenUsage;
+  cost?: Cost;
 }
 
 export interface Run {
@@ -121,6 +126,10 @@ export interface Run {
   turns: Turn[];
   /** The run's total so far. */
   usage: TokenUsage;
+  /** What it cost so far (absent in sessions written before costs). */
+  cost?: Cost;
+  /** How its model is priced. */
+  pricing?: Pricing;
   end?: RunEnd;
   /** The workspace before the prompt: the run can be rewound to its start. */
   checkpoint?: string;
@@ -201,6 +210,30 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
     output_tokens: a.output_tokens + b.output_tokens,
     cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
   };
+}
+
+/** Nothing spent: adding it changes nothing. */
+export const NO_COST: Cost = { usd: 0, complete: true, local: true };
+
+export const addCost = (a: Cost, b: Cost): Cost => ({
+  usd: a.usd + b.usd,
+  complete: a.complete && b.complete,
+  local: a.local && b.local,
+});
+
+/**
+ * The whole session's cost: every run's (a run from before costs were recorded, with tokens,
+ * counts as unknown). Undefined when no run says anything.
+ */
+export function totalCost(t: Transcript): Cost | undefined {
+  let sum: Cost | undefined = t.omitted?.cost;
+  for (const run of t.runs) {
+    const usage = run.end?.usage ?? run.usage;
+    const used = usage.input_tokens + usage.output_tokens > 0;
+    const cost = run.end?.cost ?? run.cost ?? (used ? { usd: 0, complete: false, local: false } : undefined);
+    if (cost) sum = addCost(sum ?? NO_COST, cost);
+  }
+  return sum;
 }
 
 /** The whole session's usage: every run's total. */
@@ -326,6 +359,7 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
     case 'run_started':
       run.agent = event.agent;
       run.model = event.model;
+      if (event.pricing) run.pricing = event.pricing;
       // 0 in sessions written before it was said: unknown.
       if (event.max_turns > 0) run.maxTurns = event.max_turns;
       return;
@@ -343,6 +377,8 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       const turn = turnOf(d, run);
       turn.usage = addUsage(turn.usage ?? ZERO, event.turn);
       run.usage = event.total;
+      if (event.turn_cost) turn.cost = addCost(turn.cost ?? NO_COST, event.turn_cost);
+      if (event.total_cost) run.cost = event.total_cost;
       return;
     }
     case 'turn_finished': {
@@ -376,7 +412,8 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       return;
     case 'run_finished':
       run.usage = event.usage;
-      run.end = { exit: event.exit, turns: event.turns, usage: event.usage };
+      run.end = { exit: event.exit, turns: event.turns, usage: event.usage, cost: event.cost };
+      if (event.cost) run.cost = event.cost;
       closeOpenCards(d, run);
       return;
     case 'tool_call_started': {

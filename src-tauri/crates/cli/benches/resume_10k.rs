@@ -80,6 +80,7 @@ fn generate(store: &SessionStore, project: &Path) -> String {
         agent: "main".into(),
         model: "bench-model".into(),
         max_turns: 100,
+        pricing: None,
     });
     records += 1;
     let mut turn = 0;
@@ -121,6 +122,8 @@ fn generate(store: &SessionStore, project: &Path) -> String {
         writer.emit(AgentEvent::Usage {
             turn: usage,
             total: usage,
+            total_cost: None,
+            turn_cost: None,
         });
         writer.emit(AgentEvent::TurnFinished {
             turn: u32::try_from(turn).unwrap(),

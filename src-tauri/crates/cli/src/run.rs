@@ -234,6 +234,7 @@ async fn run_prompt(
             "session": session_id,
             "turns": result.turns,
             "usage": result.usage,
+            "cost": result.cost,
             "denied": denied,
         }));
     } else if let Some(why) = why_not_done(code, result.exit, &denied, &result.usage, result.turns)
@@ -243,6 +244,14 @@ async fn run_prompt(
         })
     {
         output::err(&format!("paddock: {why}"));
+    }
+    if !args.json && !result.usage.is_zero() {
+        output::err(&format!(
+            "paddock: {} tokens in, {} out; cost {}",
+            result.usage.input_tokens,
+            result.usage.output_tokens,
+            result.cost.describe()
+        ));
     }
     if nothing_ran(resumed, result.exit, result.turns) {
         // Only the prompt is in the session: nothing to continue from.

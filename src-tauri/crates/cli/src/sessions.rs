@@ -69,9 +69,10 @@ fn list(store: &SessionStore, root: &Path, json: bool) -> Result<Code, CliError>
     }
     let mut text = String::new();
     for s in &sessions {
+        let cost = s.cost.map_or_else(|| "-".to_owned(), |c| c.describe());
         text.push_str(&format!(
-            "{}  {}  {}  {}\n",
-            s.id, s.updated, s.model, s.title
+            "{}  {}  {}  {}  {}\n",
+            s.id, s.updated, s.model, cost, s.title
         ));
     }
     output::out(&text);

@@ -2,7 +2,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use paddock_protocol::{AgentEvent, ApprovalDecision, ExitReason, Message, TokenUsage};
+use paddock_protocol::{
+    AgentEvent, ApprovalDecision, Cost, ExitReason, Message, Pricing, TokenUsage,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -40,6 +42,8 @@ pub struct AgentConfig {
     pub compaction: Option<CompactionConfig>,
     /// Said to the user as warnings when a run starts (an instructions file that was cut).
     pub notices: Vec<String>,
+    /// How the model's tokens are priced.
+    pub pricing: Pricing,
 }
 
 impl AgentConfig {
@@ -58,6 +62,7 @@ impl AgentConfig {
             context_window: None,
             compaction: Some(CompactionConfig::default()),
             notices: Vec::new(),
+            pricing: Pricing::Unknown,
         }
     }
 }
@@ -76,6 +81,8 @@ pub struct AgentResult {
     /// history would be held twice at its end.
     pub new_from: usize,
     pub usage: TokenUsage,
+    /// What `usage` cost.
+    pub cost: Cost,
     pub turns: u32,
     pub error: Option<ModelError>,
     /// Why structured output failed, when it did.
@@ -271,6 +278,7 @@ impl Agent {
             context_window: self.config.context_window,
             compaction: self.config.compaction,
             notices: self.config.notices.clone(),
+            pricing: self.config.pricing.clone(),
         };
         let runner = Runner {
             config: &config,
@@ -306,8 +314,10 @@ impl Agent {
                     retry_msgs.push(Message::user_text(structured::retry_message(&first)));
                     let retry = runner.run(retry_msgs).await;
                     let (usage, turns) = (outcome.usage + retry.usage, outcome.turns + retry.turns);
+                    let cost = outcome.cost + retry.cost;
                     outcome = retry;
                     outcome.usage = usage;
+                    outcome.cost = cost;
                     outcome.turns = turns;
                     if outcome.exit == ExitReason::EndTurn {
                         match structured::parse_and_validate(&outcome.output, schema) {
@@ -344,6 +354,7 @@ impl Agent {
             success,
             new_from: new_from.min(outcome.messages.len()),
             usage: outcome.usage,
+            cost: outcome.cost,
             turns: outcome.turns,
             error: outcome.error,
             output_error,

@@ -41,7 +41,7 @@ impl Default for ExecutorLimits {
 }
 
 /// The result of one call (in the order of the calls), with how long it took.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallOutcome {
     pub output: ToolOutput,
     pub duration: Duration,

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use paddock_protocol::{
-    AgentEvent, CheckpointInfo, CompactionReason, ContentBlock, ErrorKind, ExitReason, LoopAction,
-    Message, Role, SharedText, StopReason, TokenUsage, ToolCall, ToolResult,
+    AgentEvent, CheckpointInfo, CompactionReason, ContentBlock, Cost, ErrorKind, ExitReason,
+    LoopAction, Message, Pricing, Role, SharedText, StopReason, TokenUsage, ToolCall, ToolResult,
 };
 
 use crate::compaction::CompactionConfig;
@@ -42,6 +42,8 @@ pub struct RunConfig {
     pub compaction: Option<CompactionConfig>,
     /// Warnings to give when the run starts.
     pub notices: Vec<String>,
+    /// How the model's tokens are priced (the host decides; unknown by default).
+    pub pricing: Pricing,
 }
 
 impl Default for RunConfig {
@@ -56,6 +58,7 @@ impl Default for RunConfig {
             context_window: None,
             compaction: Some(CompactionConfig::default()),
             notices: Vec::new(),
+            pricing: Pricing::Unknown,
         }
     }
 }
@@ -83,6 +86,8 @@ pub struct RunOutcome {
     pub messages: Vec<Message>,
     /// Tokens this run used, delegated runs included.
     pub usage: TokenUsage,
+    /// What they cost.
+    pub cost: Cost,
     /// Model calls made.
     pub turns: u32,
     /// Set when `exit` is `Error`.
@@ -110,6 +115,7 @@ pub(crate) struct LoopState {
     pub(crate) messages: Vec<Message>,
     pub(crate) saved: usize,
     pub(crate) usage: TokenUsage,
+    pub(crate) cost: Cost,
     turns: u32,
     output: String,
     /// Messages before the prompt (where rewinding to "before the prompt" cuts); `None` once
@@ -132,6 +138,7 @@ impl Runner<'_> {
             agent: self.ctx.agent.to_string(),
             model: self.config.model.clone(),
             max_turns: self.config.max_turns,
+            pricing: Some(self.config.pricing.clone()),
         });
         for warning in self.config.notices.iter().chain(self.tools.warnings()) {
             events.emit(AgentEvent::warning(warning.clone()));
@@ -149,6 +156,7 @@ impl Runner<'_> {
             messages,
             saved: 0,
             usage: TokenUsage::default(),
+            cost: Cost::NONE,
             turns: 0,
             output: String::new(),
             prompt_at,
@@ -301,11 +309,13 @@ impl Runner<'_> {
                 .executor
                 .execute_batch(&calls, self.tools, &self.ctx)
                 .await;
-            let mut delegated = TokenUsage::default();
+            let (mut delegated, mut delegated_cost) = (TokenUsage::default(), Cost::NONE);
             // The outputs move into the history, sharing their text with the events.
             let mut results = results_message(calls.iter().zip(outcomes).map(|(c, o)| {
                 if let Some(u) = o.output.usage {
                     delegated += u;
+                    // Priced by the teammate's own model; unknown if it did not say.
+                    delegated_cost += o.output.cost.unwrap_or(Pricing::Unknown.cost(&u));
                 }
                 let is_error = o.output.is_error();
                 (&**c, o.output.content, is_error)
@@ -317,7 +327,7 @@ impl Runner<'_> {
             }
             state.messages.push(results);
             if !delegated.is_zero() {
-                self.add_usage(&mut state, delegated);
+                self.add_spent(&mut state, delegated, delegated_cost);
             }
             self.save(&mut state);
 
@@ -335,12 +345,14 @@ impl Runner<'_> {
             exit,
             turns: state.turns,
             usage: state.usage,
+            cost: Some(state.cost),
         });
         RunOutcome {
             exit,
             output: state.output,
             messages: state.messages,
             usage: state.usage,
+            cost: state.cost,
             turns: state.turns,
             error,
             prompt_at: state.prompt_at,
@@ -429,11 +441,19 @@ impl Runner<'_> {
         }
     }
 
+    /// Counts a model call's tokens, priced at the run's model's prices.
     pub(crate) fn add_usage(&self, state: &mut LoopState, usage: TokenUsage) {
+        self.add_spent(state, usage, self.config.pricing.cost(&usage));
+    }
+
+    fn add_spent(&self, state: &mut LoopState, usage: TokenUsage, cost: Cost) {
         state.usage += usage;
+        state.cost += cost;
         self.ctx.events.emit(AgentEvent::Usage {
             turn: usage,
             total: state.usage,
+            turn_cost: Some(cost),
+            total_cost: Some(state.cost),
         });
     }
 

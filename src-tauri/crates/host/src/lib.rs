@@ -16,6 +16,7 @@ pub mod mcp_import;
 mod models;
 pub mod network;
 mod options;
+pub mod pricing;
 mod project;
 pub mod prompt;
 mod rewind;
@@ -88,6 +89,6 @@ pub fn use_this_program_as_sandbox_helper() {
 pub mod session {
     pub use paddock_session::{
         DATA_DIR_ENV, INTERRUPTED_RESULT, LastRewind, LoadedSession, RewindPoint, SessionError,
-        SessionStore, data_dir, to_json, to_markdown, write_export,
+        SessionStore, data_dir, run_costs, session_cost, to_json, to_markdown, write_export,
     };
 }

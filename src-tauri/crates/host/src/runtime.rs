@@ -153,6 +153,7 @@ impl ProjectRuntime {
             &instructions.text,
         ));
         config.notices = instructions.notices;
+        config.pricing = crate::pricing::pricing_of(s, self.provider, &self.model_name);
         config.grants = self.tools.policy().clone();
         if let Some(t) = s.max_turns {
             config.max_turns = t;

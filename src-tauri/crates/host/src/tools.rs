@@ -227,6 +227,11 @@ fn team(project: &Project, main_model: &str, model: &Arc<dyn Model>, rules: &Rul
         if let Some(turns) = t.max_turns {
             config.max_turns = turns;
         }
+        // Its own model's prices: its cost is added to the caller's with its usage.
+        let provider = s
+            .provider
+            .unwrap_or(paddock_protocol::ProviderKind::OpenAiCompatible);
+        config.pricing = crate::pricing::pricing_of(s, provider, &config.model);
         TeamMember {
             config,
             model: model.clone(),

@@ -201,7 +201,7 @@ pub struct SessionTranscript {
 }
 
 /// The start of a session a transcript sent in part leaves out, up to a turn boundary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, TS)]
 pub struct Omitted {
     /// Prompts (runs) left out whole, before the first one sent.
     pub runs: u32,
@@ -211,6 +211,10 @@ pub struct Omitted {
     pub hidden_turns: u32,
     /// Token usage of the runs left out whole.
     pub usage: TokenUsage,
+    /// What they cost (absent when none of them said).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<crate::Cost>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -5,7 +5,8 @@ use ts_rs::TS;
 
 use crate::{
     ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, CompactionInfo, ContextInfo,
-    FileChange, NetworkConnection, Plan, RewindInfo, SharedText, StopReason, TokenUsage, ToolCall,
+    Cost, FileChange, NetworkConnection, Plan, Pricing, RewindInfo, SharedText, StopReason,
+    TokenUsage, ToolCall,
 };
 
 /// Why a run ended.
@@ -154,6 +155,10 @@ pub enum AgentEvent {
         /// Model calls the run may make (0 in sessions written before it was said).
         #[serde(default)]
         max_turns: u32,
+        /// How the model's tokens are priced (absent in sessions written before costs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        pricing: Option<Pricing>,
     },
     /// A model call begins (turn numbers start at 1).
     TurnStarted {
@@ -225,6 +230,13 @@ pub enum AgentEvent {
     Usage {
         turn: TokenUsage,
         total: TokenUsage,
+        /// What `turn` and `total` cost (absent in sessions written before costs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        turn_cost: Option<Cost>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        total_cost: Option<Cost>,
     },
     Warning {
         message: String,
@@ -252,6 +264,10 @@ pub enum AgentEvent {
         exit: ExitReason,
         turns: u32,
         usage: TokenUsage,
+        /// What the run cost, teammates included (absent in sessions written before costs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        cost: Option<Cost>,
     },
     /// The workspace was recorded before a turn's tools ran (turn 0: before the prompt): the
     /// run can be rewound to here.

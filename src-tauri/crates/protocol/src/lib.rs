@@ -5,6 +5,7 @@
 mod app;
 mod changes;
 mod context;
+mod cost;
 mod events;
 #[doc(hidden)]
 pub mod generated;
@@ -36,6 +37,7 @@ pub use changes::{
 pub use context::{
     CompactionInfo, CompactionReason, ContextInfo, InstructionFile, ProjectInstructions,
 };
+pub use cost::{Cost, Price, Pricing, dollars};
 pub use events::{
     AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, Retry, ToolStatus,
 };

@@ -36,7 +36,7 @@ pub enum SessionRecord {
 }
 
 /// A session in a list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionSummary {
     pub id: String,
     pub title: String,
@@ -47,6 +47,10 @@ pub struct SessionSummary {
     pub updated: String,
     #[ts(type = "number")]
     pub size_bytes: u64,
+    /// What its runs cost (absent when it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<crate::Cost>,
 }
 
 /// A search match inside a session.

@@ -204,6 +204,10 @@ pub struct ProjectSettings {
     /// MCP servers, in the de-facto `mcpServers` shape.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// Prices by model id (US dollars per million tokens), over Paddock's table: for a
+    /// model it does not list (a hosted OpenAI-compatible service) or a negotiated rate.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pricing: BTreeMap<String, crate::Price>,
 }
 
 impl Default for ProjectSettings {
@@ -235,6 +239,7 @@ impl Default for ProjectSettings {
             max_token_budget: None,
             teammates: Vec::new(),
             mcp_servers: BTreeMap::new(),
+            pricing: BTreeMap::new(),
         }
     }
 }

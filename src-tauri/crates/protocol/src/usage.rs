@@ -14,6 +14,15 @@ pub struct TokenUsage {
     #[serde(default)]
     #[ts(type = "number")]
     pub cache_read_tokens: u64,
+    /// The part of `input_tokens` written to the prompt cache (Anthropic bills it above the
+    /// input rate). Absent where none was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[ts(type = "number", optional)]
+    pub cache_write_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl TokenUsage {
@@ -22,6 +31,7 @@ impl TokenUsage {
             input_tokens,
             output_tokens,
             cache_read_tokens: 0,
+            cache_write_tokens: 0,
         }
     }
 
@@ -31,13 +41,22 @@ impl TokenUsage {
         self
     }
 
+    /// The same usage, with `tokens` of its input written to the prompt cache.
+    pub const fn with_cache_write(mut self, tokens: u64) -> Self {
+        self.cache_write_tokens = tokens;
+        self
+    }
+
     /// Input plus output: what the token budget is measured against.
     pub const fn total(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)
     }
 
     pub const fn is_zero(&self) -> bool {
-        self.input_tokens == 0 && self.output_tokens == 0 && self.cache_read_tokens == 0
+        self.input_tokens == 0
+            && self.output_tokens == 0
+            && self.cache_read_tokens == 0
+            && self.cache_write_tokens == 0
     }
 }
 
@@ -48,6 +67,9 @@ impl std::ops::Add for TokenUsage {
             input_tokens: self.input_tokens.saturating_add(rhs.input_tokens),
             output_tokens: self.output_tokens.saturating_add(rhs.output_tokens),
             cache_read_tokens: self.cache_read_tokens.saturating_add(rhs.cache_read_tokens),
+            cache_write_tokens: self
+                .cache_write_tokens
+                .saturating_add(rhs.cache_write_tokens),
         }
     }
 }

@@ -19,6 +19,7 @@ mod errors;
 mod http;
 mod key;
 mod openai;
+mod pricing;
 mod provider;
 mod refusals;
 mod retry;
@@ -36,6 +37,7 @@ pub use config::{
 };
 pub use key::ApiKey;
 pub use openai::LOCAL_MAX_OUTPUT_TOKENS;
+pub use pricing::{listed_price, pricing_for};
 pub use provider::Provider;
 pub use text_calls::{MAX_SCAN_BYTES, TextToolCall, extract_tool_calls, strip_tool_calls};
 pub use tool_probe::{PROBE_TOOL, TOOL_PROBE_TIMEOUT, ToolCallMode, ToolProbe};

@@ -9,6 +9,7 @@ pub fn to_json(session: &LoadedSession) -> Value {
         "header": session.header,
         "messages": session.messages,
         "events": session.events,
+        "cost": crate::cost::session_cost(&session.events),
     })
 }
 
@@ -91,23 +92,34 @@ pub fn to_markdown(session: &LoadedSession) -> String {
     for (_, info) in rewinds {
         out.push_str(&rewind_note(info));
     }
+    let costs = crate::cost::run_costs(&session.events);
     let finished: Vec<String> = session
         .events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::RunFinished { exit, turns, usage } => Some(format!(
-                "- {} after {turns} turn(s), {} tokens in, {} out",
+            AgentEvent::RunFinished {
+                exit, turns, usage, ..
+            } => Some((exit, turns, usage)),
+            _ => None,
+        })
+        .zip(&costs)
+        .map(|((exit, turns, usage), cost)| {
+            format!(
+                "- {} after {turns} turn(s), {} tokens in, {} out, {}",
                 exit.as_str(),
                 usage.input_tokens,
-                usage.output_tokens
-            )),
-            _ => None,
+                usage.output_tokens,
+                cost.describe()
+            )
         })
         .collect();
     if !finished.is_empty() {
         out.push_str("\n---\n\nRuns:\n\n");
         out.push_str(&finished.join("\n"));
         out.push('\n');
+    }
+    if let Some(total) = crate::cost::session_cost(&session.events) {
+        out.push_str(&format!("\nCost: {}\n", total.describe()));
     }
     out
 }
@@ -219,11 +231,13 @@ mod tests {
             agent: "main".into(),
             model: "m".into(),
             max_turns: 100,
+            pricing: None,
         });
         events.push(AgentEvent::RunFinished {
             exit: ExitReason::EndTurn,
             turns: 1,
             usage: TokenUsage::default(),
+            cost: Some(paddock_protocol::Cost::NONE),
         });
     }
 

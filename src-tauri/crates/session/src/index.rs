@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// The index's file in a project's session folder.
 pub const INDEX_FILE: &str = "index.sqlite";
 /// Bumped when the schema changes: an older index is rebuilt.
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 /// Bytes at the start of a session file whose digest tells an append from a rewrite.
 const HEAD_BYTES: usize = 4096;
 /// The trigram tokenizer matches substrings of at least this many characters.
@@ -86,7 +86,8 @@ impl SessionIndex {
                    texts_size INTEGER NOT NULL DEFAULT -1,
                    texts_mtime_ns INTEGER NOT NULL DEFAULT -1,
                    texts_head TEXT NOT NULL DEFAULT '',
-                   texts_messages INTEGER NOT NULL DEFAULT 0);
+                   texts_messages INTEGER NOT NULL DEFAULT 0,
+                   cost TEXT);
                  CREATE VIRTUAL TABLE texts USING fts5(text, session, message UNINDEXED,
                    tokenize = 'trigram');
                  PRAGMA user_version = {SCHEMA_VERSION};
@@ -165,10 +166,11 @@ impl SessionIndex {
                 Some(s) => {
                     self.conn
                         .execute(
-                            "INSERT INTO files (id, size, mtime_ns, title, model, created, updated)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                            "INSERT INTO files (id, size, mtime_ns, title, model, created, updated,
+                               cost)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                              ON CONFLICT(id) DO UPDATE SET size = ?2, mtime_ns = ?3, title = ?4,
-                               model = ?5, created = ?6, updated = ?7",
+                               model = ?5, created = ?6, updated = ?7, cost = ?8",
                             params![
                                 id,
                                 stamp.size,
@@ -176,7 +178,8 @@ impl SessionIndex {
                                 s.title,
                                 s.model,
                                 s.created,
-                                s.updated
+                                s.updated,
+                                s.cost.and_then(|c| serde_json::to_string(&c).ok())
                             ],
                         )
                         .map_err(self.err())?;
@@ -295,7 +298,7 @@ impl SessionIndex {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT id, title, model, created, updated, size FROM files
+                "SELECT id, title, model, created, updated, size, cost FROM files
                  ORDER BY updated DESC, id DESC",
             )
             .map_err(self.err())?;
@@ -308,6 +311,9 @@ impl SessionIndex {
                     created: r.get(3)?,
                     updated: r.get(4)?,
                     size_bytes: u64::try_from(r.get::<_, i64>(5)?).unwrap_or(0),
+                    cost: r
+                        .get::<_, Option<String>>(6)?
+                        .and_then(|c| serde_json::from_str(&c).ok()),
                 })
             })
             .map_err(self.err())?;

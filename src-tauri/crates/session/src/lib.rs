@@ -3,6 +3,7 @@
 //! session whose last tool call has no result is repaired with an "interrupted" result.
 
 mod compactions;
+mod cost;
 mod export;
 pub mod index;
 mod point;
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, SessionHeader, ToolResult};
 
+pub use cost::{run_costs, session_cost};
 pub use export::{to_json, to_markdown, write_export};
 pub use point::RewindPoint;
 pub use store::SessionStore;

@@ -213,6 +213,7 @@ impl SessionStore {
                 .map(|t| humantime::format_rfc3339_seconds(t).to_string())
                 .unwrap_or_default(),
             size_bytes: meta.len(),
+            cost: crate::cost::cost_in_file(&path),
         })
     }
 
@@ -263,6 +264,7 @@ impl SessionStore {
                     .map(|t| humantime::format_rfc3339_seconds(t).to_string())
                     .unwrap_or_default(),
                 size_bytes: meta.map_or(0, |m| m.len()),
+                cost: crate::cost::cost_in_file(&path),
             });
         }
         out.sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));

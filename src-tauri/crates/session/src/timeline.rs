@@ -125,6 +125,7 @@ mod tests {
             agent: "main".into(),
             model: "m".into(),
             max_turns: 100,
+            pricing: None,
         });
         t.message(Message::user_text(prompt));
         for turn in 1..=turns {

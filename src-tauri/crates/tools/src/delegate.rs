@@ -191,7 +191,7 @@ impl TypedTool for DelegateTool {
                 result.output
             ))
         };
-        Ok(output.with_usage(result.usage))
+        Ok(output.with_usage(result.usage).with_cost(result.cost))
     }
 }
 

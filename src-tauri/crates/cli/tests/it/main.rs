@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+mod cost;
 mod doctor;
 mod exec;
 mod exit_codes;

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use paddock_protocol::{
-    CallPreview, FileChange, Grant, SharedText, TokenUsage, ToolCall, ToolSpec, ToolStatus,
+    CallPreview, Cost, FileChange, Grant, SharedText, TokenUsage, ToolCall, ToolSpec, ToolStatus,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -32,13 +32,15 @@ pub use truncate::truncate_shared;
 pub use typed::{TypedTool, schema_for, typed};
 
 /// What a tool hands back to the model, and how the call ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// Shared, not copied, with the history's result and the finished call's event.
     pub content: SharedText,
     pub status: ToolStatus,
     /// Tokens spent on the caller's behalf (delegation); counts toward its budget.
     pub usage: Option<TokenUsage>,
+    /// What `usage` cost (delegation: the teammate's own model's prices).
+    pub cost: Option<Cost>,
     /// What the call changed in the workspace's files, for cards and the session.
     pub changes: Vec<FileChange>,
     /// What decided whether the call could run (a rule, the tool's grant), set by the
@@ -61,6 +63,7 @@ impl ToolOutput {
             content: content.into(),
             status,
             usage: None,
+            cost: None,
             changes: Vec::new(),
             why: String::new(),
         }
@@ -73,6 +76,11 @@ impl ToolOutput {
 
     pub fn with_usage(mut self, usage: TokenUsage) -> Self {
         self.usage = Some(usage);
+        self
+    }
+
+    pub fn with_cost(mut self, cost: Cost) -> Self {
+        self.cost = Some(cost);
         self
     }
 

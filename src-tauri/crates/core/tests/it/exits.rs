@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use paddock_core::protocol::{
-    AgentEvent, ContentBlock, ErrorKind, ExitReason, Message, Retry, Role, StopReason, TokenUsage,
+    AgentEvent, ContentBlock, ErrorKind, ExitReason, Message, Pricing, Retry, Role, StopReason,
+    TokenUsage,
 };
 use paddock_core::scripted::ScriptedTurn;
 use paddock_core::{HistoryLog, LoopConfig};
@@ -54,7 +55,9 @@ async fn end_turn_returns_the_answer_and_streams_events() {
         Some(&AgentEvent::RunFinished {
             exit: ExitReason::EndTurn,
             turns: 1,
-            usage: TokenUsage::new(7, 3)
+            usage: TokenUsage::new(7, 3),
+            // No price given: unknown, never a guess.
+            cost: Some(Pricing::Unknown.cost(&TokenUsage::new(7, 3))),
         })
     );
 }

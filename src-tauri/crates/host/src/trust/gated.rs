@@ -114,6 +114,17 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
             format!("run `{setup}` in each new session's worktree (inside the wall)"),
         );
     }
+    for (model, p) in &s.pricing {
+        add(
+            format!("pricing.{model}"),
+            json!(p),
+            format!(
+                "count {model}'s tokens at ${} in / ${} out per million instead of Paddock's \
+                 price list",
+                p.input, p.output
+            ),
+        );
+    }
     for glob in &s.worktree.copy {
         add(
             format!("worktree.copy.{glob}"),
@@ -194,6 +205,8 @@ pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectS
         .retain(|g| trusted(&format!("worktree.copy.{g}")));
     out.mcp_servers
         .retain(|name, c| c.disabled || trusted(&format!("mcpServers.{name}")));
+    out.pricing
+        .retain(|model, _| trusted(&format!("pricing.{model}")));
     out
 }
 

@@ -35,6 +35,7 @@ pub(crate) struct AnthropicDecoder {
     input: u64,
     output: u64,
     cache_read: u64,
+    cache_write: u64,
     done: bool,
 }
 
@@ -47,6 +48,7 @@ impl AnthropicDecoder {
             input: 0,
             output: 0,
             cache_read: 0,
+            cache_write: 0,
             done: false,
         }
     }
@@ -67,6 +69,10 @@ impl AnthropicDecoder {
         if let Some(read) = field("cache_read_input_tokens") {
             delta.cache_read_tokens = read.saturating_sub(self.cache_read);
             self.cache_read = self.cache_read.max(read);
+        }
+        if let Some(written) = field("cache_creation_input_tokens") {
+            delta.cache_write_tokens = written.saturating_sub(self.cache_write);
+            self.cache_write = self.cache_write.max(written);
         }
         if let Some(output) = field("output_tokens") {
             delta.output_tokens = output.saturating_sub(self.output);

@@ -91,7 +91,12 @@ async fn keeps_redacted_thinking_and_counts_cached_input() {
         });
     // Input counts cache writes and reads, the cache reads are also said on their own;
     // repeated cumulative counts are not added twice.
-    assert_eq!(usage, TokenUsage::new(1110, 7).with_cache_read(1000));
+    assert_eq!(
+        usage,
+        TokenUsage::new(1110, 7)
+            .with_cache_read(1000)
+            .with_cache_write(100)
+    );
 }
 
 #[tokio::test]
