@@ -18,6 +18,7 @@ pub mod network;
 mod options;
 mod project;
 pub mod prompt;
+pub mod prompts;
 mod rewind;
 mod rule_paths;
 pub mod rules;

@@ -12,6 +12,7 @@ mod grants;
 mod mcp;
 mod message;
 mod network;
+mod prompts;
 mod sandbox;
 mod session;
 mod settings;
@@ -44,6 +45,7 @@ pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult}
 pub use network::{
     BashNetwork, NetworkConnection, NetworkPreset, NetworkPresetInfo, NetworkSettings, NetworkView,
 };
+pub use prompts::{ExpandedPrompt, PromptSource, PromptStatus, SavedPrompt};
 pub use sandbox::{
     AGENT_WORKSPACE_DIR, Protection, ProtectionKind, ProtectionState, SandboxEngine, SandboxStatus,
     WorkspaceMode,

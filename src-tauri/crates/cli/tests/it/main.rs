@@ -14,6 +14,7 @@ mod instructions;
 mod local_models;
 mod mcp;
 mod network;
+mod prompts;
 mod resume;
 mod rewind;
 mod rules;
