@@ -14,6 +14,7 @@ pub mod local_time;
 pub mod logging;
 pub mod notify;
 pub mod projects;
+pub mod prompts;
 pub mod recent;
 pub mod runs;
 pub mod sessions;
