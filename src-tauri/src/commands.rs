@@ -16,6 +16,7 @@ use paddock_protocol::{
     ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree,
 };
 use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
+use paddock_protocol::{ExpandedPrompt, SavedPrompt};
 use paddock_protocol::{WorktreeLanded, WorktreeLanding};
 use tauri::{AppHandle, State, WebviewWindow};
 
@@ -23,7 +24,7 @@ use crate::contract::commands;
 use crate::error::{AppResult, internal};
 use crate::projects::canonical;
 use crate::state::Desktop;
-use crate::{grants, keys, links, notify, runs, sessions, updates, windows, worktrees};
+use crate::{grants, keys, links, notify, prompts, runs, sessions, updates, windows, worktrees};
 
 /// Runs blocking work (files, the session index, the keychain) off the async threads.
 pub async fn blocking<T: Send + 'static>(
@@ -504,6 +505,28 @@ commands! {
     fn project_instructions[](project: String) -> ProjectInstructions {
         let root = canonical(&project)?;
         blocking(move || Ok(paddock_host::instructions::load(&root).into())).await
+    }
+
+    // Saved prompts (the composer's `/` menu; prompts.rs)
+
+    /// The project's `.paddock/prompts/*.md` and the user's own, broken ones with `error`.
+    fn saved_prompts[state: State<'_, Desktop>](project: String) -> Vec<SavedPrompt> {
+        prompts::list(&state, &project).await
+    }
+
+    /// `/name args` filled in; a project prompt not confirmed as it stands comes with
+    /// `needs_confirmation`, its file and an empty `text`.
+    fn expand_prompt[state: State<'_, Desktop>](project: String, name: String, args: String)
+        -> ExpandedPrompt {
+        prompts::expand(&state, &project, name, args, None).await
+    }
+
+    /// The user read the project prompt (content `digest`) and sends it: recorded in the
+    /// trust record, and the text to send; refused when the file changed since.
+    fn confirm_prompt[state: State<'_, Desktop>](
+        project: String, name: String, args: String, digest: String,
+    ) -> ExpandedPrompt {
+        prompts::expand(&state, &project, name, args, Some(digest)).await
     }
 
     // Workspace

@@ -15,6 +15,7 @@ pub mod logging;
 pub mod notify;
 pub mod open;
 pub mod projects;
+pub mod prompts;
 pub mod recent;
 pub mod runs;
 pub mod sessions;

@@ -304,6 +304,25 @@ export type ErrorKind = "auth" | "rate_limited" | "context_too_long" | "server" 
 
 export type ExitReason = "end_turn" | "max_turns" | "aborted" | "budget_exceeded" | "loop_detected" | "error";
 
+export type ExpandedPrompt = { name: string, source: PromptSource, path: string, 
+/**
+ * The prompt to send: the file's text after the front-matter, arguments filled in.
+ */
+text: string, 
+/**
+ * The file as it is, front-matter included: what the user is shown before a first send.
+ */
+file_text: string, 
+/**
+ * SHA-256 of the file's bytes: what a confirmation records.
+ */
+digest: string, 
+/**
+ * A project prompt not confirmed with this content: show `file_text`, send only after the
+ * user said yes (`confirm_prompt` with `digest`).
+ */
+needs_confirmation: boolean, };
+
 export type ExportFormat = "markdown" | "json";
 
 export type FileChange = { 
@@ -695,6 +714,10 @@ mcpServers?: { [key in string]: McpServerConfig },
  */
 pricing?: { [key in string]: Price }, };
 
+export type PromptSource = "project" | "user";
+
+export type PromptStatus = "ready" | "unconfirmed" | "changed" | "broken";
+
 export type Protection = { kind: ProtectionKind, state: ProtectionState, 
 /**
  * In plain words, e.g. "/run, /tmp and $XDG_RUNTIME_DIR hidden; abstract sockets cut off".
@@ -825,6 +848,29 @@ bash_runs: boolean,
  * One line for people, e.g. "bubblewrap 0.8.0: every protection enforced".
  */
 summary: string, };
+
+export type SavedPrompt = { 
+/**
+ * What follows the `/`: the file's name without `.md`, or `project:<name>` for a project
+ * prompt whose name the user's own prompt takes.
+ */
+name: string, source: PromptSource, 
+/**
+ * The file, as the user would find it.
+ */
+path: string, 
+/**
+ * The front-matter's `description`, else the first line of the text.
+ */
+description: string, 
+/**
+ * The front-matter's `argument-hint`, e.g. `[file] [focus]`.
+ */
+argument_hint?: string, status: PromptStatus, 
+/**
+ * Why a broken prompt cannot be used.
+ */
+error?: string, };
 
 export type SearchHit = { session_id: string, title: string, 
 /**

@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -226,6 +226,18 @@ export const editCompaction = (project: string, sessionId: string, id: string, s
 /** AGENTS.md (or CLAUDE.md): what the agent is given, and notices about it. */
 export const projectInstructions = (project: string) =>
   invokeCommand<ProjectInstructions>('project_instructions', { project });
+
+/** The project's `.paddock/prompts/*.md` and the user's own, broken ones with `error`. */
+export const savedPrompts = (project: string) =>
+  invokeCommand<Array<SavedPrompt>>('saved_prompts', { project });
+
+/** `/name args` filled in; a project prompt not confirmed as it stands comes with `needs_confirmation`, its file and an empty `text`. */
+export const expandPrompt = (project: string, name: string, args: string) =>
+  invokeCommand<ExpandedPrompt>('expand_prompt', { project, name, args });
+
+/** The user read the project prompt (content `digest`) and sends it: recorded in the trust record, and the text to send; refused when the file changed since. */
+export const confirmPrompt = (project: string, name: string, args: string, digest: string) =>
+  invokeCommand<ExpandedPrompt>('confirm_prompt', { project, name, args, digest });
 
 /** The agent's workspace as a tree (capped, `.git`/`node_modules` skipped). */
 export const workspaceTree = (project: string) =>

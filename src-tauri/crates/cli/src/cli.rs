@@ -162,6 +162,31 @@ pub enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Saved prompts (`.paddock/prompts/*.md`, and `prompts/` in your config folder), sent
+    /// with `paddock exec "/name args"`: list them, or confirm a project's prompt.
+    Prompts {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", global = true)]
+        project: Option<PathBuf>,
+        #[command(subcommand)]
+        action: PromptsAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptsAction {
+    /// Name, source (project or user), status and description of each.
+    List,
+    /// Show a project's prompt in full and confirm it (asked on a terminal): it is then sent
+    /// as it stands, and shown again once it changes.
+    Accept {
+        /// The prompt's name (as after the `/`).
+        name: String,
+        /// Confirm without asking the content with this digest (the one a refused `exec`
+        /// printed, after you read the prompt).
+        #[arg(long, value_name = "SHA256")]
+        digest: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,6 +8,7 @@ mod exit;
 mod files;
 mod keys;
 mod output;
+mod prompts;
 mod rewind;
 mod rules;
 mod run;
@@ -158,6 +159,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             revoke,
             list,
         } => trust::run(project.as_deref(), *yes, *revoke, *list),
+        Command::Prompts { project, action } => prompts::run(project.as_deref(), action),
     }
 }
 

@@ -48,6 +48,8 @@ pub async fn run(
             .map_err(|e| CliError::usage(format!("--output-last-message: {}", e.message())))?;
     }
     let root = canonical_dir(&project_dir(args.model.project.as_deref())?)?;
+    // `/name args`: the saved prompt, filled in; a project's prompt only once confirmed.
+    let prompt = crate::prompts::expand(&TrustStore::open_default()?, &root, prompt)?;
     let service = RunService::new(
         SessionStore::open_default()?,
         Arc::new(CliKeys),

@@ -77,6 +77,9 @@ pub enum HostError {
     /// A session's worktree could not be made, read or landed.
     #[error(transparent)]
     Worktree(#[from] paddock_worktree::WorktreeError),
+    /// A saved prompt (`/name`) is unknown, broken, or changed since it was shown.
+    #[error(transparent)]
+    Prompt(#[from] crate::prompts::PromptError),
 }
 
 fn untrusted_text(folder: &str, pending: &[TrustItem]) -> String {
@@ -120,6 +123,14 @@ impl HostError {
             Self::Untrusted { .. } => HostErrorKind::Untrusted,
             Self::Trust(_) => HostErrorKind::Trust,
             Self::Checkpoint(_) => HostErrorKind::Io,
+            Self::Prompt(e) => {
+                use crate::prompts::PromptError as P;
+                match e {
+                    P::Unknown { .. } => HostErrorKind::NotFound,
+                    P::Trust(_) => HostErrorKind::Trust,
+                    _ => HostErrorKind::Usage,
+                }
+            }
             Self::Worktree(e) => {
                 use paddock_worktree::WorktreeError as W;
                 match e {

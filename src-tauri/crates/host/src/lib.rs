@@ -19,6 +19,7 @@ mod options;
 pub mod pricing;
 mod project;
 pub mod prompt;
+pub mod prompts;
 mod rewind;
 mod rule_paths;
 pub mod rules;

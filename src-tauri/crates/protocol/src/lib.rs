@@ -14,6 +14,7 @@ mod mcp;
 mod message;
 mod network;
 mod plan;
+mod prompts;
 mod sandbox;
 mod session;
 mod settings;
@@ -48,6 +49,7 @@ pub use network::{
     BashNetwork, NetworkConnection, NetworkPreset, NetworkPresetInfo, NetworkSettings, NetworkView,
 };
 pub use plan::{Plan, PlanItem, PlanStatus};
+pub use prompts::{ExpandedPrompt, PromptSource, PromptStatus, SavedPrompt};
 pub use sandbox::{
     AGENT_WORKSPACE_DIR, Protection, ProtectionKind, ProtectionState, SandboxEngine, SandboxStatus,
     WorkspaceMode,

@@ -33,6 +33,7 @@ fn generate() -> String {
         ProjectInstructions, ToolCallMode, ToolProbeReport, RuleEntry, CallExplanation, McpServerKind,
         AboutInfo, InstallKind, UpdateCheck, UpdateOffer, ToolCalling, NetworkSettings, NetworkPreset, NetworkPresetInfo, NetworkView, BashNetwork, NetworkConnection, Plan, PlanItem, PlanStatus, Cost, Price, Pricing,
         BranchList, WorktreeSetup, WorktreeLanded, WorktreeLanding, CopiedFiles, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeSettings, WorktreeState,
+        ExpandedPrompt, PromptSource, PromptStatus, SavedPrompt,
     );
     decls.sort();
     let mut out = String::from(

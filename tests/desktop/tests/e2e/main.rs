@@ -9,6 +9,7 @@ mod context;
 mod network;
 mod polish;
 mod rules;
+mod saved_prompt;
 mod stream;
 mod worktrees;
 

@@ -16,6 +16,7 @@ mod local_models;
 mod mcp;
 mod network;
 mod plan;
+mod prompts;
 mod resume;
 mod rewind;
 mod rules;

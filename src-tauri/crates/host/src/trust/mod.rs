@@ -60,6 +60,9 @@ struct FolderRecord {
     /// Digest of the pending fields the user chose to go without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     declined: Option<String>,
+    /// Saved project prompt (file name) -> SHA-256 of the content the user saw and sent.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    prompts: BTreeMap<String, String>,
     updated: String,
 }
 
@@ -118,17 +121,34 @@ impl TrustStore {
 
     /// `$PADDOCK_CONFIG_DIR/trust.json`, else the platform's config dir (XDG on Linux).
     pub fn open_default() -> Result<Self, TrustError> {
-        let dir = match std::env::var_os(CONFIG_DIR_ENV).filter(|d| !d.is_empty()) {
-            Some(dir) => PathBuf::from(dir),
-            None => dirs::config_dir()
-                .map(|d| d.join("paddock"))
-                .ok_or(TrustError::NoConfigDir)?,
-        };
-        Ok(Self::new(dir.join(TRUST_FILE)))
+        Ok(Self::new(config_dir()?.join(TRUST_FILE)))
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The user's config folder this record lives in (their saved prompts live there too).
+    pub fn config_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The folder's saved prompts the user confirmed: file name -> digest of what they saw.
+    /// A damaged record confirms nothing.
+    pub fn confirmed_prompts(&self, root: &Path) -> BTreeMap<String, String> {
+        self.load()
+            .ok()
+            .and_then(|mut file| file.folders.remove(&key(root)))
+            .map(|record| record.prompts)
+            .unwrap_or_default()
+    }
+
+    /// Records that the user saw the saved prompt `file` with content digest `digest` and
+    /// chose to send it: asked again only once it changes.
+    pub fn confirm_prompt(&self, root: &Path, file: &str, digest: &str) -> Result<(), TrustError> {
+        self.update(root, |record| {
+            record.prompts.insert(file.to_owned(), digest.to_owned());
+        })
     }
 
     fn load(&self) -> Result<TrustFile, TrustError> {
@@ -289,6 +309,16 @@ impl TrustStore {
             let _ = std::fs::remove_file(&tmp);
             write_err(e)
         })
+    }
+}
+
+/// `$PADDOCK_CONFIG_DIR`, else `paddock` in the platform's config dir (XDG on Linux).
+pub fn config_dir() -> Result<PathBuf, TrustError> {
+    match std::env::var_os(CONFIG_DIR_ENV).filter(|d| !d.is_empty()) {
+        Some(dir) => Ok(PathBuf::from(dir)),
+        None => dirs::config_dir()
+            .map(|d| d.join("paddock"))
+            .ok_or(TrustError::NoConfigDir),
     }
 }
 
