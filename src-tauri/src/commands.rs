@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use paddock_host::edit::{Edit, in_effect, info};
 use paddock_host::{RewindRequest, workspace};
+use paddock_protocol::PromptInput;
 use paddock_protocol::{
     AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus,
     ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig,
@@ -295,7 +296,7 @@ commands! {
         window: WebviewWindow<R>,
         state: State<'_, Desktop>,
         notifier: State<'_, Arc<notify::Notifier>>,
-    ](project: String, session_id: Option<String>, prompt: String, worktree: Option<String>) -> RunStarted {
+    ](project: String, session_id: Option<String>, prompt: PromptInput, worktree: Option<String>) -> RunStarted {
         let (root, notifier) = (canonical(&project)?, notifier.inner().clone());
         runs::start(window, &state, notifier, &root, session_id, prompt, worktree).await
     }

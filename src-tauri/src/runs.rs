@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use paddock_host::trust::TrustPolicy;
 use paddock_host::{Approver, EventSink, RunOptions, RunRequest, SessionTarget};
-use paddock_protocol::RunStarted;
+use paddock_protocol::{PromptInput, RunStarted};
 use tauri::{Runtime, WebviewWindow};
 
 use crate::error::{AppResult, ToAppError};
@@ -23,7 +23,7 @@ pub async fn start<R: Runtime>(
     notifier: Arc<Notifier>,
     root: &Path,
     session: Option<String>,
-    prompt: String,
+    prompt: PromptInput,
     worktree: Option<String>,
 ) -> AppResult<RunStarted> {
     let label = window.label().to_owned();
@@ -73,13 +73,15 @@ pub async fn send_prompt(
     desktop: &Desktop,
     root: &Path,
     session: Option<String>,
-    prompt: String,
+    prompt: impl Into<PromptInput>,
     worktree: Option<String>,
     events: Arc<dyn EventSink>,
 ) -> AppResult<String> {
+    let prompt: PromptInput = prompt.into();
     let request = RunRequest {
         target: session.map_or(SessionTarget::New, SessionTarget::Resume),
-        prompt,
+        prompt: prompt.text,
+        attachments: prompt.attachments,
         options: RunOptions::default(),
         approver: Approver::Person,
         events,

@@ -23,7 +23,7 @@ async fn the_picked_model_answers_the_next_prompt() {
         &s.desktop,
         &s.root,
         None,
-        "first".into(),
+        "first",
         None,
         Arc::new(tx.clone()),
     )
@@ -42,16 +42,9 @@ async fn the_picked_model_answers_the_next_prompt() {
     );
     assert_eq!(empty.code, AppErrorCode::Invalid);
 
-    runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        Some(id),
-        "second".into(),
-        None,
-        Arc::new(tx),
-    )
-    .await
-    .unwrap();
+    runs::send_prompt(&s.desktop, &s.root, Some(id), "second", None, Arc::new(tx))
+        .await
+        .unwrap();
     events_until(&mut rx, finished).await;
     let models: Vec<String> = fake
         .model_requests()

@@ -241,7 +241,7 @@ fn a_revoked_folder_address_gets_no_request() {
     let err = call(
         &window,
         "send_prompt",
-        json!({"project": root, "sessionId": null, "prompt": "hi"}),
+        json!({"project": root, "sessionId": null, "prompt": {"text": "hi"}}),
     )
     .unwrap_err();
     assert!(
@@ -402,7 +402,7 @@ fn a_run_streams_to_the_window_that_started_it_and_no_other() {
     let started = call(
         &window,
         "send_prompt",
-        json!({"project": root, "sessionId": null, "prompt": "count"}),
+        json!({"project": root, "sessionId": null, "prompt": {"text": "count"}}),
     )
     .unwrap();
     let feed = started["feed"].clone();
@@ -444,7 +444,7 @@ fn a_refused_prompt_opens_no_feed() {
     let err = ipc
         .call(
             "send_prompt",
-            json!({"project": "/no/such/project", "sessionId": null, "prompt": "hi"}),
+            json!({"project": "/no/such/project", "sessionId": null, "prompt": {"text": "hi"}}),
         )
         .unwrap_err();
     assert!(err["code"].is_string(), "{err}");

@@ -40,7 +40,7 @@ async fn always_allow_saves_a_rule_that_the_next_call_meets() {
         json!({"tools": {"bash": "ask"}, "allowUnconfinedBash": true}),
     );
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let id = runs::send_prompt(&s.desktop, &s.root, None, "go".into(), None, Arc::new(tx))
+    let id = runs::send_prompt(&s.desktop, &s.root, None, "go", None, Arc::new(tx))
         .await
         .unwrap();
 

@@ -32,7 +32,7 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
         &s.desktop,
         &s.root,
         None,
-        "write a".into(),
+        "write a",
         None,
         Arc::new(tx.clone()),
     )
@@ -56,7 +56,7 @@ async fn a_prompt_runs_in_the_background_and_its_session_continues() {
         &s.desktop,
         &s.root,
         Some(id.clone()),
-        "and then?".into(),
+        "and then?",
         None,
         Arc::new(tx),
     )
@@ -97,16 +97,9 @@ async fn a_running_session_is_busy_until_stopped() {
     fake.push(Reply::text("back"));
     let s = setup(&fake, json!({}));
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let id = runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        None,
-        "go".into(),
-        None,
-        Arc::new(tx.clone()),
-    )
-    .await
-    .unwrap();
+    let id = runs::send_prompt(&s.desktop, &s.root, None, "go", None, Arc::new(tx.clone()))
+        .await
+        .unwrap();
     events_until(&mut rx, |e| matches!(e, AgentEvent::TextDelta { .. })).await;
     assert!(s.desktop.runs().is_running(&s.root, &id));
 
@@ -114,7 +107,7 @@ async fn a_running_session_is_busy_until_stopped() {
         &s.desktop,
         &s.root,
         Some(id.clone()),
-        "again".into(),
+        "again",
         None,
         Arc::new(tx.clone()),
     )
@@ -144,16 +137,9 @@ async fn a_running_session_is_busy_until_stopped() {
     );
     // Stopping an idle session is harmless; the next prompt runs.
     s.desktop.runs().stop(&s.root, &id);
-    runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        Some(id),
-        "again".into(),
-        None,
-        Arc::new(tx),
-    )
-    .await
-    .unwrap();
+    runs::send_prompt(&s.desktop, &s.root, Some(id), "again", None, Arc::new(tx))
+        .await
+        .unwrap();
     let events = events_until(&mut rx, finished).await;
     assert_eq!(exit_of(&events), Some(ExitReason::EndTurn));
 }
@@ -172,16 +158,9 @@ async fn ask_tools_wait_for_the_user() {
     fake.push(Reply::text("done"));
     let s = setup(&fake, json!({"tools": {"file_write": "ask"}}));
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let id = runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        None,
-        "two files".into(),
-        None,
-        Arc::new(tx),
-    )
-    .await
-    .unwrap();
+    let id = runs::send_prompt(&s.desktop, &s.root, None, "two files", None, Arc::new(tx))
+        .await
+        .unwrap();
 
     for (decision, file, ok) in [
         (ApprovalDecision::Once, "yes.txt", true),
@@ -227,16 +206,9 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
     let fake = FakeServer::start().await.unwrap();
     let s = setup(&fake, json!({"provider": "anthropic"}));
     let (tx, _rx) = mpsc::unbounded_channel();
-    let err = runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        None,
-        "hi".into(),
-        None,
-        Arc::new(tx.clone()),
-    )
-    .await
-    .unwrap_err();
+    let err = runs::send_prompt(&s.desktop, &s.root, None, "hi", None, Arc::new(tx.clone()))
+        .await
+        .unwrap_err();
     assert_eq!(err.code, AppErrorCode::Provider, "{err:?}");
     assert!(err.message.contains("API key"), "{}", err.message);
     assert!(
@@ -245,16 +217,9 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
             .is_empty()
     );
 
-    let empty = runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        None,
-        "  ".into(),
-        None,
-        Arc::new(tx.clone()),
-    )
-    .await
-    .unwrap_err();
+    let empty = runs::send_prompt(&s.desktop, &s.root, None, "  ", None, Arc::new(tx.clone()))
+        .await
+        .unwrap_err();
     assert_eq!(empty.code, AppErrorCode::Invalid);
     // With a usable provider, an unknown session is reported as such.
     write_settings(
@@ -265,7 +230,7 @@ async fn runs_that_cannot_start_say_why_and_leave_no_session() {
         &s.desktop,
         &s.root,
         Some("20250101-nope".into()),
-        "hi".into(),
+        "hi",
         None,
         Arc::new(tx),
     )
@@ -286,7 +251,7 @@ async fn a_run_missing_an_untrusted_setting_says_it_waits_for_trust() {
                 "baseUrl": "http://127.0.0.1:9/v1", "model": "fake-model"}),
     );
     let (tx, _rx) = mpsc::unbounded_channel();
-    let err = runs::send_prompt(&s.desktop, &s.root, None, "hi".into(), None, Arc::new(tx))
+    let err = runs::send_prompt(&s.desktop, &s.root, None, "hi", None, Arc::new(tx))
         .await
         .unwrap_err();
     assert!(
@@ -326,16 +291,9 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
     .await
     .unwrap();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        None,
-        "one".into(),
-        None,
-        Arc::new(tx.clone()),
-    )
-    .await
-    .unwrap();
+    runs::send_prompt(&s.desktop, &s.root, None, "one", None, Arc::new(tx.clone()))
+        .await
+        .unwrap();
     let events = events_until(&mut rx, finished).await;
     assert_eq!(
         exit_of(&events),
@@ -351,7 +309,7 @@ async fn a_stored_key_reaches_the_model_and_a_new_key_rebuilds_the_runtime() {
     .await
     .unwrap();
     s.desktop.service.keys_changed();
-    runs::send_prompt(&s.desktop, &s.root, None, "two".into(), None, Arc::new(tx))
+    runs::send_prompt(&s.desktop, &s.root, None, "two", None, Arc::new(tx))
         .await
         .unwrap();
     let events = events_until(&mut rx, finished).await;
@@ -368,16 +326,9 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
     fake.push_all([Reply::text("one"), Reply::text("two"), Reply::text("three")]);
     let s = setup(&fake, json!({"model": "first-model"}));
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let id = runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        None,
-        "hi".into(),
-        None,
-        Arc::new(tx.clone()),
-    )
-    .await
-    .unwrap();
+    let id = runs::send_prompt(&s.desktop, &s.root, None, "hi", None, Arc::new(tx.clone()))
+        .await
+        .unwrap();
     events_until(&mut rx, finished).await;
 
     let base = format!("{}/v1", fake.url());
@@ -390,7 +341,7 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
         &s.desktop,
         &s.root,
         again,
-        "more".into(),
+        "more",
         None,
         Arc::new(tx.clone()),
     )
@@ -402,16 +353,9 @@ async fn a_resumed_session_keeps_its_model_unless_the_settings_name_another() {
         &s.root,
         &json!({"version": 1, "provider": "openai-compatible", "baseUrl": base, "model": "other-model"}),
     );
-    runs::send_prompt(
-        &s.desktop,
-        &s.root,
-        Some(id),
-        "last".into(),
-        None,
-        Arc::new(tx),
-    )
-    .await
-    .unwrap();
+    runs::send_prompt(&s.desktop, &s.root, Some(id), "last", None, Arc::new(tx))
+        .await
+        .unwrap();
     events_until(&mut rx, finished).await;
 
     let models: Vec<String> = fake
@@ -450,7 +394,7 @@ async fn a_server_that_did_not_start_is_said_once_in_each_session() {
             &s.desktop,
             &s.root,
             session,
-            prompt.into(),
+            prompt.to_owned(),
             None,
             Arc::new(tx.clone()),
         )

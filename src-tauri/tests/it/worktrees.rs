@@ -63,7 +63,7 @@ async fn a_new_session_in_a_worktree_writes_there_and_merges_back() {
         &s.desktop,
         &s.root,
         None,
-        "write".into(),
+        "write",
         Some(made.worktree.name.clone()),
         Arc::new(tx),
     )

@@ -6,6 +6,7 @@ import type {
   AgentEvent,
   Batch,
   NotificationClick,
+  PromptAttachment,
   SessionTranscript,
   WorkspaceChange,
 } from './bindings';
@@ -21,8 +22,9 @@ export async function sendPrompt(
   prompt: string,
   onEvent: (event: AgentEvent) => void,
   worktree: string | null = null,
+  attachments: PromptAttachment[] = [],
 ): Promise<string> {
-  const started = await commands.sendPrompt(project, sessionId, prompt, worktree);
+  const started = await commands.sendPrompt(project, sessionId, { text: prompt, attachments }, worktree);
   void follow(commands.nextRunEvents, started.feed, onEvent);
   return started.session_id;
 }

@@ -240,7 +240,7 @@ export type ConnectionReport = { models: Array<ModelInfo>, latency_ms: number,
  */
 model_available?: boolean, };
 
-export type ContentBlock = { "type": "text", text: string, } | { "type": "thinking", thinking: string, signature?: string, } | { "type": "redacted_thinking", data: string, } | { "type": "tool_call" } & ToolCall | { "type": "tool_result" } & ToolResult;
+export type ContentBlock = { "type": "text", text: string, } | { "type": "thinking", thinking: string, signature?: string, } | { "type": "redacted_thinking", data: string, } | { "type": "tool_call" } & ToolCall | { "type": "tool_result" } & ToolResult | { "type": "mention" } & Mention;
 
 export type ContextInfo = { 
 /**
@@ -449,6 +449,20 @@ warnings?: Array<string>,
  * The end of what a stdio server wrote to stderr, for diagnostics.
  */
 stderr_tail?: string, };
+
+export type Mention = { 
+/**
+ * Relative to the workspace, `/`-separated.
+ */
+path: string, folder: boolean, 
+/**
+ * The file's text (or the folder's entries, one a line), cut to the attachment limit.
+ */
+text: string, 
+/**
+ * Set when `text` is not all of it: what was left out, in words.
+ */
+cut?: string, };
 
 export type MergeOutcome = { "outcome": "fast_forward", into: string, commit: string, } | { "outcome": "merged", into: string, commit: string, } | { "outcome": "conflicts", into: string, files: Array<string>, } | { "outcome": "up_to_date", into: string, };
 
@@ -713,6 +727,10 @@ mcpServers?: { [key in string]: McpServerConfig },
  * model it does not list (a hosted OpenAI-compatible service) or a negotiated rate.
  */
 pricing?: { [key in string]: Price }, };
+
+export type PromptAttachment = { "kind": "mention", path: string, };
+
+export type PromptInput = { text: string, attachments: Array<PromptAttachment>, };
 
 export type PromptSource = "project" | "user";
 

@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -128,7 +128,7 @@ export const nextNotificationClick = (after: number | null) =>
   invokeCommand<NotificationClick | null>('next_notification_click', { after });
 
 /** `session_id` (new when `sessionId` is null; in `worktree` when given) and `feed`. The run goes on in the background; its `AgentEvent`s wait on the feed and end with `run_finished`. `busy` if that session is already running. */
-export const sendPrompt = (project: string, sessionId: string | null, prompt: string, worktree: string | null) =>
+export const sendPrompt = (project: string, sessionId: string | null, prompt: PromptInput, worktree: string | null) =>
   invokeCommand<RunStarted>('send_prompt', { project, sessionId, prompt, worktree });
 
 /** The window's run `feed` events since the last call, waiting while there is none; `done` after the last; another window's or a closed feed: `{items: [], done: true}`. Polled, not a Tauri channel (each message a script the app evaluates; `feed.rs`). */

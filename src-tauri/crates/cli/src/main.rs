@@ -7,6 +7,7 @@ mod doctor;
 mod exit;
 mod files;
 mod keys;
+mod mentions;
 mod output;
 mod prompts;
 mod rewind;

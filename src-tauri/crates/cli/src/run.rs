@@ -170,6 +170,7 @@ async fn run_prompt(
     };
     let request = RunRequest {
         target,
+        attachments: crate::mentions::attachments_in(&prompt),
         prompt,
         options: args.options(),
         approver: Approver::Headless(policy),

@@ -234,6 +234,12 @@ impl Agent {
 
     /// Runs `prompt` on top of the kept conversation and keeps the result.
     pub async fn run(&mut self, prompt: &str) -> AgentResult {
+        self.run_message(Message::user_text(prompt)).await
+    }
+
+    /// As [`Self::run`], with a prompt of several blocks (the user's words, files they
+    /// named, images).
+    pub async fn run_message(&mut self, prompt: Message) -> AgentResult {
         let history = std::mem::take(&mut self.history);
         let (result, messages) = self.execute(history, prompt).await;
         self.history = messages;
@@ -243,16 +249,16 @@ impl Agent {
     /// Runs `prompt` in a fresh conversation; the kept one is untouched (and the fresh one
     /// is dropped: only the result remains).
     pub async fn run_fresh(&self, prompt: &str) -> AgentResult {
-        self.execute(Vec::new(), prompt).await.0
+        self.execute(Vec::new(), Message::user_text(prompt)).await.0
     }
 
     async fn execute(
         &self,
         mut messages: Vec<Message>,
-        prompt: &str,
+        prompt: Message,
     ) -> (AgentResult, Vec<Message>) {
         let start = messages.len();
-        messages.push(Message::user_text(prompt));
+        messages.push(prompt);
         let cancel = self
             .cancel
             .lock()

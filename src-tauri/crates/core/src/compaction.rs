@@ -73,6 +73,7 @@ pub fn message_tokens(message: &Message) -> u32 {
             ContentBlock::RedactedThinking { data } => data.len(),
             ContentBlock::ToolCall(c) => c.name.len() + json_len(&c.input) + c.id.len(),
             ContentBlock::ToolResult(r) => r.content.len() + r.tool_call_id.len(),
+            ContentBlock::Mention(m) => m.text.len() + m.path.len(),
         })
         .sum();
     tokens_of_chars(chars + MESSAGE_OVERHEAD * CHARS_PER_TOKEN)
@@ -391,6 +392,11 @@ fn render(m: &Message) -> String {
                 "Result{}: {}\n",
                 if r.is_error { " (error)" } else { "" },
                 cut_chars(&r.content, RESULT_CHARS_FOR_SUMMARY)
+            )),
+            ContentBlock::Mention(m) => out.push_str(&format!(
+                "{who} attached {}: {}\n",
+                m.path,
+                cut_chars(&m.text, RESULT_CHARS_FOR_SUMMARY)
             )),
             ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
         }

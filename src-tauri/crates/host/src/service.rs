@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_core::{Agent, AgentResult, Approvals, AskPolicy, EventSink, Fanout};
-use paddock_protocol::{AgentEvent, CheckpointStatus, Message, ProjectSettings};
+use paddock_protocol::{AgentEvent, CheckpointStatus, Message, ProjectSettings, PromptAttachment};
 use paddock_session::{SessionStore, SessionWriter};
 use tokio_util::sync::CancellationToken;
 
@@ -42,6 +42,8 @@ pub enum Approver {
 pub struct RunRequest {
     pub target: SessionTarget,
     pub prompt: String,
+    /// Files and folders the user named (and, later, images), read when the run starts.
+    pub attachments: Vec<PromptAttachment>,
     /// Flags over the project's settings.
     pub options: RunOptions,
     pub approver: Approver,
@@ -202,6 +204,7 @@ impl RunService {
         let RunRequest {
             target,
             prompt,
+            attachments,
             mut options,
             approver,
             events,
@@ -261,6 +264,9 @@ impl RunService {
             )
             .await
             .map_err(|e| self.with_not_applied(root, &options, e))?;
+        // Read before anything is written for the session: a bad name refuses the run.
+        let message =
+            crate::attach::prompt_message(&runtime.tools().env().guard(), &prompt, &attachments)?;
         let (history, warnings, writer): (Vec<Message>, Vec<String>, SessionWriter) = match resumed
         {
             Some(r) => r,
@@ -324,7 +330,7 @@ impl RunService {
             warnings,
             agent,
             writer,
-            prompt,
+            prompt: message,
             end,
             worktree,
         })
@@ -385,7 +391,7 @@ pub struct PreparedRun {
     pub warnings: Vec<String>,
     agent: Agent,
     writer: Arc<SessionWriter>,
-    prompt: String,
+    prompt: Message,
     end: Arc<RunEnd>,
     /// The session's worktree: its branch is brought into the project after the run.
     worktree: Option<paddock_worktree::Worktree>,
@@ -414,7 +420,7 @@ impl PreparedRun {
         // Marks the session idle even if the run panics.
         let _idle = Idle(end);
         tracing::info!(session = %session_id, "run started");
-        let result = agent.run(&prompt).await;
+        let result = agent.run_message(prompt).await;
         writer.flush();
         if let Some(w) = worktree {
             // What the agent committed shows as `paddock/<name>` in the project at once.

@@ -3,6 +3,7 @@
 //! Everything here is plain data (serde + ts-rs). No async runtime, no HTTP, no Tauri.
 
 mod app;
+mod attach;
 mod changes;
 mod context;
 mod cost;
@@ -30,6 +31,7 @@ pub use app::{
     SessionTranscript, ToolCallMode, ToolProbeReport, WorkspaceChange, WorkspaceEntry,
     WorkspaceTree,
 };
+pub use attach::{Mention, PromptAttachment, PromptInput};
 pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, CheckpointState, CheckpointStatus,
     DiffBody, DiffHunk, DiffLine, FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode,

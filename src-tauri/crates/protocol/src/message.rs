@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::SharedText;
+use crate::{Mention, SharedText};
 
 /// Who said a message. Tool results travel in `User` messages, as both vendors expect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -58,6 +58,8 @@ pub enum ContentBlock {
     /// Shared with the events that show the call, not copied into them.
     ToolCall(Arc<ToolCall>),
     ToolResult(ToolResult),
+    /// A file or folder the user named in the prompt (`@path`): sent as text.
+    Mention(Mention),
 }
 
 /// One message of a conversation.

@@ -14,6 +14,7 @@ mod hostile_trust;
 mod instructions;
 mod local_models;
 mod mcp;
+mod mentions;
 mod network;
 mod plan;
 mod prompts;

@@ -116,6 +116,7 @@ fn block(b: &ContentBlock) -> Option<Value> {
         ContentBlock::RedactedThinking { data } => {
             json!({"type": "redacted_thinking", "data": data})
         }
+        ContentBlock::Mention(m) => json!({"type": "text", "text": m.model_text()}),
         ContentBlock::ToolCall(call) => {
             // Input that did not parse as an object was reported to the model as an error;
             // the API only takes objects here.

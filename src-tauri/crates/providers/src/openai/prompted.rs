@@ -120,6 +120,7 @@ fn user(m: &Message) -> Option<Value> {
                 parts.push(format!("<tool_response>\n{content}\n</tool_response>"));
             }
             ContentBlock::Text { text } if !text.is_empty() => parts.push(text.clone()),
+            ContentBlock::Mention(mention) => parts.push(mention.model_text()),
             _ => {}
         }
     }

@@ -72,6 +72,7 @@ fn user(m: &Message, out: &mut Vec<Value>) {
                 );
             }
             ContentBlock::Text { text: t } => push_paragraph(&mut text, t),
+            ContentBlock::Mention(mention) => push_paragraph(&mut text, &mention.model_text()),
             _ => {}
         }
     }
