@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use paddock_host::edit::{Edit, in_effect, info};
 use paddock_host::{RewindRequest, workspace};
-use paddock_protocol::PromptInput;
 use paddock_protocol::{
     AboutInfo, AgentEvent, ApprovalDecision, Batch, CallExplanation, CheckpointStatus,
     ConnectionReport, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig,
@@ -18,6 +17,7 @@ use paddock_protocol::{
 };
 use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
 use paddock_protocol::{ExpandedPrompt, SavedPrompt};
+use paddock_protocol::{MentionCandidate, PromptInput};
 use paddock_protocol::{WorktreeLanded, WorktreeLanding};
 use tauri::{AppHandle, State, WebviewWindow};
 
@@ -495,11 +495,7 @@ commands! {
         id: String,
         summary: String,
     ) -> SessionTranscript {
-        let sid = session_id.clone();
-        let edit = move |s: &paddock_host::RunService, root: &std::path::Path| {
-            s.edit_compaction(root, &sid, &id, &summary)
-        };
-        sessions::after(&state, &project, session_id, edit).await
+        sessions::edit_compaction(&state, &project, session_id, id, summary).await
     }
 
     /// AGENTS.md (or CLAUDE.md): what the agent is given, and notices about it.
@@ -536,6 +532,13 @@ commands! {
     fn workspace_tree[](project: String) -> WorkspaceTree {
         let root = canonical(&project)?;
         blocking(move || Ok(workspace::tree(&workspace::guard_for(&root))?)).await
+    }
+
+    /// The workspace's files and folders matching `query` for the composer's `@` list (fuzzy,
+    /// best first, at most 50; ignore files honoured).
+    fn mention_candidates[state: State<'_, Desktop>](project: String, query: String) -> Vec<MentionCandidate> {
+        let (root, service) = (canonical(&project)?, state.service.clone());
+        blocking(move || Ok(service.mention_candidates(&root, &query)?)).await
     }
 
     /// A file for the preview (size-capped, binary detected; `path_refused` outside the

@@ -185,6 +185,19 @@ pub async fn compact(
     crate::commands::blocking(move || load(service.store(), &root, &session_id)).await
 }
 
+/// The session with the latest compaction's summary (`id`) replaced by `summary`.
+pub async fn edit_compaction(
+    state: &crate::state::Desktop,
+    project: &str,
+    session_id: String,
+    id: String,
+    summary: String,
+) -> AppResult<SessionTranscript> {
+    let sid = session_id.clone();
+    let edit = move |s: &RunService, root: &Path| s.edit_compaction(root, &sid, &id, &summary);
+    after(state, project, session_id, edit).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

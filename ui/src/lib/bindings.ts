@@ -464,6 +464,12 @@ text: string,
  */
 cut?: string, };
 
+export type MentionCandidate = { 
+/**
+ * Relative to the workspace, `/`-separated.
+ */
+path: string, folder: boolean, };
+
 export type MergeOutcome = { "outcome": "fast_forward", into: string, commit: string, } | { "outcome": "merged", into: string, commit: string, } | { "outcome": "conflicts", into: string, files: Array<string>, } | { "outcome": "up_to_date", into: string, };
 
 export type Message = { role: Role, content: Array<ContentBlock>, };

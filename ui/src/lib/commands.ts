@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, FileChange, FilePreview, Grant, KeyStatus, McpServerConfig, McpServerStatus, MentionCandidate, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -242,6 +242,10 @@ export const confirmPrompt = (project: string, name: string, args: string, diges
 /** The agent's workspace as a tree (capped, `.git`/`node_modules` skipped). */
 export const workspaceTree = (project: string) =>
   invokeCommand<WorkspaceTree>('workspace_tree', { project });
+
+/** The workspace's files and folders matching `query` for the composer's `@` list (fuzzy, best first, at most 50; ignore files honoured). */
+export const mentionCandidates = (project: string, query: string) =>
+  invokeCommand<Array<MentionCandidate>>('mention_candidates', { project, query });
 
 /** A file for the preview (size-capped, binary detected; `path_refused` outside the workspace). */
 export const readWorkspaceFile = (project: string, path: string) =>

@@ -8,6 +8,7 @@ import type {
   AgentEvent,
   AppError,
   ApprovalDecision,
+  PromptAttachment,
   RewindMode,
   SessionTranscript,
   WorktreeCreated,
@@ -97,23 +98,28 @@ export class SessionController {
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   #live = new Set<LiveRun>();
   #shown: LiveRun | null = null;
+  /** What the prompt being sent attaches, and what the queued one will. */
+  #attachments: PromptAttachment[] = [];
+  #queuedAttachments: PromptAttachment[] = [];
 
   constructor(project: string) {
     this.project = project;
   }
 
-  /** Sends the composer's draft, or `text` (the draft then stays as it is). While a run goes
-   * on, the draft is queued instead and sent when the run ends. */
-  async send(text?: string): Promise<void> {
+  /** Sends the composer's draft, or `text` (the draft then stays as it is), with the files
+   * it attaches. While a run goes on, the draft is queued instead and sent when the run ends. */
+  async send(text?: string, attachments: PromptAttachment[] = []): Promise<void> {
     const fromDraft = text === undefined;
     const prompt = (text ?? this.draft).trim();
     // A worktree is being made for a prompt: nothing else goes until it has.
     if (this.preparing !== null) return;
     if (fromDraft && prompt && this.running && this.queued === null) {
       this.queued = prompt;
+      this.#queuedAttachments = attachments;
       this.draft = '';
       return;
     }
+    this.#attachments = attachments;
     if (!prompt || this.running || this.compacting) return;
     this.error = null;
     // Markdown's code is there long before the model's first words.
@@ -182,8 +188,8 @@ export class SessionController {
     if (fromDraft && worktree === null) this.draft = '';
     const onEvent = (e: AgentEvent) => this.#receive(run, e);
     run.id = worktree
-      ? api.sendPrompt(this.project, null, prompt, onEvent, worktree)
-      : api.sendPrompt(this.project, this.sessionId, prompt, onEvent);
+      ? this.#send(null, prompt, onEvent, worktree)
+      : this.#send(this.sessionId, prompt, onEvent, null);
     try {
       const id = await run.id;
       run.sessionId = id;
@@ -213,6 +219,14 @@ export class SessionController {
         this.error = api.toAppError(err);
       }
     }
+  }
+
+  /** `sendPrompt` with the attachments taken (none: the call is as it always was). */
+  #send(sessionId: string | null, prompt: string, onEvent: (e: AgentEvent) => void, worktree: string | null): Promise<string> {
+    const taken = this.#attachments;
+    this.#attachments = [];
+    if (taken.length) return api.sendPrompt(this.project, sessionId, prompt, onEvent, worktree, taken);
+    return worktree ? api.sendPrompt(this.project, sessionId, prompt, onEvent, worktree) : api.sendPrompt(this.project, sessionId, prompt, onEvent);
   }
 
   /** Takes the queued prompt back into the composer. */
@@ -481,7 +495,8 @@ export class SessionController {
       if (run.finished && this.queued !== null) {
         const next = this.queued;
         this.queued = null;
-        void this.send(next);
+        void this.send(next, this.#queuedAttachments);
+        this.#queuedAttachments = [];
       }
     }
   }

@@ -38,6 +38,7 @@ export const listModels = fn<'listModels'>();
 export const listSessions = fn<'listSessions'>();
 export const loadSession = fn<'loadSession'>();
 export const mcpStatus = fn<'mcpStatus'>();
+export const mentionCandidates = fn<'mentionCandidates'>();
 export const networkView = fn<'networkView'>();
 export const nextNotificationClick = fn<'nextNotificationClick'>();
 export const nextRunEvents = fn<'nextRunEvents'>();

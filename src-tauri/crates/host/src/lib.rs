@@ -14,6 +14,7 @@ mod keys;
 mod live;
 mod mcp;
 pub mod mcp_import;
+pub mod mentions;
 mod models;
 pub mod network;
 mod options;

@@ -70,6 +70,8 @@ pub struct RunService {
     runs: Arc<LiveRuns>,
     /// Each project's checkpoint store, opened once (it caches what it has read).
     checkpoints: Mutex<HashMap<PathBuf, Arc<ProjectCheckpoints>>>,
+    /// The `@` lists of the workspaces asked about.
+    mentions: Arc<crate::mentions::MentionIndexes>,
 }
 
 impl RunService {
@@ -81,7 +83,20 @@ impl RunService {
             keys_generation: AtomicU64::new(0),
             runs: Arc::default(),
             checkpoints: Mutex::default(),
+            mentions: Arc::default(),
         }
+    }
+
+    /// The composer's `@` list for `query` in the project's workspace (blocking: the first
+    /// call walks it).
+    pub fn mention_candidates(
+        &self,
+        root: &Path,
+        query: &str,
+    ) -> Result<Vec<paddock_protocol::MentionCandidate>, HostError> {
+        let guard = crate::workspace::guard_for(root);
+        self.mentions
+            .search(&guard, query, crate::mentions::MAX_CANDIDATES)
     }
 
     /// The project's checkpoint store, beside the sessions in Paddock's data folder.

@@ -62,3 +62,11 @@ impl Mention {
         )
     }
 }
+
+/// A file or folder the composer's `@` list offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct MentionCandidate {
+    /// Relative to the workspace, `/`-separated.
+    pub path: String,
+    pub folder: bool,
+}

@@ -29,7 +29,7 @@ pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use network::NetworkFence;
 pub use todo_write::TodoWriteTool;
-pub use walk::SKIPPED_DIRS;
+pub use walk::{SKIPPED_DIRS, workspace_files};
 pub use web_fetch::WebFetchTool;
 
 use std::sync::Arc;

@@ -202,6 +202,26 @@ impl Walk {
     }
 }
 
+/// Every file of the workspace whose real root is `root`, as the search tools see it
+/// (ignore files honoured, [`SKIPPED_DIRS`] skipped, links not followed), relative with
+/// `/`, sorted; at most `max` (the flag says when there were more).
+pub fn workspace_files(root: &Path, max: usize) -> Result<(Vec<String>, bool), String> {
+    let walk = Walk::new(root, None)?;
+    let found = AtomicUsize::new(0);
+    let mut paths: Vec<String> = walk.collect(|| {
+        let found = &found;
+        move |entry, paths: &mut Vec<String>| {
+            if found.fetch_add(1, Ordering::Relaxed) >= max {
+                return false;
+            }
+            paths.push(display_rel(&relative_to(entry.path(), root)));
+            true
+        }
+    });
+    paths.sort_unstable();
+    Ok((paths, found.load(Ordering::Relaxed) > max))
+}
+
 /// Why the walker must not read `dir`'s ignore files, if it must not.
 fn unsafe_ignore_file(dir: &Path) -> Option<String> {
     IGNORE_FILES.iter().find_map(|name| {

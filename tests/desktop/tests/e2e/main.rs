@@ -5,6 +5,7 @@
 use std::path::Path;
 
 mod changes;
+mod composer_extras;
 mod context;
 mod network;
 mod polish;
