@@ -240,7 +240,7 @@ export type ConnectionReport = { models: Array<ModelInfo>, latency_ms: number,
  */
 model_available?: boolean, };
 
-export type ContentBlock = { "type": "text", text: string, } | { "type": "thinking", thinking: string, signature?: string, } | { "type": "redacted_thinking", data: string, } | { "type": "tool_call" } & ToolCall | { "type": "tool_result" } & ToolResult | { "type": "mention" } & Mention;
+export type ContentBlock = { "type": "text", text: string, } | { "type": "thinking", thinking: string, signature?: string, } | { "type": "redacted_thinking", data: string, } | { "type": "tool_call" } & ToolCall | { "type": "tool_result" } & ToolResult | { "type": "mention" } & Mention | { "type": "image" } & ImageBlock;
 
 export type ContextInfo = { 
 /**
@@ -351,6 +351,24 @@ binary: boolean,
 truncated: boolean, text?: string, };
 
 export type Grant = "allow" | "ask" | "deny";
+
+export type ImageBlock = { 
+/**
+ * `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+ */
+media_type: string, 
+/**
+ * Hex SHA-256 of the bytes as sent.
+ */
+sha256: string, 
+/**
+ * What the user called it (a file name), for transcripts and summaries.
+ */
+name?: string, width: number, height: number, 
+/**
+ * Set when a tool call's result (`file_read` of an image) produced it: the call's id.
+ */
+tool_call_id?: string, };
 
 export type InstallKind = "app_image" | "deb" | "rpm" | "source";
 
@@ -656,6 +674,11 @@ compaction?: CompactionSettings,
  */
 maxOutputTokens?: number, 
 /**
+ * Whether the model takes images. Unset: Paddock's list of hosted models decides, and
+ * an openai-compatible server's model is sent images and may refuse them itself.
+ */
+images?: boolean, 
+/**
  * How an openai-compatible server is told about the tools: `auto` (the `tools`
  * parameter, and the tools described in the prompt when the server refuses it),
  * `native` (the parameter only) or `prompted` (the prompt only).
@@ -734,7 +757,7 @@ mcpServers?: { [key in string]: McpServerConfig },
  */
 pricing?: { [key in string]: Price }, };
 
-export type PromptAttachment = { "kind": "mention", path: string, };
+export type PromptAttachment = { "kind": "mention", path: string, } | { "kind": "image", media_type: string, data: string, name?: string, };
 
 export type PromptInput = { text: string, attachments: Array<PromptAttachment>, };
 

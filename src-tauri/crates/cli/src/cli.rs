@@ -360,6 +360,10 @@ pub struct RunArgs {
     /// Let Ask tools run without approval (nobody can approve in a headless run).
     #[arg(long)]
     pub ask_allows: bool,
+    /// Attach this image to the prompt (PNG, JPEG, GIF or WebP, told by its bytes; at most
+    /// 20 MB; scaled to the provider's limits). Repeat for more.
+    #[arg(long, value_name = "FILE")]
+    pub image: Vec<PathBuf>,
     /// Use the folder's settings for this run even where you have not trusted them (see
     /// `paddock trust`); nothing is recorded.
     #[arg(long)]

@@ -37,8 +37,9 @@ mod tests {
             "Explain @src/main.rs, then @docs/ (and @src/main.rs again); mail me@example.com @",
         )
         .into_iter()
-        .map(|a| match a {
-            PromptAttachment::Mention { path } => path,
+        .filter_map(|a| match a {
+            PromptAttachment::Mention { path } => Some(path),
+            PromptAttachment::Image { .. } => None,
         })
         .collect();
         assert_eq!(paths, ["src/main.rs", "docs/"]);

@@ -168,9 +168,13 @@ async fn run_prompt(
     } else {
         AskPolicy::HeadlessDeny
     };
+    let mut attachments = crate::mentions::attachments_in(&prompt);
+    for path in &args.image {
+        attachments.push(paddock_host::attach::image_file(path)?);
+    }
     let request = RunRequest {
         target,
-        attachments: crate::mentions::attachments_in(&prompt),
+        attachments,
         prompt,
         options: args.options(),
         approver: Approver::Headless(policy),

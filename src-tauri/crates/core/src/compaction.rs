@@ -62,6 +62,10 @@ pub fn tokens_of_chars(chars: usize) -> u32 {
     u32::try_from(chars.div_ceil(CHARS_PER_TOKEN)).unwrap_or(u32::MAX)
 }
 
+/// Tokens one image is counted as: Anthropic's figure for an image at its 1568 px / 1.15 MP
+/// recommendation, about 1,600 (platform.claude.com/docs/en/build-with-claude/vision).
+pub const IMAGE_TOKENS: u32 = 1_600;
+
 /// Estimated tokens of one message.
 pub fn message_tokens(message: &Message) -> u32 {
     let chars: usize = message
@@ -74,6 +78,7 @@ pub fn message_tokens(message: &Message) -> u32 {
             ContentBlock::ToolCall(c) => c.name.len() + json_len(&c.input) + c.id.len(),
             ContentBlock::ToolResult(r) => r.content.len() + r.tool_call_id.len(),
             ContentBlock::Mention(m) => m.text.len() + m.path.len(),
+            ContentBlock::Image(_) => IMAGE_TOKENS as usize * CHARS_PER_TOKEN,
         })
         .sum();
     tokens_of_chars(chars + MESSAGE_OVERHEAD * CHARS_PER_TOKEN)
@@ -215,10 +220,22 @@ fn user_messages(message: &Message) -> Vec<String> {
     if message.role != Role::User {
         return Vec::new();
     }
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     for block in &message.content {
-        let ContentBlock::Text { text } = block else {
-            continue;
+        let text = match block {
+            ContentBlock::Text { text } => text,
+            // The user's image is named where their words are kept; its bytes go.
+            ContentBlock::Image(image) if image.tool_call_id.is_none() => {
+                match out.last_mut() {
+                    Some(last) => {
+                        last.push(' ');
+                        last.push_str(&image.label());
+                    }
+                    None => out.push(image.label()),
+                }
+                continue;
+            }
+            _ => continue,
         };
         match text
             .strip_prefix(SUMMARY_HEADER)
@@ -398,6 +415,10 @@ fn render(m: &Message) -> String {
                 m.path,
                 cut_chars(&m.text, RESULT_CHARS_FOR_SUMMARY)
             )),
+            // The summary names an image, never its bytes.
+            ContentBlock::Image(image) => {
+                out.push_str(&format!("{who} attached {}\n", image.label()));
+            }
             ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
         }
     }

@@ -1,11 +1,16 @@
 //! A prompt's message: the user's words, then what they attached (the files and folders
 //! they named with `@`), each read through the run's path guard like a file tool's read,
-//! and bounded.
+//! and bounded; and the images they pasted, dropped or picked, checked by their bytes and
+//! scaled to the provider's limits, refused before any request when the model takes none.
 
 use std::io::Read;
 
+use base64::Engine;
 use paddock_guard::{PathError, PathGuard};
-use paddock_protocol::{ContentBlock, Mention, Message, PromptAttachment, Role};
+use paddock_images::Limits;
+use paddock_protocol::{
+    ContentBlock, ImageBlock, Mention, Message, PromptAttachment, ProviderKind, Role,
+};
 
 use crate::HostError;
 
@@ -16,11 +21,50 @@ pub const MAX_MENTION_BYTES: u64 = 100 * 1024;
 /// Entries of a named folder listed at most.
 pub const MAX_FOLDER_ENTRIES: usize = 300;
 
+/// What the run's model does with images.
+#[derive(Debug, Clone, Copy)]
+pub struct Vision<'a> {
+    pub provider: ProviderKind,
+    pub model: &'a str,
+    /// Yes, no, or unknown (sent; the server's refusal is shown).
+    pub takes: Option<bool>,
+}
+
+impl Vision<'_> {
+    /// The vendor's per-image limits images are scaled to.
+    pub fn limits(&self) -> Limits {
+        match self.provider {
+            ProviderKind::Anthropic => Limits::ANTHROPIC,
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => Limits::OPENAI,
+        }
+    }
+
+    /// Refuses images for a model that takes none, naming it and the way out.
+    pub fn check(&self, images: usize) -> Result<(), HostError> {
+        if images == 0 || self.takes != Some(false) {
+            return Ok(());
+        }
+        let fix = match self.provider {
+            ProviderKind::OpenAiCompatible => {
+                "choose a model that takes images, or set \"images\": true in \
+                 .paddock/settings.json if this one does"
+            }
+            _ => "choose a model that takes images (for example claude-sonnet-4-5 or gpt-4.1)",
+        };
+        Err(HostError::Usage(format!(
+            "the model {} takes no images, and this prompt has {images}; nothing was sent. \
+             Remove the images or {fix}",
+            self.model
+        )))
+    }
+}
+
 /// The user's message for `text` with `attachments`, read now through `guard`.
 pub fn prompt_message(
     guard: &PathGuard,
     text: &str,
     attachments: &[PromptAttachment],
+    vision: Vision<'_>,
 ) -> Result<Message, HostError> {
     if attachments.len() > MAX_ATTACHMENTS {
         return Err(HostError::Usage(format!(
@@ -28,6 +72,11 @@ pub fn prompt_message(
             attachments.len()
         )));
     }
+    let images = attachments
+        .iter()
+        .filter(|a| matches!(a, PromptAttachment::Image { .. }))
+        .count();
+    vision.check(images)?;
     let mut content = vec![ContentBlock::Text {
         text: text.to_owned(),
     }];
@@ -36,11 +85,68 @@ pub fn prompt_message(
             PromptAttachment::Mention { path } => {
                 content.push(ContentBlock::Mention(mention(guard, path)?));
             }
+            PromptAttachment::Image {
+                media_type,
+                data,
+                name,
+            } => content.push(ContentBlock::Image(image(
+                media_type,
+                data,
+                name.as_deref(),
+                vision.limits(),
+            )?)),
         }
     }
     Ok(Message {
         role: Role::User,
         content,
+    })
+}
+
+/// An image the shell sent in base64: what it is is read from its bytes (the media type the
+/// shell gave must agree), then it is scaled to `limits`.
+pub fn image(
+    media_type: &str,
+    data: &str,
+    name: Option<&str>,
+    limits: Limits,
+) -> Result<ImageBlock, HostError> {
+    let name = name.unwrap_or("image");
+    // Base64 is 4 characters for 3 bytes: a text over the limit is refused undecoded.
+    if data.len() as u64 / 4 * 3 > paddock_images::MAX_INPUT_BYTES + 3 {
+        return Err(HostError::Usage(format!(
+            "{name} is over {} MB; an image may be at most that",
+            paddock_images::MAX_INPUT_BYTES / (1024 * 1024)
+        )));
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .map_err(|_| HostError::Usage(format!("{name}: the image's data is not base64")))?;
+    let sniffed = paddock_images::sniff(&bytes);
+    if sniffed.is_none() || sniffed != paddock_images::Format::from_media_type(media_type) {
+        return Err(HostError::Usage(format!(
+            "{name} is not a PNG, JPEG, GIF or WebP image (said to be {media_type})"
+        )));
+    }
+    paddock_images::block(bytes, name, limits).map_err(|e| HostError::Usage(e.to_string()))
+}
+
+/// An image file the user named on the command line (`--image`; outside the workspace is
+/// fine: it is theirs) as an attachment: its size checked before it is read, its type by
+/// its first bytes (a file that is no image is refused unread, its content never echoed).
+pub fn image_file(path: &std::path::Path) -> Result<PromptAttachment, HostError> {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let bytes =
+        paddock_images::read_file(path, &name).map_err(|e| HostError::Usage(e.to_string()))?;
+    let format = paddock_images::sniff(&bytes)
+        .ok_or_else(|| HostError::Usage(format!("{name} is not a PNG, JPEG, GIF or WebP image")))?;
+    Ok(PromptAttachment::Image {
+        media_type: format.media_type().to_owned(),
+        data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+        name: Some(name),
     })
 }
 
@@ -145,6 +251,11 @@ mod tests {
                     path: "big.txt".into(),
                 },
             ],
+            Vision {
+                provider: ProviderKind::Anthropic,
+                model: "m",
+                takes: None,
+            },
         )
         .unwrap();
         let mentions: Vec<&Mention> = msg

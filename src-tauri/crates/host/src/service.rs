@@ -280,8 +280,19 @@ impl RunService {
             .await
             .map_err(|e| self.with_not_applied(root, &options, e))?;
         // Read before anything is written for the session: a bad name refuses the run.
-        let message =
-            crate::attach::prompt_message(&runtime.tools().env().guard(), &prompt, &attachments)?;
+        let vision = crate::attach::Vision {
+            provider: runtime.provider(),
+            model: runtime.model_name(),
+            takes: effective.images.or_else(|| {
+                paddock_providers::takes_images(runtime.provider(), runtime.model_name())
+            }),
+        };
+        let message = crate::attach::prompt_message(
+            &runtime.tools().env().guard(),
+            &prompt,
+            &attachments,
+            vision,
+        )?;
         let (history, warnings, writer): (Vec<Message>, Vec<String>, SessionWriter) = match resumed
         {
             Some(r) => r,

@@ -31,7 +31,7 @@ pub use app::{
     SessionTranscript, ToolCallMode, ToolProbeReport, WorkspaceChange, WorkspaceEntry,
     WorkspaceTree,
 };
-pub use attach::{Mention, MentionCandidate, PromptAttachment, PromptInput};
+pub use attach::{ImageBlock, ImageData, Mention, MentionCandidate, PromptAttachment, PromptInput};
 pub use changes::{
     CallPreview, ChangeKind, ChangeSummary, CheckpointInfo, CheckpointState, CheckpointStatus,
     DiffBody, DiffHunk, DiffLine, FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode,

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::{Mention, SharedText};
+use crate::{ImageBlock, Mention, SharedText};
 
 /// Who said a message. Tool results travel in `User` messages, as both vendors expect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -60,6 +60,8 @@ pub enum ContentBlock {
     ToolResult(ToolResult),
     /// A file or folder the user named in the prompt (`@path`): sent as text.
     Mention(Mention),
+    /// An image: the user's, or the output of the tool call it names (`tool_call_id`).
+    Image(ImageBlock),
 }
 
 /// One message of a conversation.

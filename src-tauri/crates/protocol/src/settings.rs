@@ -137,6 +137,11 @@ pub struct ProjectSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_output_tokens: Option<u32>,
+    /// Whether the model takes images. Unset: Paddock's list of hosted models decides, and
+    /// an openai-compatible server's model is sent images and may refuse them itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub images: Option<bool>,
     /// How an openai-compatible server is told about the tools: `auto` (the `tools`
     /// parameter, and the tools described in the prompt when the server refuses it),
     /// `native` (the parameter only) or `prompted` (the prompt only).
@@ -223,6 +228,7 @@ impl Default for ProjectSettings {
             context_window: None,
             compaction: None,
             max_output_tokens: None,
+            images: None,
             tool_calling: None,
             preset: None,
             tools: BTreeMap::new(),

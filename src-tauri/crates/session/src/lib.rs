@@ -5,6 +5,7 @@
 mod compactions;
 mod cost;
 mod export;
+mod images;
 pub mod index;
 mod point;
 mod store;
@@ -17,6 +18,7 @@ use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, SessionHeader, T
 
 pub use cost::{run_costs, session_cost};
 pub use export::{to_json, to_markdown, write_export};
+pub use images::{image_file, images_dir};
 pub use point::RewindPoint;
 pub use store::SessionStore;
 #[doc(hidden)]

@@ -328,6 +328,7 @@ impl SessionStore {
 
     pub fn delete(&self, project: &Path, id: &str) -> Result<(), SessionError> {
         let path = self.file(project, id)?;
+        let _ = std::fs::remove_dir_all(crate::images::images_dir(&path));
         std::fs::remove_file(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => SessionError::NotFound(id.to_owned()),
             _ => SessionError::Io {
@@ -437,6 +438,13 @@ fn read_session(path: &Path, file: File) -> Result<LoadedSession, SessionError> 
     session.points = timeline.points;
     session.last_rewind = timeline.last_rewind;
     session.last_compaction = timeline.compactions.latest().cloned();
+    let dir = crate::images::images_dir(path);
+    let (messages, history) = (&mut session.messages, &mut session.history);
+    crate::images::resolve(
+        &dir,
+        messages.iter_mut().chain(history.iter_mut()),
+        &mut session.warnings,
+    );
     Ok(session)
 }
 

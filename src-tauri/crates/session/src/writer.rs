@@ -92,6 +92,13 @@ impl HistoryLog for SessionWriter {
         let mut state = self.lock();
         let start = state.written.min(messages.len());
         for message in &messages[start..] {
+            // The bytes go beside the session before the line that references them.
+            if state.failed.is_none()
+                && let Err(e) = crate::images::save(&crate::images::images_dir(&self.path), message)
+            {
+                tracing::warn!("session image write failed: {e}");
+                state.failed = Some(e.to_string());
+            }
             write_record(
                 &mut state,
                 &SessionRecord::Message {

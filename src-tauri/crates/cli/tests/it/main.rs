@@ -11,6 +11,7 @@ mod hostile;
 mod hostile_files;
 mod hostile_grants;
 mod hostile_trust;
+mod images;
 mod instructions;
 mod local_models;
 mod mcp;

@@ -76,7 +76,7 @@ pub(crate) fn body(req: &ModelRequest<'_>, opts: Options) -> Value {
 }
 
 /// Marks the last block of the last [`CACHED_USER_TURNS`] user messages. User messages hold
-/// only text and tool results, both of which may carry a breakpoint (thinking may not).
+/// only text, images and tool results, all of which may carry a breakpoint (thinking may not).
 fn mark_user_turns(messages: &mut [Value]) {
     let users = messages
         .iter_mut()
@@ -95,7 +95,29 @@ fn message(m: &Message) -> Option<Value> {
         Role::User => "user",
         Role::Assistant => "assistant",
     };
-    let content: Vec<Value> = m.content.iter().filter_map(block).collect();
+    let mut content: Vec<Value> = Vec::new();
+    for b in &m.content {
+        match b {
+            // A tool's image goes inside its call's result, which takes text and image blocks.
+            ContentBlock::Image(image) if image.tool_call_id.is_some() => {
+                let owner = content.iter_mut().find(|v| {
+                    v["type"] == "tool_result"
+                        && v["tool_use_id"].as_str() == image.tool_call_id.as_deref()
+                });
+                match owner {
+                    Some(result) => {
+                        let text = result["content"].take();
+                        result["content"] = json!([
+                            {"type": "text", "text": text},
+                            crate::images::anthropic(image)
+                        ]);
+                    }
+                    None => content.push(crate::images::anthropic(image)),
+                }
+            }
+            other => content.extend(block(other)),
+        }
+    }
     // The API rejects messages without content; a reply of pure unsigned reasoning has none.
     (!content.is_empty()).then(|| json!({"role": role, "content": content}))
 }
@@ -117,6 +139,7 @@ fn block(b: &ContentBlock) -> Option<Value> {
             json!({"type": "redacted_thinking", "data": data})
         }
         ContentBlock::Mention(m) => json!({"type": "text", "text": m.model_text()}),
+        ContentBlock::Image(image) => crate::images::anthropic(image),
         ContentBlock::ToolCall(call) => {
             // Input that did not parse as an object was reported to the model as an error;
             // the API only takes objects here.

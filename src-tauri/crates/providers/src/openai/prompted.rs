@@ -106,9 +106,11 @@ fn lean_schema(schema: &Value) -> Value {
     }
 }
 
-/// Tool results as one user turn of `<tool_response>` blocks, then the user's own words.
+/// Tool results as one user turn of `<tool_response>` blocks, then the user's own words;
+/// with images, the content is an array of that text and `image_url` parts.
 fn user(m: &Message) -> Option<Value> {
     let mut parts: Vec<String> = Vec::new();
+    let mut images: Vec<Value> = Vec::new();
     for block in &m.content {
         match block {
             ContentBlock::ToolResult(r) => {
@@ -121,8 +123,24 @@ fn user(m: &Message) -> Option<Value> {
             }
             ContentBlock::Text { text } if !text.is_empty() => parts.push(text.clone()),
             ContentBlock::Mention(mention) => parts.push(mention.model_text()),
+            ContentBlock::Image(image) => {
+                if let Some(call) = &image.tool_call_id {
+                    images.push(
+                        json!({"type": "text", "text": crate::images::from_call(image, call)}),
+                    );
+                }
+                images.push(crate::images::openai_part(image));
+            }
             _ => {}
         }
+    }
+    if !images.is_empty() {
+        let mut content = Vec::new();
+        if !parts.is_empty() {
+            content.push(json!({"type": "text", "text": parts.join("\n")}));
+        }
+        content.extend(images);
+        return Some(json!({"role": "user", "content": content}));
     }
     (!parts.is_empty()).then(|| json!({"role": "user", "content": parts.join("\n")}))
 }

@@ -55,9 +55,12 @@ pub(crate) fn body(req: &ModelRequest<'_>, compat: bool, streamed: bool) -> Valu
 }
 
 /// Tool results become `tool` messages (they must directly follow the assistant's calls);
-/// any text the user message also carries follows them as a user message.
+/// any text the user message also carries follows them as a user message. With images, that
+/// message's content is an array of text and `image_url` parts; a tool's image (tool messages
+/// take text only) goes there too, after a line naming its call.
 fn user(m: &Message, out: &mut Vec<Value>) {
     let mut text = String::new();
+    let mut images: Vec<Value> = Vec::new();
     for block in &m.content {
         match block {
             ContentBlock::ToolResult(r) => {
@@ -73,10 +76,25 @@ fn user(m: &Message, out: &mut Vec<Value>) {
             }
             ContentBlock::Text { text: t } => push_paragraph(&mut text, t),
             ContentBlock::Mention(mention) => push_paragraph(&mut text, &mention.model_text()),
+            ContentBlock::Image(image) => {
+                if let Some(call) = &image.tool_call_id {
+                    images.push(
+                        json!({"type": "text", "text": crate::images::from_call(image, call)}),
+                    );
+                }
+                images.push(crate::images::openai_part(image));
+            }
             _ => {}
         }
     }
-    if !text.is_empty() {
+    if !images.is_empty() {
+        let mut parts = Vec::new();
+        if !text.is_empty() {
+            parts.push(json!({"type": "text", "text": text}));
+        }
+        parts.extend(images);
+        out.push(json!({"role": "user", "content": parts}));
+    } else if !text.is_empty() {
         out.push(json!({"role": "user", "content": text}));
     }
 }
