@@ -1,5 +1,6 @@
-//! The composer beyond plain text (issue 36): a workspace file named with `@`, picked with
-//! the keyboard only and sent along; the agent's plan pinned above the composer, updated
+//! The composer beyond plain text (issue 36): a pasted image shown as a thumbnail and sent
+//! as an image part; a workspace file named with `@`, picked with the keyboard only and sent
+//! along; the agent's plan pinned above the composer, updated
 //! while the run goes; what the run cost, per turn, per run and for the session; in the
 //! light and the dark theme.
 
@@ -9,6 +10,20 @@ use serde_json::{Value, json};
 use thirtyfour::prelude::*;
 
 use crate::{fake_settings, open_project, sel, wait_for_text};
+
+/// A 1x1 PNG.
+const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// Pastes a PNG into the prompt box as a clipboard with one image file would.
+const PASTE: &str = r#"
+const bytes = Uint8Array.from(atob(arguments[0]), (c) => c.charCodeAt(0));
+const file = new File([bytes], 'shot.png', { type: 'image/png' });
+const data = new DataTransfer();
+data.items.add(file);
+const box = document.querySelector('[data-testid="prompt-input"]');
+box.focus();
+box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+"#;
 
 fn plan(steps: [&str; 3]) -> Value {
     let names = ["Read the notes", "Summarize them", "Say what is left"];
@@ -50,6 +65,8 @@ async fn mention_plan_and_cost() -> Result<()> {
     // @ with the keyboard only: type, pick with Enter, send with Ctrl+Enter.
     app.click(&testid("tab-transcript")).await?;
     let input = app.wait_for(&testid("prompt-input")).await?;
+    app.wd.execute(PASTE, vec![json!(PNG_BASE64)]).await?;
+    app.wait_for(&testid("image-thumb")).await?;
     input.send_keys("Summarize @notes/to").await?;
     app.wait_for(&sel("mention-item", &[("data-path", "notes/todo.md")]))
         .await?;
@@ -75,8 +92,12 @@ async fn mention_plan_and_cost() -> Result<()> {
         .await?;
     wait_for_text(&app, &testid("message-assistant"), "buy milk").await?;
 
-    // The file went with the prompt.
+    // The image and the file went with the prompt.
     let body = fake.model_requests()[0].body.to_string();
+    assert!(
+        body.contains("\"image_url\"") && body.contains("data:image/png;base64,"),
+        "the pasted image reached the model: {body}"
+    );
     assert!(
         body.contains(r#"<mentioned file=\"notes/todo.md\">"#)
             && body.contains("buy milk (MENTIONED)"),
