@@ -94,7 +94,7 @@ describe('feeds: the events of a run, the changes of a workspace', () => {
     await vi.waitFor(() => expect(got).toHaveLength(3));
     expect(got).toEqual([text('a'), text('b'), text('c')]);
     expect(calls).toEqual([
-      ['send_prompt', { project: '/p', sessionId: null, prompt: 'hi', worktree: null }],
+      ['send_prompt', { project: '/p', sessionId: null, prompt: { text: 'hi', attachments: [] }, worktree: null }],
       ['next_run_events', { feed: 4 }],
       ['next_run_events', { feed: 4 }],
       ['next_run_events', { feed: 4 }],
