@@ -310,8 +310,15 @@ impl Runner<'_> {
                 .execute_batch(&calls, self.tools, &self.ctx)
                 .await;
             let (mut delegated, mut delegated_cost) = (TokenUsage::default(), Cost::NONE);
+            let mut images = Vec::new();
             // The outputs move into the history, sharing their text with the events.
-            let mut results = results_message(calls.iter().zip(outcomes).map(|(c, o)| {
+            let mut results = results_message(calls.iter().zip(outcomes).map(|(c, mut o)| {
+                // Shown after the results, each naming the call it answers.
+                let shown = std::mem::take(&mut o.output.images);
+                images.extend(shown.into_iter().map(|mut image| {
+                    image.tool_call_id = Some(c.id.clone());
+                    ContentBlock::Image(image)
+                }));
                 if let Some(u) = o.output.usage {
                     delegated += u;
                     // Priced by the teammate's own model; unknown if it did not say.
@@ -320,6 +327,7 @@ impl Runner<'_> {
                 let is_error = o.output.is_error();
                 (&**c, o.output.content, is_error)
             }));
+            results.content.extend(images);
             if inject_warning {
                 results.content.push(ContentBlock::Text {
                     text: LOOP_WARNING.to_owned(),

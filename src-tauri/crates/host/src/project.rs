@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use paddock_guard::READ_ONLY_DIRS;
-use paddock_protocol::{ProjectSettings, SandboxStatus};
+use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus};
 use paddock_sandbox::SandboxConfig;
 use paddock_tools::ToolEnv;
 
@@ -46,6 +46,24 @@ impl Project {
     }
 
     /// The tool environment for these settings. `secrets` are values to redact.
+    /// The limits `file_read` scales images to, when the model is known to take images
+    /// (the `images` setting, else Paddock's table); unknown or no: text only, as before.
+    fn image_limits(&self) -> Option<paddock_images::Limits> {
+        let provider = self
+            .settings
+            .provider
+            .unwrap_or(ProviderKind::OpenAiCompatible);
+        let model = self.settings.model.as_deref().unwrap_or_default();
+        let takes = self
+            .settings
+            .images
+            .or_else(|| paddock_providers::takes_images(provider, model));
+        (takes == Some(true)).then_some(match provider {
+            ProviderKind::Anthropic => paddock_images::Limits::ANTHROPIC,
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => paddock_images::Limits::OPENAI,
+        })
+    }
+
     pub fn tool_env(&self, secrets: Vec<String>) -> Arc<ToolEnv> {
         let network = crate::network::fence(&self.settings);
         Arc::new(ToolEnv {
@@ -53,6 +71,7 @@ impl Project {
             project_root: Some(self.root.clone()),
             workspace_mode: self.settings.workspace,
             secrets,
+            images: self.image_limits(),
             // The project's argument rules arrive with the tools (`ProjectTools`).
             rules: paddock_core::RuleBook::default(),
             sandbox: SandboxConfig {

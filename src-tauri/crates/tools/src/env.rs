@@ -29,6 +29,9 @@ pub struct ToolEnv {
     /// when `sandbox.network_rules` is set (an allow-list, without `bash_network`). `None`:
     /// no connection is made at all.
     pub network: Option<crate::NetworkFence>,
+    /// The limits images are scaled to when the model is known to take them: `file_read`
+    /// of an image file then shows the image. `None`: it answers as for any binary file.
+    pub images: Option<paddock_images::Limits>,
 }
 
 impl ToolEnv {

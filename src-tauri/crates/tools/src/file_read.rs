@@ -1,6 +1,6 @@
 //! `file_read`: a page of a text file in the workspace, with line numbers.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read as _};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::{blocking, path_error};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
 use paddock_guard::PathGuard;
+use paddock_protocol::ImageBlock;
 use paddock_sandbox::Redactor;
 
 use crate::ToolEnv;
@@ -68,17 +69,35 @@ impl TypedTool for FileReadTool {
         let guard = self.env.guard();
         let redactor = Redactor::new(self.env.secrets.clone());
         let (env, ctx) = (self.env.clone(), ctx.clone());
-        blocking(move || {
-            read(&guard, &input).map(|mut text| {
+        blocking(move || match read(&guard, &input, env.images)? {
+            Read::Text(mut text) => {
                 text.push_str(&crate::nested::for_input(&env, &input.path, &ctx));
-                ToolOutput::ok(redactor.redact_exact(&text))
-            })
+                Ok(ToolOutput::ok(redactor.redact_exact(&text)))
+            }
+            Read::Image(image) => Ok(ToolOutput::ok(format!(
+                "'{}' is an image ({}x{}, {}); it is shown to you with this result.",
+                image.name.as_deref().unwrap_or(&input.path),
+                image.width,
+                image.height,
+                image.media_type
+            ))
+            .with_image(image)),
         })
         .await
     }
 }
 
-fn read(guard: &PathGuard, input: &FileReadInput) -> Result<String, ToolError> {
+/// What a read found: numbered text, or an image for a model that takes images.
+enum Read {
+    Text(String),
+    Image(ImageBlock),
+}
+
+fn read(
+    guard: &PathGuard,
+    input: &FileReadInput,
+    images: Option<paddock_images::Limits>,
+) -> Result<Read, ToolError> {
     let offset = input.offset.unwrap_or(1).max(1);
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
     if limit == 0 {
@@ -103,18 +122,29 @@ fn read(guard: &PathGuard, input: &FileReadInput) -> Result<String, ToolError> {
         )));
     }
     if size == 0 {
-        return Ok(format!("'{shown}' is empty (0 lines)."));
+        return Ok(Read::Text(format!("'{shown}' is empty (0 lines).")));
     }
     let mut reader = BufReader::new(file);
     let head = reader
         .fill_buf()
         .map_err(|e| ToolError::Failed(format!("'{shown}': {e}")))?;
+    if let Some(limits) = images
+        && paddock_images::sniff(head).is_some()
+    {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| ToolError::Failed(format!("'{shown}': {e}")))?;
+        return paddock_images::block(bytes, &shown, limits)
+            .map(Read::Image)
+            .map_err(|e| ToolError::Failed(format!("'{shown}': {e}")));
+    }
     if head[..head.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
         return Err(ToolError::Failed(format!(
             "'{shown}' looks like a binary file ({size} bytes); file_read shows text only"
         )));
     }
-    page(reader, &shown, offset, limit)
+    page(reader, &shown, offset, limit).map(Read::Text)
 }
 
 /// Numbers lines `offset..offset+limit`, stopping early when the output grows too big, and

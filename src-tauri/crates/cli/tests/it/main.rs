@@ -12,6 +12,7 @@ mod hostile_files;
 mod hostile_grants;
 mod hostile_trust;
 mod images;
+mod images_read;
 mod instructions;
 mod local_models;
 mod mcp;

@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use paddock_protocol::{
-    CallPreview, Cost, FileChange, Grant, SharedText, TokenUsage, ToolCall, ToolSpec, ToolStatus,
+    CallPreview, Cost, FileChange, Grant, ImageBlock, SharedText, TokenUsage, ToolCall, ToolSpec,
+    ToolStatus,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -41,6 +42,8 @@ pub struct ToolOutput {
     pub usage: Option<TokenUsage>,
     /// What `usage` cost (delegation: the teammate's own model's prices).
     pub cost: Option<Cost>,
+    /// Images the model is shown with the result (`file_read` of an image file).
+    pub images: Vec<ImageBlock>,
     /// What the call changed in the workspace's files, for cards and the session.
     pub changes: Vec<FileChange>,
     /// What decided whether the call could run (a rule, the tool's grant), set by the
@@ -64,6 +67,7 @@ impl ToolOutput {
             status,
             usage: None,
             cost: None,
+            images: Vec::new(),
             changes: Vec::new(),
             why: String::new(),
         }
@@ -76,6 +80,11 @@ impl ToolOutput {
 
     pub fn with_usage(mut self, usage: TokenUsage) -> Self {
         self.usage = Some(usage);
+        self
+    }
+
+    pub fn with_image(mut self, image: ImageBlock) -> Self {
+        self.images.push(image);
         self
     }
 
