@@ -37,7 +37,9 @@ async fn the_image_goes_inside_the_tool_result_in_the_messages_api() {
     );
     env.set_env("ANTHROPIC_API_KEY", "sk-ant-test-key-1234567890");
     with_shot(&env);
-    env.run(&["exec", "What is in shot.png?"]).await.expect_code(0);
+    env.run(&["exec", "What is in shot.png?"])
+        .await
+        .expect_code(0);
 
     let second = server
         .requests()
@@ -76,7 +78,9 @@ async fn chat_completions_show_the_image_after_the_tool_message_and_text_models_
     );
     env.set_env("OPENAI_API_KEY", "sk-test-key-1234567890");
     with_shot(&env);
-    env.run(&["exec", "What is in shot.png?"]).await.expect_code(0);
+    env.run(&["exec", "What is in shot.png?"])
+        .await
+        .expect_code(0);
     let body = chat_bodies(&server)[1].to_string();
     assert!(
         body.contains("data:image/png;base64,") && body.contains("\"role\":\"tool\""),
@@ -92,7 +96,9 @@ async fn chat_completions_show_the_image_after_the_tool_message_and_text_models_
     );
     env.set_env("OPENAI_API_KEY", "sk-test-key-1234567890");
     with_shot(&env);
-    env.run(&["exec", "What is in shot.png?"]).await.expect_code(0);
+    env.run(&["exec", "What is in shot.png?"])
+        .await
+        .expect_code(0);
     let body = chat_bodies(&server)[1].to_string();
     assert!(body.contains("looks like a binary file"), "{body}");
     assert!(!body.contains("data:image"), "{body}");
