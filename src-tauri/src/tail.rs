@@ -72,10 +72,9 @@ pub fn keep_tail(
             .iter()
             .fold(TokenUsage::default(), |sum, r| sum + run_usage(events, r)),
         cost: paddock_host::session::session_cost(
-            &runs[..at]
+            runs[..at]
                 .iter()
-                .flat_map(|r| r.events.iter().map(|&i| events[i].clone()))
-                .collect::<Vec<_>>(),
+                .flat_map(|r| r.events.iter().map(|&i| &events[i])),
         ),
     };
     if dropped == 0 {

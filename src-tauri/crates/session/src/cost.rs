@@ -8,7 +8,7 @@ use paddock_protocol::{AgentEvent, Cost, Pricing, SessionRecord, TokenUsage};
 /// The cost of each run of `events`, in order: its `run_finished` figure, or for a run cut
 /// off before it ended, its last usage total. A run recorded before costs were is priced
 /// unknown (if it used any tokens).
-pub fn run_costs(events: &[AgentEvent]) -> Vec<Cost> {
+pub fn run_costs<'a>(events: impl IntoIterator<Item = &'a AgentEvent>) -> Vec<Cost> {
     let unknown = |usage: &TokenUsage| Pricing::Unknown.cost(usage);
     let mut out = Vec::new();
     let mut open: Option<Cost> = None;
@@ -56,9 +56,13 @@ pub fn cost_in_file(path: &Path) -> Option<Cost> {
 }
 
 /// The whole session's cost; `None` when it has no run.
-pub fn session_cost(events: &[AgentEvent]) -> Option<Cost> {
-    let runs = run_costs(events);
-    (!runs.is_empty()).then(|| runs.into_iter().fold(Cost::NONE, |a, b| a + b))
+pub fn session_cost<'a>(events: impl IntoIterator<Item = &'a AgentEvent>) -> Option<Cost> {
+    total(&run_costs(events))
+}
+
+/// The sum of runs' costs; `None` for no run.
+pub fn total(runs: &[Cost]) -> Option<Cost> {
+    (!runs.is_empty()).then(|| runs.iter().fold(Cost::NONE, |a, b| a + *b))
 }
 
 #[cfg(test)]

@@ -125,7 +125,7 @@ pub fn to_markdown(session: &LoadedSession) -> String {
         out.push_str(&finished.join("\n"));
         out.push('\n');
     }
-    if let Some(total) = crate::cost::session_cost(&session.events) {
+    if let Some(total) = crate::cost::total(&costs) {
         out.push_str(&format!("\nCost: {}\n", total.describe()));
     }
     out
