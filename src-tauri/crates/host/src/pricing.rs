@@ -90,4 +90,28 @@ mod tests {
         );
         assert_eq!(validate(&s).unwrap_err().field, "pricing.qwen3.input");
     }
+
+    /// Hostile: a cloned repository's `pricing` (a model made to look free) is not applied
+    /// until the user trusts it, and the trust screen names it.
+    #[test]
+    fn a_folders_price_waits_for_trust() {
+        let mut s = ProjectSettings::default();
+        s.pricing
+            .insert("claude-haiku-4-5".into(), Price::default());
+        let gated = crate::trust::gated(&s);
+        assert!(gated.iter().any(|g| g.key == "pricing.claude-haiku-4-5"));
+        let untrusted = crate::trust::restrict(&s, |_| false);
+        match pricing_of(&untrusted, ProviderKind::Anthropic, "claude-haiku-4-5") {
+            Pricing::Priced { price, source } => {
+                assert_eq!(price.input, 1.0);
+                assert_ne!(source, SETTING_SOURCE);
+            }
+            other => panic!("{other:?}"),
+        }
+        let trusted = crate::trust::restrict(&s, |_| true);
+        assert!(matches!(
+            pricing_of(&trusted, ProviderKind::Anthropic, "claude-haiku-4-5"),
+            Pricing::Priced { source, .. } if source == SETTING_SOURCE
+        ));
+    }
 }
