@@ -22,6 +22,9 @@ pub struct Probes {
     /// `default_generation_settings.n_ctx` (and `n_ctx`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llama_cpp_n_ctx: Option<u64>,
+    /// llama.cpp: `/props` says `modalities.vision` is true (a projector is loaded).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub llama_cpp_vision: bool,
     /// Ollama: `POST /api/show {"model": ...}` answers for these models; others get
     /// Ollama's 404 "model not found".
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -59,6 +62,9 @@ pub struct OllamaModel {
     /// Set for Ollama's cloud models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote_host: Option<String>,
+    /// Lists `vision` among the model's `capabilities`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub vision: bool,
 }
 
 /// A model as LM Studio's `/api/v0/models` lists it: loaded when it has a loaded length.
@@ -69,6 +75,9 @@ pub struct LmStudioModel {
     pub max_context_length: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loaded_context_length: Option<u64>,
+    /// Listed with `"type": "vlm"` (a vision model) instead of `"llm"`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub vlm: bool,
 }
 
 /// How an endpoint misbehaves instead of answering.
@@ -134,7 +143,7 @@ pub(crate) fn answer(probes: &Probes, endpoint: Endpoint, request: &Value) -> Op
             let Some(n) = probes.llama_cpp_n_ctx else {
                 return Some(not_found());
             };
-            props(n)
+            props(n, probes.llama_cpp_vision)
         }
         Endpoint::Show => {
             let name = request
@@ -207,7 +216,7 @@ fn endless(bytes: u64) -> Body {
 }
 
 /// llama.cpp's `/props`, as its README documents it (abridged).
-fn props(n_ctx: u64) -> Value {
+fn props(n_ctx: u64, vision: bool) -> Value {
     json!({
         "default_generation_settings": {
             "id": 0, "id_task": -1, "n_ctx": n_ctx, "speculative": false,
@@ -218,7 +227,7 @@ fn props(n_ctx: u64) -> Value {
         "total_slots": 1,
         "model_path": "../models/fake-model.gguf",
         "chat_template": "{{ messages }}",
-        "modalities": {"vision": false},
+        "modalities": {"vision": vision, "audio": false},
         "build_info": "b0-fake",
         "is_sleeping": false
     })
@@ -246,7 +255,11 @@ fn show(m: &OllamaModel) -> Value {
             "parameter_size": "8.0B", "quantization_level": "Q4_K_M"
         },
         "model_info": info,
-        "capabilities": ["completion", "tools"],
+        "capabilities": if m.vision {
+            json!(["completion", "tools", "vision"])
+        } else {
+            json!(["completion", "tools"])
+        },
         "modified_at": "2025-01-01T00:00:00Z"
     });
     if let Some(host) = &m.remote_host {
@@ -262,7 +275,8 @@ fn lm_studio(models: &[LmStudioModel]) -> Value {
         .iter()
         .map(|m| {
             let mut e = json!({
-                "id": m.id, "object": "model", "type": "llm", "publisher": "fake",
+                "id": m.id, "object": "model", "type": if m.vlm { "vlm" } else { "llm" },
+                "publisher": "fake",
                 "arch": "llama", "compatibility_type": "gguf", "quantization": "Q4_K_M",
                 "state": if m.loaded_context_length.is_some() { "loaded" } else { "not-loaded" },
                 "max_context_length": m.max_context_length

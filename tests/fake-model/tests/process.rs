@@ -236,6 +236,7 @@ async fn side_endpoints_answer_only_when_configured() {
                 context_length: 40960,
                 num_ctx: Some(8192),
                 remote_host: None,
+                vision: false,
             },
         )]
         .into(),
@@ -243,6 +244,7 @@ async fn side_endpoints_answer_only_when_configured() {
             id: "m".into(),
             max_context_length: 32768,
             loaded_context_length: Some(4096),
+            vlm: false,
         }],
         model_fields: [(
             "fake-model".to_owned(),

@@ -220,6 +220,21 @@ fn folder(real_root: &std::path::Path, resolved: &paddock_guard::Resolved) -> Me
     }
 }
 
+/// The history of a session resumed on a model that reads text only: each image becomes
+/// its name (the stored session keeps the image). Returns how many were left out.
+pub fn without_images(history: &mut [Message]) -> usize {
+    let mut left_out = 0;
+    for block in history.iter_mut().flat_map(|m| m.content.iter_mut()) {
+        if let ContentBlock::Image(image) = block {
+            left_out += 1;
+            *block = ContentBlock::Text {
+                text: format!("{} (not sent: this model reads text only)", image.label()),
+            };
+        }
+    }
+    left_out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -291,7 +291,7 @@ impl LiveProject {
         .await
         .map_err(|e| HostError::Internal(e.to_string()))??;
         let mut runtime = runtime;
-        runtime.learn_context_window().await;
+        runtime.learn_from_server().await;
         let runtime = Arc::new(runtime);
         {
             let mut live = self.runtimes.lock().unwrap_or_else(PoisonError::into_inner);

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use paddock_guard::READ_ONLY_DIRS;
 use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus};
 use paddock_sandbox::SandboxConfig;
-use paddock_tools::ToolEnv;
+use paddock_tools::{ImageSupport, ToolEnv};
 
 use crate::{HostError, settings};
 
@@ -47,7 +47,7 @@ impl Project {
 
     /// The tool environment for these settings. `secrets` are values to redact.
     /// The limits `file_read` scales images to, when the model is known to take images
-    /// (the `images` setting, else Paddock's table); unknown or no: text only, as before.
+    /// (the `images` setting, else Paddock's table; the runtime adds what the server says).
     fn image_limits(&self) -> Option<paddock_images::Limits> {
         let provider = self
             .settings
@@ -58,10 +58,7 @@ impl Project {
             .settings
             .images
             .or_else(|| paddock_providers::takes_images(provider, model));
-        (takes == Some(true)).then_some(match provider {
-            ProviderKind::Anthropic => paddock_images::Limits::ANTHROPIC,
-            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => paddock_images::Limits::OPENAI,
-        })
+        image_limits(provider, takes)
     }
 
     pub fn tool_env(&self, secrets: Vec<String>) -> Arc<ToolEnv> {
@@ -71,7 +68,7 @@ impl Project {
             project_root: Some(self.root.clone()),
             workspace_mode: self.settings.workspace,
             secrets,
-            images: self.image_limits(),
+            images: ImageSupport::new(self.image_limits()),
             // The project's argument rules arrive with the tools (`ProjectTools`).
             rules: paddock_core::RuleBook::default(),
             sandbox: SandboxConfig {
@@ -130,6 +127,18 @@ impl Project {
 }
 
 /// A folder's real path (symlinks resolved), refusing what is not a folder.
+/// The limits images are scaled to for `provider`, when the model takes them; unknown or
+/// no: none (text only).
+pub(crate) fn image_limits(
+    provider: ProviderKind,
+    takes: Option<bool>,
+) -> Option<paddock_images::Limits> {
+    (takes == Some(true)).then_some(match provider {
+        ProviderKind::Anthropic => paddock_images::Limits::ANTHROPIC,
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => paddock_images::Limits::OPENAI,
+    })
+}
+
 pub fn canonical_dir(dir: &Path) -> Result<PathBuf, HostError> {
     let root = std::fs::canonicalize(dir).map_err(|source| HostError::Io {
         context: format!("cannot open project folder {}", dir.display()),

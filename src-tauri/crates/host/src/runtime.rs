@@ -22,6 +22,9 @@ pub struct ProjectRuntime {
     tools: ProjectTools,
     /// Learned from the server or the built-in table.
     context_window: Option<u32>,
+    /// Whether the model reads images: the `images` setting, else Paddock's table, else
+    /// what the server says of it (learned); `None`: nobody says.
+    takes_images: Option<bool>,
 }
 
 impl ProjectRuntime {
@@ -80,7 +83,12 @@ impl ProjectRuntime {
             limits,
             rules,
         )?;
+        let takes_images = project
+            .settings
+            .images
+            .or_else(|| paddock_providers::takes_images(provider, &model_name));
         Ok(Self {
+            takes_images,
             project,
             provider,
             model_name,
@@ -177,15 +185,32 @@ impl ProjectRuntime {
         self.project.settings.context_window.or(self.context_window)
     }
 
-    /// Asks the server (or Paddock's table) for the model's window, unless the settings
-    /// give it. Bounded in time; never fails (a small default when nothing is known).
-    pub(crate) async fn learn_context_window(&mut self) {
-        if self.project.settings.context_window.is_some() {
-            return;
+    /// Whether the model reads images (see [`Self::learn_from_server`]).
+    pub fn takes_images(&self) -> Option<bool> {
+        self.takes_images
+    }
+
+    /// Asks the server (or Paddock's table) for the model's window and whether it reads
+    /// images, where the settings do not say; the two asks go together. Bounded in time;
+    /// never fails (a small default window, images unknown, when nothing is known).
+    pub(crate) async fn learn_from_server(&mut self) {
+        let s = &self.project.settings;
+        let ask_window = s.context_window.is_none();
+        let ask_images = self.takes_images.is_none();
+        let (window, takes) = tokio::join!(
+            async { ask_window.then_some(self.vendor.context_window(&self.model_name).await) },
+            async { ask_images.then_some(self.vendor.takes_images(&self.model_name).await) },
+        );
+        if let Some(window) = window {
+            tracing::info!(model = %self.model_name, tokens = window.tokens, source = ?window.source, "context window");
+            self.context_window = Some(window.tokens);
         }
-        let window = self.vendor.context_window(&self.model_name).await;
-        tracing::info!(model = %self.model_name, tokens = window.tokens, source = ?window.source, "context window");
-        self.context_window = Some(window.tokens);
+        if let Some(takes) = takes.flatten() {
+            tracing::info!(model = %self.model_name, takes, "images, as the server says");
+            self.takes_images = Some(takes);
+            let limits = crate::project::image_limits(self.provider, Some(takes));
+            self.tools.env().images.set(limits);
+        }
     }
 
     /// A fresh main agent (no history) wired to this project's model and tools.

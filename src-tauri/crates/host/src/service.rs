@@ -283,9 +283,7 @@ impl RunService {
         let vision = crate::attach::Vision {
             provider: runtime.provider(),
             model: runtime.model_name(),
-            takes: effective.images.or_else(|| {
-                paddock_providers::takes_images(runtime.provider(), runtime.model_name())
-            }),
+            takes: runtime.takes_images(),
         };
         let message = crate::attach::prompt_message(
             &runtime.tools().env().guard(),
@@ -295,7 +293,18 @@ impl RunService {
         )?;
         let (history, warnings, writer): (Vec<Message>, Vec<String>, SessionWriter) = match resumed
         {
-            Some(r) => r,
+            Some((mut history, mut warnings, writer)) => {
+                if vision.takes == Some(false) {
+                    let n = crate::attach::without_images(&mut history);
+                    if n > 0 {
+                        warnings.push(format!(
+                            "{} reads text only: the session's {n} image(s) are named, not sent",
+                            runtime.model_name()
+                        ));
+                    }
+                }
+                (history, warnings, writer)
+            }
             None => {
                 let provider = runtime.provider().as_str();
                 let (_, writer) =

@@ -13,7 +13,7 @@ use crate::config::{ProviderConfig, ProviderKind};
 use crate::http::Transport;
 use crate::openai;
 use crate::tool_mode::ToolMode;
-use crate::window::{self, ContextWindow, WindowCache};
+use crate::window::{self, ContextWindow, ProbeCache, WindowCache};
 
 /// A model vendor, ready to stream. Cheap to clone; clones share one connection pool.
 #[derive(Clone)]
@@ -23,6 +23,8 @@ pub struct Provider {
     anthropic: anthropic::Options,
     text_tool_calls: bool,
     windows: Arc<WindowCache>,
+    /// Whether each model reads images, as its server said.
+    vision: Arc<ProbeCache<Option<bool>>>,
     /// The server refused to stream a call with tools: such calls go unstreamed.
     unstreamed_tools: Arc<AtomicBool>,
     /// Tools in the `tools` parameter or described in the prompt (compatible servers).
@@ -68,6 +70,7 @@ impl Provider {
             },
             text_tool_calls: config.text_tool_calls,
             windows: Arc::new(WindowCache::default()),
+            vision: Arc::new(ProbeCache::default()),
             unstreamed_tools: Arc::new(AtomicBool::new(false)),
             tool_mode: Arc::new(ToolMode::new(config.tool_calling)),
         })
@@ -112,6 +115,23 @@ impl Provider {
         let (found, settled) = window::discover(&self.transport, self.kind, model).await;
         self.windows
             .put(base, model, found, settled, Instant::now());
+        found
+    }
+
+    /// Whether `model` reads images: Paddock's table for hosted models; for an
+    /// OpenAI-compatible server, what it says of the model (llama.cpp's `/props`
+    /// modalities, Ollama's capabilities, LM Studio's model type, each given up after
+    /// [`window::PROBE_TIMEOUT`]); `None` when nothing says. Remembered as windows are.
+    pub async fn takes_images(&self, model: &str) -> Option<bool> {
+        if self.kind != ProviderKind::OpenAiCompatible {
+            return crate::vision::takes_images(self.kind, model);
+        }
+        let base = self.base_url();
+        if let Some(known) = self.vision.get(base, model, Instant::now()) {
+            return known;
+        }
+        let (found, settled) = crate::vision::discover(&self.transport, model.trim()).await;
+        self.vision.put(base, model, found, settled, Instant::now());
         found
     }
 

@@ -2,6 +2,7 @@
 //! bash is confined. Each tool gets it when it is built.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_core::RuleBook;
 use paddock_guard::PathGuard;
@@ -30,8 +31,28 @@ pub struct ToolEnv {
     /// no connection is made at all.
     pub network: Option<crate::NetworkFence>,
     /// The limits images are scaled to when the model is known to take them: `file_read`
-    /// of an image file then shows the image. `None`: it answers as for any binary file.
-    pub images: Option<paddock_images::Limits>,
+    /// of an image file then shows the image. Unset: it answers as for any binary file.
+    pub images: ImageSupport,
+}
+
+/// Whether the model reads images, and the limits they are scaled to: shared by an
+/// environment's clones, so what a server says of its model after the tools were built
+/// (an Ollama vision model) reaches `file_read`.
+#[derive(Debug, Clone, Default)]
+pub struct ImageSupport(Arc<Mutex<Option<paddock_images::Limits>>>);
+
+impl ImageSupport {
+    pub fn new(limits: Option<paddock_images::Limits>) -> Self {
+        Self(Arc::new(Mutex::new(limits)))
+    }
+
+    pub fn get(&self) -> Option<paddock_images::Limits> {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn set(&self, limits: Option<paddock_images::Limits>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = limits;
+    }
 }
 
 impl ToolEnv {

@@ -69,7 +69,7 @@ impl TypedTool for FileReadTool {
         let guard = self.env.guard();
         let redactor = Redactor::new(self.env.secrets.clone());
         let (env, ctx) = (self.env.clone(), ctx.clone());
-        blocking(move || match read(&guard, &input, env.images)? {
+        blocking(move || match read(&guard, &input, env.images.get())? {
             Read::Text(mut text) => {
                 text.push_str(&crate::nested::for_input(&env, &input.path, &ctx));
                 Ok(ToolOutput::ok(redactor.redact_exact(&text)))

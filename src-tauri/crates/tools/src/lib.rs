@@ -21,7 +21,7 @@ pub mod web_fetch;
 
 pub use bash::BashTool;
 pub use delegate::{DelegateTool, Team, TeamMember};
-pub use env::ToolEnv;
+pub use env::{ImageSupport, ToolEnv};
 pub use file_edit::FileEditTool;
 pub use file_read::FileReadTool;
 pub use file_write::FileWriteTool;

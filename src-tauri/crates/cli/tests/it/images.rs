@@ -161,3 +161,73 @@ async fn a_text_only_model_a_foreign_file_and_a_huge_file_are_refused_before_any
     assert!(chat_bodies(&server).is_empty(), "a prompt went out");
     assert!(env.store().list(&env.project()).unwrap().is_empty());
 }
+
+fn ollama_says(vision: bool) -> paddock_fake_model::Probes {
+    paddock_fake_model::Probes {
+        ollama: [(
+            "fake-model".to_owned(),
+            paddock_fake_model::OllamaModel {
+                architecture: "gemma3".into(),
+                context_length: 131_072,
+                num_ctx: Some(32_768),
+                remote_host: None,
+                vision,
+            },
+        )]
+        .into(),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_server_that_says_its_model_reads_text_only_gets_no_image() {
+    let server = FakeServer::start().await.unwrap();
+    server.set_probes(ollama_says(false));
+    let env = Env::new(&server, json!({}));
+    let shot = env.home().join("shot.png");
+    std::fs::write(&shot, png(10, 10)).unwrap();
+    let run = env
+        .run(&["exec", "--image", shot.to_str().unwrap(), "what is this"])
+        .await;
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("fake-model takes no images"),
+        "{}",
+        run.stderr
+    );
+    assert!(chat_bodies(&server).is_empty(), "a prompt went out");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_resumed_on_a_text_only_model_names_its_images_instead_of_sending_them() {
+    let server = FakeServer::start().await.unwrap();
+    server.set_probes(ollama_says(true));
+    server.push(Reply::text("A black square."));
+    server.push(Reply::text("Going on."));
+    let env = Env::new(&server, json!({}));
+    let shot = env.home().join("shot.png");
+    std::fs::write(&shot, png(10, 10)).unwrap();
+    let run = env
+        .run(&["exec", "--image", shot.to_str().unwrap(), "what is this"])
+        .await;
+    run.expect_code(0);
+    let id = run.session_id();
+    let first = &chat_bodies(&server)[0];
+    assert!(first.to_string().contains("image_url"));
+
+    // The same model, now served without its projector.
+    server.set_probes(ollama_says(false));
+    let run = env.run(&["resume", &id, "and now?"]).await;
+    run.expect_code(0);
+    let body = &chat_bodies(&server)[1];
+    assert!(!body.to_string().contains("image_url"), "{body}");
+    assert!(
+        body.to_string()
+            .contains("[image: shot.png] (not sent: this model reads text only)"),
+        "{body}"
+    );
+    assert!(run.stderr.contains("reads text only"), "{}", run.stderr);
+    // The stored session keeps the image.
+    let stored = env.load(&id);
+    assert!(format!("{:?}", stored.history).contains("Image("));
+}

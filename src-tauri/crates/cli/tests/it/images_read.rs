@@ -103,3 +103,23 @@ async fn chat_completions_show_the_image_after_the_tool_message_and_text_models_
     assert!(body.contains("looks like a binary file"), "{body}");
     assert!(!body.contains("data:image"), "{body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_model_its_server_calls_a_vision_model_is_shown_the_image() {
+    for (vision, shown) in [(true, true), (false, false)] {
+        let server = FakeServer::start().await.unwrap();
+        server.set_probes(paddock_fake_model::Probes {
+            llama_cpp_n_ctx: Some(32_768),
+            llama_cpp_vision: vision,
+            ..Default::default()
+        });
+        server.push_all(replies());
+        let env = Env::new(&server, json!({"preset": "readonly"}));
+        with_shot(&env);
+        env.run(&["exec", "What is in shot.png?"])
+            .await
+            .expect_code(0);
+        let body = chat_bodies(&server)[1].to_string();
+        assert_eq!(body.contains("data:image/png;base64,"), shown, "{body}");
+    }
+}

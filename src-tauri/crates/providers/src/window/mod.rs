@@ -151,35 +151,38 @@ fn default_window() -> ContextWindow {
     }
 }
 
-struct Cached {
-    window: ContextWindow,
+struct Cached<T> {
+    answer: T,
     /// Final answers are kept; others are asked again after [`UNSETTLED_TTL`].
     settled: bool,
     at: Instant,
 }
 
-/// Windows found so far, per (base URL, model). Shared by a provider's clones.
-#[derive(Default)]
-pub(crate) struct WindowCache {
-    entries: Mutex<HashMap<(String, String), Cached>>,
+/// What servers said of their models so far (a window, whether it reads images), per
+/// (base URL, model). Shared by a provider's clones.
+pub(crate) struct ProbeCache<T> {
+    entries: Mutex<HashMap<(String, String), Cached<T>>>,
 }
 
-impl WindowCache {
-    pub fn get(&self, base_url: &str, model: &str, now: Instant) -> Option<ContextWindow> {
+pub(crate) type WindowCache = ProbeCache<ContextWindow>;
+
+impl<T> Default for ProbeCache<T> {
+    fn default() -> Self {
+        Self {
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T: Copy> ProbeCache<T> {
+    pub fn get(&self, base_url: &str, model: &str, now: Instant) -> Option<T> {
         let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         let cached = entries.get(&(base_url.to_owned(), model.to_owned()))?;
         let fresh = cached.settled || now.saturating_duration_since(cached.at) < UNSETTLED_TTL;
-        fresh.then_some(cached.window)
+        fresh.then_some(cached.answer)
     }
 
-    pub fn put(
-        &self,
-        base_url: &str,
-        model: &str,
-        window: ContextWindow,
-        settled: bool,
-        now: Instant,
-    ) {
+    pub fn put(&self, base_url: &str, model: &str, answer: T, settled: bool, now: Instant) {
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         if entries.len() >= MAX_CACHED {
             entries.clear();
@@ -187,7 +190,7 @@ impl WindowCache {
         entries.insert(
             (base_url.to_owned(), model.to_owned()),
             Cached {
-                window,
+                answer,
                 settled,
                 at: now,
             },

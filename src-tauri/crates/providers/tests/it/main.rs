@@ -11,4 +11,5 @@ mod prompted;
 mod streaming;
 mod support;
 mod text_fallback;
+mod vision;
 mod window;

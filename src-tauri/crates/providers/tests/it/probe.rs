@@ -130,6 +130,7 @@ async fn a_server_that_refuses_to_stream_calls_is_reported() {
             context_length: 40960,
             num_ctx: Some(16384),
             remote_host: None,
+            vision: false,
         },
     );
     server.set_probes(Probes {

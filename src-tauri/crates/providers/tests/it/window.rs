@@ -51,6 +51,7 @@ fn ollama(models: &[(&str, &str, u64, Option<u64>)]) -> Probes {
                     context_length: *trained,
                     num_ctx: *num_ctx,
                     remote_host: None,
+                    vision: false,
                 };
                 ((*name).to_owned(), m)
             })
@@ -148,11 +149,13 @@ async fn lm_studio_gives_the_loaded_length_only() {
                 id: "qwen3-8b".into(),
                 max_context_length: 131_072,
                 loaded_context_length: Some(8192),
+                vlm: false,
             },
             LmStudioModel {
                 id: "gemma-3-4b".into(),
                 max_context_length: 131_072,
                 loaded_context_length: None,
+                vlm: false,
             },
         ],
         ..Probes::default()

@@ -1,5 +1,10 @@
-//! Which models take images: a yes or no for the hosted models Paddock knows, unknown for
-//! the rest (an openai-compatible server is asked to say so in the settings: `images`).
+//! Which models take images: a yes or no for the hosted models Paddock knows; for an
+//! OpenAI-compatible server, what the server says of its model (llama.cpp, Ollama, LM
+//! Studio); unknown for the rest (the `images` setting can say so).
+
+mod probe;
+
+pub(crate) use probe::discover;
 
 use paddock_protocol::ProviderKind;
 
