@@ -230,4 +230,50 @@ mod tests {
         assert!(top.contains(&"README.md".to_owned()) && top.contains(&"src".to_owned()));
         assert!(top.iter().all(|p| !p.contains('/')));
     }
+
+    #[test]
+    fn links_out_of_the_workspace_lead_the_list_nowhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "x").unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(outside.join("deep")).unwrap();
+        std::fs::write(outside.join("deep/secret.txt"), "SECRET").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("escape")).unwrap();
+        std::os::unix::fs::symlink(outside.join("deep/secret.txt"), root.join("src/leak.txt"))
+            .unwrap();
+        let root = root.canonicalize().unwrap();
+        let guard = PathGuard::new(&root);
+        let index = MentionIndex::build(&guard).unwrap();
+        let all: Vec<String> = index.entries.iter().map(|c| c.path.clone()).collect();
+        assert!(all.contains(&"src/a.rs".to_owned()), "{all:?}");
+        assert!(
+            all.iter()
+                .all(|p| !p.starts_with("escape/") && !p.contains("deep")),
+            "the walk followed a link out: {all:?}"
+        );
+        // Whatever the list shows, attaching through a link reads nothing outside.
+        for path in all
+            .iter()
+            .chain(["escape/deep/secret.txt".to_owned()].iter())
+        {
+            let attached = crate::attach::prompt_message(
+                &guard,
+                "see",
+                &[paddock_protocol::PromptAttachment::Mention { path: path.clone() }],
+                crate::attach::Vision {
+                    provider: paddock_protocol::ProviderKind::Anthropic,
+                    model: "m",
+                    takes: None,
+                },
+            );
+            if let Ok(message) = attached {
+                assert!(
+                    !format!("{message:?}").contains("SECRET"),
+                    "{path} read outside the workspace"
+                );
+            }
+        }
+    }
 }

@@ -5,9 +5,11 @@
 //! Prices in US dollars per million tokens, standard tier, read on 2026-12-06:
 //! - Anthropic: the pricing page, platform.claude.com/docs/en/about-claude/pricing (and its
 //!   zh-CN copy, which lists every row below; it names Opus 4.6 and Sonnet 4.6, so it is
-//!   from 2026-02 or later). Cache writes at the 5-minute rate (Paddock's cache control
-//!   asks for no longer); Sonnet 4 and 4.5 bill input over 200K tokens at $6 / $22.50,
-//!   which this table does not model (requests that large are rare; the figure is then low).
+//!   from 2026-02 or later), and the model pages of the 5-series
+//!   (platform.claude.com/docs/en/models/<model>/overview). Cache writes at the 5-minute
+//!   rate: Paddock's cache control asks for no longer, so the 1-hour rate never applies.
+//!   Sonnet 4 and 4.5 bill input over 200K tokens at a long-context rate only with the
+//!   1M-context beta header, which Paddock does not send: their requests stay under 200K.
 //! - OpenAI: the model pages, developers.openai.com/api/docs/models/<model> (gpt-5.1,
 //!   gpt-5-mini, gpt-5-nano). Rows OpenAI's pages no longer show are from secondary
 //!   sources and say so in their source. OpenAI bills no cache writes.
@@ -16,6 +18,7 @@ use paddock_protocol::{Price, Pricing, ProviderKind};
 
 const ANTHROPIC_SOURCE: &str =
     "Anthropic's pricing page (platform.claude.com/docs/en/about-claude/pricing), read 2026-12-06";
+const ANTHROPIC_MODEL_PAGE: &str = "Anthropic's model page (platform.claude.com/docs/en/models/<model>/overview; cache rates there, else the pricing page's 1.25x and 0.1x of input), read 2026-12-06";
 const OPENAI_SOURCE: &str =
     "OpenAI's model page (developers.openai.com/api/docs/models), read 2026-12-06";
 const OPENAI_SECONDARY: &str = "OpenAI's published price as listed by secondary sources (simonw/llm-prices, Vercel AI Gateway), read 2026-12-06; OpenAI's own pages no longer show it";
@@ -64,7 +67,23 @@ const fn openai(
     }
 }
 
+const fn claude_5(
+    id: &'static str,
+    input: f64,
+    output: f64,
+    cache_write: f64,
+    cache_read: f64,
+) -> Row {
+    let mut row = claude(id, input, output, cache_write, cache_read);
+    row.source = ANTHROPIC_MODEL_PAGE;
+    row
+}
+
 const ANTHROPIC: &[Row] = &[
+    claude_5("claude-opus-5-5", 4.0, 20.0, 5.0, 0.40),
+    claude_5("claude-opus-5", 5.0, 25.0, 6.25, 0.50),
+    claude_5("claude-sonnet-5-5", 2.0, 10.0, 2.50, 0.20),
+    claude_5("claude-sonnet-5", 2.0, 10.0, 2.50, 0.20),
     claude("claude-opus-4-6", 5.0, 25.0, 6.25, 0.50),
     claude("claude-sonnet-4-6", 3.0, 15.0, 3.75, 0.30),
     claude("claude-opus-4-5", 5.0, 25.0, 6.25, 0.50),
@@ -172,6 +191,12 @@ mod tests {
         assert_eq!(rate(Anthropic, "claude-opus-4-20250514"), Some(15.0));
         assert_eq!(rate(Anthropic, "claude-opus-4-5"), Some(5.0));
         assert_eq!(rate(Anthropic, "Claude-Haiku-4-5"), Some(1.0));
+        assert_eq!(rate(Anthropic, "claude-opus-5-5"), Some(4.0));
+        assert_eq!(rate(Anthropic, "claude-opus-5"), Some(5.0));
+        assert_eq!(rate(Anthropic, "claude-sonnet-5-5"), Some(2.0));
+        // A newer model the table does not know is unknown, never its family's price.
+        assert_eq!(rate(Anthropic, "claude-fable-5-1"), None);
+        assert_eq!(rate(Anthropic, "claude-haiku-5-5"), None);
         assert_eq!(rate(OpenAi, "gpt-4o-2024-08-06"), Some(2.5));
         assert_eq!(rate(OpenAi, "gpt-4o-mini"), Some(0.15));
         assert_eq!(rate(OpenAi, "gpt-5"), Some(1.25));
