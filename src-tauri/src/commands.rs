@@ -334,21 +334,20 @@ commands! {
     }
 
     /// Sessions whose texts match `query`, best first.
-    fn search_sessions[state: State<'_, Desktop>](
-        project: String,
-        query: String,
-    ) -> Vec<SearchHit> {
+    fn search_sessions[state: State<'_, Desktop>](project: String, query: String) -> Vec<SearchHit> {
         let (root, store) = (canonical(&project)?, state.store().clone());
         blocking(move || sessions::search(&store, &root, &query)).await
     }
 
+    /// One of the session's images (by media type and SHA-256) as a `data:` URL.
+    fn session_image[state: State<'_, Desktop>](project: String, session_id: String, media_type: String, sha256: String) -> String {
+        let (root, store) = (canonical(&project)?, state.store().clone());
+        blocking(move || sessions::image(&store, &root, &session_id, &media_type, &sha256)).await
+    }
+
     /// Whole, or with `tail` its last turns (cut at a turn boundary), `omitted` saying what was
     /// left out (runs, turns, usage); rewound or unpaired sessions come whole.
-    fn load_session[state: State<'_, Desktop>](
-        project: String,
-        session_id: String,
-        tail: Option<u32>,
-    ) -> SessionTranscript {
+    fn load_session[state: State<'_, Desktop>](project: String, session_id: String, tail: Option<u32>) -> SessionTranscript {
         let (root, store) = (canonical(&project)?, state.store().clone());
         blocking(move || sessions::load_tail(&store, &root, &session_id, tail)).await
     }

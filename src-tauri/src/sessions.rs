@@ -22,6 +22,23 @@ pub fn list(store: &SessionStore, root: &Path) -> AppResult<Vec<SessionSummary>>
     Ok(sessions)
 }
 
+/// One of a stored session's images as a `data:` URL for an `<img>` (only the session's own
+/// images folder is read; a digest that names no file there reads nothing).
+pub fn image(
+    store: &SessionStore,
+    root: &Path,
+    id: &str,
+    media_type: &str,
+    sha256: &str,
+) -> AppResult<String> {
+    use base64::Engine;
+    let bytes = store
+        .image(root, id, media_type, sha256)
+        .map_err(ToAppError::app_error)?;
+    let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+    Ok(format!("data:{media_type};base64,{data}"))
+}
+
 pub fn search(store: &SessionStore, root: &Path, query: &str) -> AppResult<Vec<SearchHit>> {
     store.search(root, query).map_err(ToAppError::app_error)
 }

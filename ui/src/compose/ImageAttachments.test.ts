@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import ImageAttachments from './ImageAttachments.svelte';
-import { ImageTray } from './images.svelte';
+import { ImageTray, imageAttachments } from './images.svelte';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -20,7 +20,7 @@ describe('images in the composer', () => {
     const event = { clipboardData: transfer([file]), preventDefault: () => {} } as unknown as ClipboardEvent;
     await tray.fromTransfer(event);
     await vi_wait(() => screen.getAllByTestId('image-thumb').length === 1);
-    const [a] = tray.take();
+    const [a] = imageAttachments(tray.take());
     expect(a).toMatchObject({ kind: 'image', media_type: 'image/png', name: 'shot.png', data: btoa(String.fromCharCode(...PNG)) });
   });
 
@@ -36,6 +36,19 @@ describe('images in the composer', () => {
     await fireEvent.click(remove);
     await vi_wait(() => screen.queryAllByTestId('image-thumb').length === 0);
     expect(tray.take()).toEqual([]);
+  });
+
+  it('gets back the images of a send that failed, before those added since', async () => {
+    const tray = new ImageTray();
+    render(ImageAttachments, { props: { tray } });
+    await tray.add([new File([PNG], 'a.png', { type: 'image/png' })]);
+    const taken = tray.take();
+    expect(tray.items).toEqual([]);
+    await tray.add([new File([PNG], 'b.png', { type: 'image/png' })]);
+    tray.putBack(taken);
+    tray.putBack(taken);
+    expect(tray.items.map((i) => i.name)).toEqual(['a.png', 'b.png']);
+    await vi_wait(() => screen.queryAllByTestId('image-thumb').length === 2);
   });
 
   it('says why another type or an oversized file is refused', async () => {

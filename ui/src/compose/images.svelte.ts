@@ -32,11 +32,20 @@ export class ImageTray {
     this.items = this.items.filter((i) => i.id !== id);
   }
 
-  /** The attachments for the prompt being sent; the tray is empty after. */
-  take(): PromptAttachment[] {
-    const out = this.items.map((i) => i.attachment);
+  /** The images for the prompt being sent; the tray is empty after. */
+  take(): PendingImage[] {
+    const out = this.items;
     this.items = [];
     this.error = null;
     return out;
   }
+
+  /** Images a failed send gives back, before any added since. */
+  putBack(taken: PendingImage[]): void {
+    const now = this.items;
+    this.items = [...taken.filter((t) => !now.some((i) => i.id === t.id)), ...now];
+  }
 }
+
+/** What `taken` images attach to a prompt. */
+export const imageAttachments = (taken: readonly PendingImage[]): PromptAttachment[] => taken.map((i) => i.attachment);

@@ -65,4 +65,10 @@ export class MentionPicker {
     this.picked = [];
     return picked;
   }
+
+  /** Files a failed send gives back, before any picked since. */
+  putBack(taken: MentionCandidate[]): void {
+    const now = this.picked;
+    this.picked = [...taken.filter((t) => !now.some((p) => p.path === t.path)), ...now];
+  }
 }

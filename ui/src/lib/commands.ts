@@ -151,6 +151,10 @@ export const listSessions = (project: string) =>
 export const searchSessions = (project: string, query: string) =>
   invokeCommand<Array<SearchHit>>('search_sessions', { project, query });
 
+/** One of the session's images (by media type and SHA-256) as a `data:` URL. */
+export const sessionImage = (project: string, sessionId: string, mediaType: string, sha256: string) =>
+  invokeCommand<string>('session_image', { project, sessionId, mediaType, sha256 });
+
 /** Whole, or with `tail` its last turns (cut at a turn boundary), `omitted` saying what was left out (runs, turns, usage); rewound or unpaired sessions come whole. */
 export const loadSession = (project: string, sessionId: string, tail: number | null) =>
   invokeCommand<SessionTranscript>('load_session', { project, sessionId, tail });

@@ -13,6 +13,7 @@ import type {
   SessionTranscript,
   WorktreeCreated,
 } from './bindings';
+import { attachedAction } from './attached';
 import { fromStored, placeOfMessage } from './stored';
 import {
   emptyTranscript,
@@ -107,29 +108,30 @@ export class SessionController {
   }
 
   /** Sends the composer's draft, or `text` (the draft then stays as it is), with the files
-   * it attaches. While a run goes on, the draft is queued instead and sent when the run ends. */
-  async send(text?: string, attachments: PromptAttachment[] = []): Promise<void> {
+   * it attaches. While a run goes on, the draft is queued instead and sent when the run ends.
+   * False when the attachments did not go (nothing sent, or the send failed): the caller
+   * gives them back to the composer, as the words are. */
+  async send(text?: string, attachments: PromptAttachment[] = []): Promise<boolean> {
     const fromDraft = text === undefined;
     const prompt = (text ?? this.draft).trim();
     // A worktree is being made for a prompt: nothing else goes until it has.
-    if (this.preparing !== null) return;
+    if (this.preparing !== null) return false;
     if (fromDraft && prompt && this.running && this.queued === null) {
       this.queued = prompt;
       this.#queuedAttachments = attachments;
       this.draft = '';
-      return;
+      return true;
     }
     this.#attachments = attachments;
-    if (!prompt || this.running || this.compacting) return;
+    if (!prompt || this.running || this.compacting) return false;
     this.error = null;
     // Markdown's code is there long before the model's first words.
     void transcriptReady();
     if (this.sessionId === null && this.inWorktree) {
       const worktree = await this.#makeWorktree(prompt, fromDraft);
-      if (worktree !== null) await this.#start(prompt, fromDraft, worktree);
-    } else {
-      await this.#start(prompt, fromDraft, null);
+      return worktree !== null && (await this.#start(prompt, fromDraft, worktree));
     }
+    return this.#start(prompt, fromDraft, null);
   }
 
   /**
@@ -171,13 +173,13 @@ export class SessionController {
    * session in a worktree made while the user opened another session runs unseen (the
    * sidebar shows it) rather than take the view away.
    */
-  async #start(prompt: string, fromDraft: boolean, worktree: string | null): Promise<void> {
+  async #start(prompt: string, fromDraft: boolean, worktree: string | null): Promise<boolean> {
     const show = worktree === null || this.sessionId === null;
     const before = show ? this.transcript : emptyTranscript();
     const run: LiveRun = {
       sessionId: show ? this.sessionId : null,
       id: Promise.resolve(''),
-      transcript: reduce(before, { type: 'user_prompt', text: prompt }),
+      transcript: reduce(before, { type: 'user_prompt', text: prompt, ...attachedAction(this.#attachments) }),
       queue: [],
       finished: false,
       flushed: Number.NEGATIVE_INFINITY,
@@ -197,6 +199,7 @@ export class SessionController {
       this.#noteWaiting(run);
       if (this.#shown === run) this.sessionId = id;
       this.listVersion++;
+      return true;
     } catch (err) {
       this.#live.delete(run);
       // A worktree no session works in goes again (nothing is in it yet).
@@ -218,6 +221,7 @@ export class SessionController {
         if (fromDraft) this.draft = prompt;
         this.error = api.toAppError(err);
       }
+      return false;
     }
   }
 
@@ -345,8 +349,8 @@ export class SessionController {
   }
 
   /** Goes on with a run that used all its turns, in the same session. */
-  continueRun(): Promise<void> {
-    return this.send(CONTINUE_PROMPT);
+  async continueRun(): Promise<void> {
+    await this.send(CONTINUE_PROMPT);
   }
 
   /**

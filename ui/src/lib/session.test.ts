@@ -44,7 +44,7 @@ describe('SessionController', () => {
   it('streams a run into the transcript and learns the session id', async () => {
     const s = new SessionController('/p');
     s.draft = 'Write hello.txt';
-    await s.send();
+    expect(await s.send()).toBe(true);
     expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'Write hello.txt', expect.any(Function));
     expect(s.sessionId).toBe('session-1');
     expect(s.draft).toBe('');
@@ -117,7 +117,8 @@ describe('SessionController', () => {
     api.sendPrompt.mockRejectedValue({ code: 'busy', message: 'A run is already going.' });
     const s = new SessionController('/p');
     s.draft = 'hello';
-    await s.send();
+    const attached = [{ kind: 'mention' as const, path: 'src/a.rs' }];
+    expect(await s.send(undefined, attached)).toBe(false);
     expect(s.error).toEqual({ code: 'busy', message: 'A run is already going.' });
     expect(s.draft).toBe('hello');
     expect(s.transcript.runs).toEqual([]);

@@ -4,6 +4,7 @@
 // through the same reducer.
 import type { AgentEvent, ContentBlock, Message, Omitted, ToolCall } from './bindings';
 import { emptyTranscript, reduceAll, type Transcript, type TranscriptAction } from './transcript';
+import { attachedIn, type Attached } from './attached';
 
 /** Events between a turn's end and its tool calls: warnings, loop checks, the workspace's record. */
 const BEFORE_CALLS = new Set<string | undefined>(['warning', 'loop_detected', 'checkpoint_saved']);
@@ -31,7 +32,7 @@ export function replayActions(messages: Message[], events: AgentEvent[], firstTu
   const count = Math.max(groups.length, runs.length);
   for (let i = 0; i < count; i++) {
     const group = groups[i];
-    if (group) out.push({ type: 'user_prompt', text: group.prompt });
+    if (group) out.push({ type: 'user_prompt', text: group.prompt, ...(group.attached.length ? { attached: group.attached } : {}) });
     const run = runs[i];
     const offset = i === 0 ? firstTurns : 0;
     append(out, run ? rebuildRun(run, group?.replies ?? null, offset) : fromMessagesOnly(group?.replies ?? []));
@@ -61,6 +62,7 @@ const isPrompt = (m: Message) => m.role === 'user' && !m.content.some((b) => b.t
 
 interface PromptGroup {
   prompt: string;
+  attached: Attached[];
   /** The assistant messages that answered it, in order (one per model call). */
   replies: Message[];
 }
@@ -68,7 +70,7 @@ interface PromptGroup {
 function promptGroups(messages: Message[]): PromptGroup[] {
   const groups: PromptGroup[] = [];
   for (const m of messages) {
-    if (isPrompt(m)) groups.push({ prompt: textOf(m.content), replies: [] });
+    if (isPrompt(m)) groups.push({ prompt: textOf(m.content), attached: attachedIn(m.content), replies: [] });
     else if (m.role === 'assistant') groups.at(-1)?.replies.push(m);
   }
   return groups;

@@ -26,6 +26,7 @@ import type {
   ToolCall,
   ToolStatus,
 } from './bindings';
+import type { Attached } from './attached';
 
 export type CardState = 'running' | 'waiting' | 'ok' | 'error' | 'denied';
 
@@ -117,6 +118,8 @@ export interface RunEnd {
 
 export interface Run {
   prompt?: string;
+  /** What the prompt took along: named files and folders, images. */
+  attached?: Attached[];
   agent?: string;
   model?: string;
   /** Model calls the run may make (absent when unknown: older sessions). */
@@ -195,7 +198,7 @@ export interface Transcript {
 }
 
 /** A user prompt is not an agent event: the UI adds it when it sends one. */
-export type TranscriptAction = AgentEvent | { type: 'user_prompt'; text: string };
+export type TranscriptAction = AgentEvent | { type: 'user_prompt'; text: string; attached?: Attached[] };
 
 /** Turns searched for the card a result or a teammate's event belongs to (see `cardOf`). */
 const RESULT_TURNS = 2;
@@ -302,8 +305,8 @@ class Draft {
   }
 }
 
-const newRun = (d: Draft, prompt?: string): Run =>
-  d.fresh({ prompt, notices: d.fresh([]), turns: d.fresh([]), usage: ZERO });
+const newRun = (d: Draft, prompt?: string, attached?: Attached[]): Run =>
+  d.fresh({ prompt, ...(attached?.length ? { attached } : {}), notices: d.fresh([]), turns: d.fresh([]), usage: ZERO });
 
 const newTurn = (d: Draft, n: number): Turn =>
   d.fresh({ n, thinking: '', text: '', cards: d.fresh([]), notices: d.fresh([]) });
@@ -312,7 +315,7 @@ function apply(d: Draft, state: Transcript, action: TranscriptAction): Transcrip
   const t = d.own(state);
   t.runs = d.own(t.runs);
   if (action.type === 'user_prompt') {
-    t.runs.push(newRun(d, action.text));
+    t.runs.push(newRun(d, action.text, action.attached));
     return t;
   }
   switch (action.type) {

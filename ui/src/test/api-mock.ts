@@ -62,6 +62,7 @@ export const saveSettings = fn<'saveSettings'>();
 export const savedPrompts = fn<'savedPrompts'>();
 export const searchSessions = fn<'searchSessions'>();
 export const sendPrompt = fn<'sendPrompt'>();
+export const sessionImage = fn<'sessionImage'>();
 export const setApiKey = fn<'setApiKey'>();
 export const setMcpValue = fn<'setMcpValue'>();
 export const setModel = fn<'setModel'>();

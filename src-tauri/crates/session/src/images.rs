@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use paddock_protocol::{ContentBlock, ImageBlock, ImageData, Message};
 
+use crate::SessionError;
+
 /// The folder of the session file `session`'s images.
 pub fn images_dir(session: &Path) -> PathBuf {
     let stem = session
@@ -21,11 +23,14 @@ pub fn images_dir(session: &Path) -> PathBuf {
 /// The file an image is kept in, or `None` for a reference that names no file of ours (a
 /// digest that is not 64 hex digits: an edited session line never reaches another path).
 pub fn image_file(dir: &Path, image: &ImageBlock) -> Option<PathBuf> {
-    let digest = &image.sha256;
+    file_for(dir, &image.media_type, &image.sha256)
+}
+
+fn file_for(dir: &Path, media_type: &str, digest: &str) -> Option<PathBuf> {
     if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    let ext = match image.media_type.as_str() {
+    let ext = match media_type {
         "image/png" => "png",
         "image/jpeg" => "jpg",
         "image/gif" => "gif",
@@ -33,6 +38,35 @@ pub fn image_file(dir: &Path, image: &ImageBlock) -> Option<PathBuf> {
         _ => return None,
     };
     Some(dir.join(format!("{}.{ext}", digest.to_ascii_lowercase())))
+}
+
+impl crate::SessionStore {
+    /// The bytes of one of session `id`'s images (for a viewer), by its media type and
+    /// digest. A reference that names no file of the session's reads nothing.
+    pub fn image(
+        &self,
+        project: &Path,
+        id: &str,
+        media_type: &str,
+        sha256: &str,
+    ) -> Result<Vec<u8>, SessionError> {
+        let dir = images_dir(&self.file(project, id)?);
+        let Some(path) = file_for(&dir, media_type, sha256) else {
+            return Err(SessionError::Io {
+                action: "read",
+                path: dir,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{sha256} ({media_type}) names no image of this session"),
+                ),
+            });
+        };
+        std::fs::read(&path).map_err(|source| SessionError::Io {
+            action: "read",
+            path,
+            source,
+        })
+    }
 }
 
 fn images(message: &Message) -> impl Iterator<Item = &ImageBlock> {
@@ -114,5 +148,36 @@ pub(crate) fn resolve<'m>(
                 .clone();
             image.data = data;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_viewer_reads_a_kept_image_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::SessionStore::new(dir.path().join("sessions"));
+        let project = Path::new("/p");
+        let (header, _writer) = store.create(project, None, "m", "look").unwrap();
+        let digest = "ab".repeat(32);
+        let kept = images_dir(&store.file(project, &header.id).unwrap());
+        private_dir(&kept).unwrap();
+        std::fs::write(kept.join(format!("{digest}.png")), b"PNG").unwrap();
+        std::fs::write(dir.path().join("sessions/secret.png"), b"SECRET").unwrap();
+
+        let read = |media: &str, sha: &str| store.image(project, &header.id, media, sha);
+        assert_eq!(read("image/png", &digest).unwrap(), b"PNG");
+        assert!(read("image/jpeg", &digest).is_err(), "another file");
+        assert!(read("text/plain", &digest).is_err());
+        for hostile in ["../../secret", "../secret.png", &"x".repeat(64)] {
+            let e = read("image/png", hostile).unwrap_err().to_string();
+            assert!(e.contains("names no image"), "{e}");
+        }
+        assert!(matches!(
+            store.image(project, "../x", "image/png", &digest),
+            Err(SessionError::BadId(_))
+        ));
     }
 }

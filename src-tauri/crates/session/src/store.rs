@@ -46,7 +46,7 @@ impl SessionStore {
         self.root.join(project_key(project))
     }
 
-    fn file(&self, project: &Path, id: &str) -> Result<PathBuf, SessionError> {
+    pub(crate) fn file(&self, project: &Path, id: &str) -> Result<PathBuf, SessionError> {
         check_id(id)?;
         Ok(self.project_dir(project).join(format!("{id}.jsonl")))
     }
