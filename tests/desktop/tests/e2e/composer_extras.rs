@@ -119,6 +119,32 @@ async fn mention_plan_and_cost() -> Result<()> {
     app.select(&testid("theme-select"), "dark").await?;
     app.screenshot("4-done-dark").await?;
 
+    // Reopened from the session file, the prompt still shows what went with it: the image
+    // (read back from where the session keeps it) and the file with the text that was sent.
+    app.click(&testid("new-session")).await?;
+    app.wait_until("the new session is empty", || async {
+        Ok(app.count(&testid("prompt-attached")).await? == 0)
+    })
+    .await?;
+    app.click(&testid("session-open")).await?;
+    let image = app
+        .wait_for(&format!("{} img", testid("prompt-image")))
+        .await?;
+    app.wait_until("the stored image is shown", || async {
+        let src = image.attr("src").await?.unwrap_or_default();
+        Ok(src.starts_with("data:image/png;base64,"))
+    })
+    .await?;
+    app.click(&sel("prompt-mention", &[("data-path", "notes/todo.md")]))
+        .await?;
+    wait_for_text(
+        &app,
+        &testid("prompt-attached-preview"),
+        "buy milk (MENTIONED)",
+    )
+    .await?;
+    app.screenshot("5-stored-prompt-dark").await?;
+
     app.quit().await?;
     driver.stop().await
 }
