@@ -72,7 +72,7 @@ cost?: Cost, } | { "type": "checkpoint_saved" } & CheckpointInfo | { "type": "ru
 /**
  * Checkpoint ids of the workspace before and after the run.
  */
-from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "connection" } & NetworkConnection | { "type": "plan" } & Plan | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "connection" } & NetworkConnection | { "type": "plan" } & Plan | { "type": "hook" } & HookRun | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
 
 export type AppError = { code: AppErrorCode, 
 /**
@@ -288,7 +288,7 @@ complete: boolean,
  */
 local: boolean, };
 
-export type DenyReason = "not_granted" | "no_approver" | "user" | "rule";
+export type DenyReason = "not_granted" | "no_approver" | "user" | "rule" | "hook";
 
 export type DiffBody = { "kind": "text", hunks: Array<DiffHunk>, } | { "kind": "binary", old_bytes: number, new_bytes: number, } | { "kind": "too_large", old_bytes: number, new_bytes: number, } | { "kind": "link", old: string | null, new: string | null, } | { "kind": "folder" };
 
@@ -351,6 +351,24 @@ binary: boolean,
 truncated: boolean, text?: string, };
 
 export type Grant = "allow" | "ask" | "deny";
+
+export type HookOutcome = "continue" | "allow" | "ask" | "deny" | "rewrote" | "context" | "go_on" | "failed";
+
+export type HookPoint = "session_start" | "user_prompt_submit" | "pre_tool_use" | "post_tool_use" | "stop" | "pre_compact";
+
+export type HookRun = { point: HookPoint, 
+/**
+ * Which hook: where it comes from and its command, shortened.
+ */
+hook: string, 
+/**
+ * The tool call it ran for (pre/post tool use).
+ */
+call_id?: string, outcome: HookOutcome, duration_ms: bigint, 
+/**
+ * Its reason, the context it added, or why it failed (bounded).
+ */
+message?: string, };
 
 export type ImageBlock = { 
 /**

@@ -57,6 +57,7 @@ describe('ToolCard', () => {
   it.each([
     ['not_granted', 'not granted'],
     ['no_approver', 'denied: nobody to approve'],
+    ['hook', 'denied by a hook'],
     ['user', 'denied by you'],
   ] as const)('says why a call was denied (%s) and opens its output', (reason, label) => {
     show({ ...base, state: 'denied', status: { kind: 'denied', reason }, output: 'Not run.' });

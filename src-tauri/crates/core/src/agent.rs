@@ -129,6 +129,7 @@ pub struct Agent {
     history_log: Option<Arc<dyn HistoryLog>>,
     writes: Arc<WriteLocks>,
     recorder: Option<Arc<dyn WorkspaceRecorder>>,
+    hooks: Arc<dyn crate::hooks::Hooks>,
     history: Vec<Message>,
 }
 
@@ -146,6 +147,7 @@ impl Agent {
             history_log: None,
             writes: Arc::default(),
             recorder: None,
+            hooks: Arc::new(crate::hooks::NoHooks),
             history: Vec::new(),
         }
     }
@@ -179,6 +181,12 @@ impl Agent {
     }
 
     /// Records the workspace before turns that may change it, so the run can be rewound.
+    /// The user's commands on the run's events (none by default).
+    pub fn with_hooks(mut self, hooks: Arc<dyn crate::hooks::Hooks>) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
     pub fn with_recorder(mut self, recorder: Arc<dyn WorkspaceRecorder>) -> Self {
         self.recorder = Some(recorder);
         self
@@ -302,9 +310,11 @@ impl Agent {
                 writes: self.writes.clone(),
                 approved: None,
                 told: Arc::new(crate::tool::Told::from_history(&messages)),
+                hooks: self.hooks.clone(),
             },
             history_log: self.history_log.as_deref(),
             recorder: self.recorder.as_deref(),
+            from_person: self.chain.len() == 1,
         };
 
         let mut outcome = runner.run(messages).await;
@@ -318,7 +328,12 @@ impl Agent {
                     // One retry with the errors fed back.
                     let mut retry_msgs = outcome.messages;
                     retry_msgs.push(Message::user_text(structured::retry_message(&first)));
-                    let retry = runner.run(retry_msgs).await;
+                    let retry = Runner {
+                        from_person: false,
+                        ctx: runner.ctx.clone(),
+                        ..runner
+                    };
+                    let retry = retry.run(retry_msgs).await;
                     let (usage, turns) = (outcome.usage + retry.usage, outcome.turns + retry.turns);
                     let cost = outcome.cost + retry.cost;
                     outcome = retry;

@@ -6,11 +6,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use paddock_protocol::{AgentEvent, DenyReason, ToolCall, ToolStatus};
+use paddock_protocol::{AgentEvent, DenyReason, HookPoint, SharedText, ToolCall, ToolStatus};
 use tokio::sync::{Semaphore, TryAcquireError};
 
 use crate::approval::Verdict;
 use crate::grants::{Gate, ResolvedTools};
+use crate::hooks::HookVerdict;
 use crate::tool::{
     PreparedCall, ToolContext, ToolError, ToolOutput, summarize_input, truncate_shared,
 };
@@ -109,9 +110,27 @@ impl ToolExecutor {
         ctx: &ToolContext,
         summary: &str,
     ) -> ToolOutput {
-        let decision = gate.check_call(&call.name, &call.input);
+        let mut decision = gate.check_call(&call.name, &call.input);
+        let rewritten = match hooks_before(call, gate, ctx, &mut decision).await {
+            Ok(rewritten) => rewritten,
+            Err(mut refused) => {
+                refused.why = decision.why;
+                return refused;
+            }
+        };
+        let call = rewritten.as_ref().unwrap_or(call);
         let mut output = self.run_decided(call, gate, ctx, summary, &decision).await;
         output.why = decision.why;
+        let ran = matches!(output.status, ToolStatus::Ok | ToolStatus::Failed);
+        if ran
+            && ctx.hooks.acts_at(HookPoint::PostToolUse)
+            && let Some(context) = ctx.hooks.post_tool_use(call, &output, ctx).await
+        {
+            output.content = SharedText::from(format!(
+                "{}\n\n<hook-context>\n{context}\n</hook-context>",
+                output.content.as_str()
+            ));
+        }
         output
     }
 
@@ -286,6 +305,53 @@ impl ToolExecutor {
             content: truncate_shared(output.content, max_chars),
             ..output
         }
+    }
+}
+
+/// The `pre_tool_use` hooks over the gate's decision, for a call the gate did not refuse:
+/// the call as a hook rewrote it (judged again by the gate), or the hook's refusal. An ask
+/// or an allow only moves between Ask and Allow; nothing a hook says lifts a refusal.
+async fn hooks_before(
+    call: &ToolCall,
+    gate: &ResolvedTools,
+    ctx: &ToolContext,
+    decision: &mut crate::grants::Decision,
+) -> Result<Option<ToolCall>, ToolOutput> {
+    let runs = |d: &crate::grants::Decision| matches!(d.gate, Gate::Allow | Gate::Ask);
+    if !runs(decision) || !ctx.hooks.acts_at(HookPoint::PreToolUse) {
+        return Ok(None);
+    }
+    let pre = ctx.hooks.pre_tool_use(call, ctx).await;
+    let mut rewritten = None;
+    if let Some(input) = pre.input {
+        // As if the model had written it: a rewrite cannot get past a rule or a grant.
+        *decision = gate.check_call(&call.name, &input);
+        rewritten = Some(ToolCall {
+            input,
+            ..call.clone()
+        });
+        if !runs(decision) {
+            return Ok(rewritten);
+        }
+    }
+    match pre.verdict {
+        Some(HookVerdict::Deny(why)) => Err(ToolOutput::with_status(
+            ToolStatus::Denied {
+                reason: DenyReason::Hook,
+            },
+            format!("Not run: a hook refused it: {why}"),
+        )),
+        Some(HookVerdict::Ask(why)) if decision.gate == Gate::Allow => {
+            decision.gate = Gate::Ask;
+            decision.why = format!("a hook asks: {why}");
+            Ok(rewritten)
+        }
+        Some(HookVerdict::Allow) if decision.gate == Gate::Ask => {
+            decision.gate = Gate::Allow;
+            decision.why = format!("{}; a hook allowed it", decision.why);
+            Ok(rewritten)
+        }
+        _ => Ok(rewritten),
     }
 }
 

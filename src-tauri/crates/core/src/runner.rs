@@ -109,6 +109,9 @@ pub struct Runner<'a> {
     pub history_log: Option<&'a dyn HistoryLog>,
     /// Records the workspace before turns that may change it (main agents only).
     pub recorder: Option<&'a dyn WorkspaceRecorder>,
+    /// The person's own prompt: the prompt and stop hooks act (not on a teammate's task or
+    /// a structured-output retry).
+    pub from_person: bool,
 }
 
 pub(crate) struct LoopState {
@@ -165,9 +168,14 @@ impl Runner<'_> {
             tally: crate::compaction::HistoryTally::default(),
             calibration: crate::calibration::Calibration::default(),
         };
+        let mut blocked = self.prompt_hooks(&mut state).await;
         self.save(&mut state);
+        let mut stops = 0;
 
         let (exit, error) = loop {
+            if let Some(e) = blocked.take() {
+                break (ExitReason::Error, Some(e));
+            }
             if self.ctx.cancel.is_cancelled() {
                 break (ExitReason::Aborted, None);
             }
@@ -260,6 +268,11 @@ impl Runner<'_> {
                         "the model ended its turn without an answer (its last reply had no \
                          text)",
                     ));
+                }
+                if let Some(go_on) = self.stop_hooks(&state, &text, &mut stops).await {
+                    state.messages.push(go_on);
+                    self.save(&mut state);
+                    continue;
                 }
                 self.save(&mut state);
                 break (self.budget_or(&state, ExitReason::EndTurn), None);
@@ -465,7 +478,7 @@ impl Runner<'_> {
         });
     }
 
-    fn over_budget(&self, state: &LoopState) -> bool {
+    pub(crate) fn over_budget(&self, state: &LoopState) -> bool {
         self.config
             .max_token_budget
             .is_some_and(|budget| state.usage.total() > budget)

@@ -81,6 +81,7 @@ impl RunService {
             writes: Arc::default(),
             approved: None,
             told: Arc::default(),
+            hooks: std::sync::Arc::new(paddock_core::hooks::NoHooks),
         };
         tracing::info!(worktree = name, %command, "worktree setup");
         let (ok, output) = match bash.call(&input, &ctx).await {

@@ -5,8 +5,8 @@ use ts_rs::TS;
 
 use crate::{
     ApprovalDecision, CallPreview, ChangeSummary, CheckpointInfo, CompactionInfo, ContextInfo,
-    Cost, FileChange, NetworkConnection, Plan, Pricing, RewindInfo, SharedText, StopReason,
-    TokenUsage, ToolCall,
+    Cost, FileChange, HookRun, NetworkConnection, Plan, Pricing, RewindInfo, SharedText,
+    StopReason, TokenUsage, ToolCall,
 };
 
 /// Why a run ended.
@@ -134,6 +134,8 @@ pub enum DenyReason {
     User,
     /// An argument rule denies this call (the result says which).
     Rule,
+    /// A hook refused it (the result says why).
+    Hook,
 }
 
 /// A model call that failed and is tried again after a wait.
@@ -300,6 +302,8 @@ pub enum AgentEvent {
     Connection(NetworkConnection),
     /// The agent's checklist as `todo_write` last set it (the whole list).
     Plan(Plan),
+    /// A hook ran (see [`HookRun`]).
+    Hook(HookRun),
     /// An event of a teammate's run, started by the delegation call `call_id`.
     Delegated {
         agent: String,

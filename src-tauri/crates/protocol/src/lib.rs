@@ -11,6 +11,7 @@ mod events;
 #[doc(hidden)]
 pub mod generated;
 mod grants;
+mod hook;
 mod mcp;
 mod message;
 mod network;
@@ -45,6 +46,7 @@ pub use events::{
     AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, Retry, ToolStatus,
 };
 pub use grants::{ApprovalDecision, CallExplanation, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
+pub use hook::{HookOutcome, HookPoint, HookRun};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
 pub use network::{

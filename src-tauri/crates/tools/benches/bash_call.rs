@@ -24,6 +24,7 @@ fn context() -> ToolContext {
         writes: Arc::default(),
         approved: None,
         told: Arc::default(),
+        hooks: std::sync::Arc::new(paddock_core::hooks::NoHooks),
     }
 }
 

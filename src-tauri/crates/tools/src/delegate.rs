@@ -175,6 +175,8 @@ impl TypedTool for DelegateTool {
             .with_events(events)
             .with_approvals(ctx.approvals.clone())
             .with_write_locks(ctx.writes.clone())
+            // The caller's hooks judge its teammate's calls too.
+            .with_hooks(ctx.hooks.clone())
             .with_cancel(ctx.cancel.child_token())
             .with_chain(Arc::from(chain));
         let result = teammate.run_fresh(&input.task).await;

@@ -134,6 +134,8 @@ pub struct ToolContext {
     pub approved: Option<Arc<CallPreview>>,
     /// What this conversation has already been given once (nested instruction files).
     pub told: Arc<Told>,
+    /// The run's hooks (the user's commands before and after each call).
+    pub hooks: Arc<dyn crate::hooks::Hooks>,
 }
 
 impl ToolContext {

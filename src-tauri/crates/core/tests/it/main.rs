@@ -6,6 +6,7 @@ mod executor;
 mod exits;
 mod grants;
 mod history_prop;
+mod hooks;
 mod loops;
 mod recording;
 mod rules;

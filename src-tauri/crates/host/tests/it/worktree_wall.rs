@@ -125,6 +125,7 @@ impl Scene {
             writes: Arc::default(),
             approved: None,
             told: Arc::default(),
+            hooks: std::sync::Arc::new(paddock_core::hooks::NoHooks),
         };
         let bash = self.registry.get("bash").unwrap().clone();
         match bash.call(&json!({ "command": command }), &ctx).await {

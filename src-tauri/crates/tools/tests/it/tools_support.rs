@@ -42,6 +42,7 @@ pub fn context(env: ToolEnv, cancel: CancellationToken) -> Kit {
             writes: Arc::default(),
             approved: None,
             told: Arc::default(),
+            hooks: std::sync::Arc::new(paddock_core::hooks::NoHooks),
         },
         registry,
     }
