@@ -57,7 +57,7 @@ impl Capture {
         }
     }
 
-    fn is_cut(&self) -> bool {
+    pub fn is_cut(&self) -> bool {
         self.total > (self.head_cap + self.tail_cap) as u64
     }
 

@@ -17,6 +17,7 @@ mod nested;
 pub mod network;
 pub mod todo_write;
 mod walk;
+pub mod walled;
 pub mod web_fetch;
 
 pub use bash::BashTool;

@@ -1,0 +1,508 @@
+//! A command run behind the wall bash runs behind: in the workspace, with a scrubbed
+//! environment, a private TMPDIR, the project's network policy, a time limit that kills the
+//! whole process group, bounded redacted output, and the files other programs run held when
+//! it changed them. `bash` is one caller; hooks are another (their JSON on stdin).
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+
+use super::bash_output::{Capture, capture_into};
+use paddock_core::ToolContext;
+use paddock_sandbox::autorun::Surfaces;
+use paddock_sandbox::{Confinement, Redactor, SandboxConfig, looks_secret, scrubbed_env};
+
+use crate::ToolEnv;
+
+/// Bytes of stdout kept (head and tail); the middle is cut with a marker.
+pub const STDOUT_CAP_BYTES: usize = 24_000;
+/// Bytes of stderr kept (head and tail).
+pub const STDERR_CAP_BYTES: usize = 8_000;
+/// After the command exits, how long to wait for output still in the pipes.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// Starts again when a path the wall masks vanished before its mounts (the command never ran).
+const VANISHED_MASK_RETRIES: usize = 2;
+/// Exit code reported when the time limit was hit.
+pub const EXIT_TIMEOUT: i32 = 124;
+/// Exit code reported when the run was cancelled.
+pub const EXIT_ABORTED: i32 = 130;
+/// Exit code reported when the command could not be started.
+pub const EXIT_NOT_STARTED: i32 = 127;
+/// Host variables whose values are redacted when they look secret and are at least this long.
+const MIN_HOST_SECRET_LEN: usize = 8;
+
+/// How a walled command ended: its exit code (124 timed out, 130 cancelled, 127 never
+/// started), its streams (redacted, cut in the middle when long) and what Paddock noted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walled {
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// stdout was longer than [`STDOUT_CAP_BYTES`]: its middle is cut.
+    pub stdout_cut: bool,
+    pub notes: Vec<String>,
+}
+
+impl Walled {
+    fn not_started(why: impl std::fmt::Display) -> Self {
+        Self {
+            exit_code: EXIT_NOT_STARTED,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_cut: false,
+            notes: vec![why.to_string()],
+        }
+    }
+
+    pub fn timed_out(&self) -> bool {
+        self.exit_code == EXIT_TIMEOUT
+    }
+}
+
+/// Whether bash's network is the allow-list (rules named, the whole network not granted):
+/// then the proxy is its only way out; otherwise it has all of the network or none.
+fn through_proxy(sandbox: &SandboxConfig) -> bool {
+    sandbox.network_rules.is_some() && !sandbox.bash_network
+}
+
+/// Runs `command` with `bash -c` behind the wall of `env`, with `stdin` on its standard
+/// input (else none), for at most `limit`.
+pub async fn run_walled(
+    env: &ToolEnv,
+    command: &str,
+    stdin: Option<&[u8]>,
+    limit: Duration,
+    ctx: &ToolContext,
+) -> Walled {
+    // bash may write in the workspace like file_write does, so it may create the root too.
+    let root = match env.guard().create_root() {
+        Ok(root) => root,
+        Err(e) => return Walled::not_started(format!("bash could not start: {e}")),
+    };
+    let cwd = root.real_path().to_path_buf();
+    let tmp = match TmpDir::for_command(env) {
+        Ok(tmp) => tmp,
+        Err(e) => return Walled::not_started(format!("bash could not create its TMPDIR: {e}")),
+    };
+    let writable = [cwd.clone(), tmp.path.clone()];
+    // What other programs run (git's metadata, .envrc...): kept read-only behind the wall,
+    // and compared after the call.
+    let before = scan(&cwd, &env.sandbox.auto_run).await;
+    let mut sandbox = env.sandbox.clone();
+    sandbox
+        .read_only
+        .extend(before.iter().flat_map(Surfaces::read_only));
+    // An allow-listed network: this call's own listener of the proxy, its only way out.
+    let gate = match (&env.network, through_proxy(&sandbox)) {
+        (Some(fence), true) => {
+            let id = ctx.call.as_ref().map_or("bash", |c| c.id.as_str());
+            match fence.open(
+                id,
+                &ctx.cancel,
+                crate::network::asker_for(ctx),
+                Some(ctx.events.clone()),
+            ) {
+                Ok(gate) => Some(gate),
+                Err(e) => {
+                    return Walled::not_started(format!("bash could not reach the proxy: {e}"));
+                }
+            }
+        }
+        _ => None,
+    };
+    sandbox.proxy_socket = gate.as_ref().map(|g| g.socket.clone());
+    let mut confinement = match Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable)
+    {
+        Ok(c) => c,
+        Err(why) => return Walled::not_started(why),
+    };
+    let mut notes: Vec<String> = confinement.note().into_iter().collect();
+    let mut retries = 0;
+    let ran = loop {
+        let ran = match start_and_wait(
+            &confinement,
+            env,
+            (command, stdin),
+            &cwd,
+            &tmp,
+            &writable,
+            limit,
+            ctx,
+        )
+        .await
+        {
+            Ok(ran) => ran,
+            Err(why) => return Walled::not_started(why),
+        };
+        // A masked path that vanished before the wall's mounts: the command never ran.
+        if retries < VANISHED_MASK_RETRIES && ran.wall_lost_a_mask(&mut confinement) {
+            retries += 1;
+            continue;
+        }
+        break ran;
+    };
+    notes.extend(ran.notes);
+    let (exit_code, stdout, stderr) = (ran.exit_code, ran.stdout, ran.stderr);
+    drop(tmp);
+    // The call's connections end with it; what they did is part of its result.
+    if let Some(gate) = gate
+        && let Some(lines) = crate::network::describe(&gate.finish().await)
+    {
+        notes.push(lines);
+    }
+    // Nothing the command started runs any more: what it left that would run outside the
+    // wall is held now, before anything else can run it.
+    match (before, scan(&cwd, &env.sandbox.auto_run).await) {
+        (Some(before), Some(after)) if !before.incomplete && !after.incomplete => {
+            let held = after.held_since(&before);
+            if !held.is_empty() {
+                notes.push(crate::held::hold_after_call(&cwd, held, ctx).await);
+            }
+        }
+        _ => notes.push(
+            "[not every file other programs run (git's metadata, .envrc, editor tasks) could \
+             be checked after this command: the workspace has too many entries; look before \
+             you use git or open it in an editor]"
+                .to_owned(),
+        ),
+    }
+
+    let redactor = redactor_for(env);
+    let render =
+        |c: &Arc<Mutex<Capture>>| c.lock().map(|c| c.render(&redactor)).unwrap_or_default();
+    Walled {
+        exit_code,
+        stdout: render(&stdout),
+        stderr: render(&stderr),
+        stdout_cut: stdout.lock().is_ok_and(|c| c.is_cut()),
+        notes,
+    }
+}
+
+/// One start of the walled command, until it ends, times out or is cancelled.
+struct Ran {
+    exit_code: i32,
+    notes: Vec<String>,
+    stdout: Arc<Mutex<Capture>>,
+    stderr: Arc<Mutex<Capture>>,
+}
+
+impl Ran {
+    fn wall_lost_a_mask(&self, confinement: &mut Confinement) -> bool {
+        let Ok(stdout) = self.stdout.lock() else {
+            return false;
+        };
+        let Some(stderr) = self.stderr.lock().ok().and_then(|c| c.whole_text()) else {
+            return false;
+        };
+        self.exit_code == 1 && confinement.lost_a_mask(stdout.total(), &stderr)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn start_and_wait(
+    confinement: &Confinement,
+    env: &ToolEnv,
+    (command, stdin): (&str, Option<&[u8]>),
+    cwd: &Path,
+    tmp: &TmpDir,
+    writable: &[PathBuf],
+    limit: Duration,
+    ctx: &ToolContext,
+) -> Result<Ran, String> {
+    let mut notes = Vec::new();
+    // The wall is built by a helper process (bubblewrap and/or Paddock's helper), never here
+    // between fork and exec.
+    let mut cmd = confinement.command(
+        std::ffi::OsStr::new(bash_program()),
+        &["-c".as_ref(), std::ffi::OsStr::new(command)],
+    );
+    cmd.current_dir(cwd)
+        .env_clear()
+        .envs(scrubbed_env(
+            std::env::vars_os(),
+            tmp.path.as_os_str(),
+            cwd.as_os_str(),
+            writable,
+        ))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    // The home the wall hides is the one the command is told of.
+    if let Some(home) = &env.sandbox.home {
+        cmd.env("HOME", home);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => return Err(format!("bash could not start: {e}")),
+    };
+    let mut group = ProcessGroup(child.id());
+    // Written while the command runs; one that never reads it gets a closed pipe.
+    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let bytes = bytes.to_vec();
+        tokio::spawn(async move {
+            let _ = pipe.write_all(&bytes).await;
+        });
+    }
+    let stdout = Arc::new(Mutex::new(Capture::new(STDOUT_CAP_BYTES)));
+    let stderr = Arc::new(Mutex::new(Capture::new(STDERR_CAP_BYTES)));
+    let readers = [
+        child
+            .stdout
+            .take()
+            .map(|s| tokio::spawn(capture_into(s, stdout.clone()))),
+        child
+            .stderr
+            .take()
+            .map(|s| tokio::spawn(capture_into(s, stderr.clone()))),
+    ];
+
+    let exit_code = tokio::select! {
+        status = child.wait() => match status {
+            Ok(status) => exit_code_of(status),
+            Err(e) => {
+                notes.push(format!("[could not wait for bash: {e}]"));
+                EXIT_NOT_STARTED
+            }
+        },
+        () = tokio::time::sleep(limit) => {
+            notes.push(format!(
+                "[timed out after {} s; the command and everything it started were killed]",
+                limit.as_secs()
+            ));
+            EXIT_TIMEOUT
+        },
+        () = ctx.cancel.cancelled() => {
+            notes.push("[aborted: the run was cancelled; the command was killed]".to_owned());
+            EXIT_ABORTED
+        },
+    };
+    // Whatever is left goes now, so nothing keeps the pipes open. A command that ended took
+    // its wall's namespace (or the helper's reaping) with it: kill the rest at once. One
+    // that is still running is asked first, so the helper ends all it started, then killed.
+    if matches!(exit_code, EXIT_TIMEOUT | EXIT_ABORTED) {
+        group.stop().await;
+    } else {
+        group.kill_now();
+    }
+    let _ = child.wait().await;
+    for reader in readers.into_iter().flatten() {
+        let abort = reader.abort_handle();
+        if tokio::time::timeout(DRAIN_GRACE, reader).await.is_err() {
+            abort.abort();
+        }
+    }
+    Ok(Ran {
+        exit_code,
+        notes,
+        stdout,
+        stderr,
+    })
+}
+
+/// The workspace's run-by-others files, scanned off the async threads; `None` if the scan
+/// itself failed.
+async fn scan(root: &Path, extra: &[String]) -> Option<Surfaces> {
+    let (root, extra) = (root.to_path_buf(), extra.to_vec());
+    tokio::task::spawn_blocking(move || Surfaces::scan(&root, &extra))
+        .await
+        .ok()
+}
+
+fn bash_program() -> &'static str {
+    if Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "bash"
+    }
+}
+
+#[cfg(unix)]
+fn exit_code_of(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1)
+}
+
+#[cfg(not(unix))]
+fn exit_code_of(status: std::process::ExitStatus) -> i32 {
+    status.code().unwrap_or(1)
+}
+
+/// Exact values to hide: the keys the host holds, and the host's secret-looking variables.
+fn redactor_for(env: &ToolEnv) -> Redactor {
+    let host = std::env::vars_os().filter_map(|(name, value)| {
+        let (name, value) = (name.to_str()?, value.into_string().ok()?);
+        (looks_secret(name) && value.len() >= MIN_HOST_SECRET_LEN).then_some(value)
+    });
+    Redactor::new(env.secrets.iter().cloned().chain(host))
+}
+
+/// Grace the helper gets to end what the command started before the group is killed.
+const STOP_GRACE: Duration = Duration::from_millis(300);
+
+/// Stops the command's whole process group when dropped or asked to (the executor may drop
+/// the call on its own timeout or on cancel): SIGTERM first, so the sandbox helper can end
+/// what the command detached, then SIGKILL.
+struct ProcessGroup(Option<u32>);
+
+impl ProcessGroup {
+    fn pid(&self) -> Option<rustix::process::Pid> {
+        self.0
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(rustix::process::Pid::from_raw)
+    }
+
+    fn signal(&self, signal: rustix::process::Signal) {
+        if let Some(pid) = self.pid() {
+            let _ = rustix::process::kill_process_group(pid, signal);
+        }
+    }
+
+    /// Kills the group once; later calls do nothing, so a recycled id is never signalled.
+    fn kill_now(&mut self) {
+        self.signal(rustix::process::Signal::KILL);
+        self.0 = None;
+    }
+
+    /// Stops the group once: asked, then killed.
+    async fn stop(&mut self) {
+        if self.0.is_none() {
+            return;
+        }
+        self.signal(rustix::process::Signal::TERM);
+        tokio::time::sleep(STOP_GRACE).await;
+        self.signal(rustix::process::Signal::KILL);
+        self.0 = None;
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        if self.0.is_none() {
+            return;
+        }
+        self.signal(rustix::process::Signal::TERM);
+        let group = ProcessGroup(self.0.take());
+        std::thread::spawn(move || {
+            std::thread::sleep(STOP_GRACE);
+            group.signal(rustix::process::Signal::KILL);
+        });
+    }
+}
+
+/// The command's TMPDIR: the session's when configured, else a fresh one removed afterwards.
+struct TmpDir {
+    path: PathBuf,
+    remove: bool,
+}
+
+impl TmpDir {
+    fn for_command(env: &ToolEnv) -> std::io::Result<Self> {
+        if let Some(path) = &env.sandbox.tmp_dir {
+            std::fs::create_dir_all(path)?;
+            return Ok(Self {
+                path: path.canonicalize()?,
+                remove: false,
+            });
+        }
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| sweep_leftovers(&std::env::temp_dir()));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!(
+            "{TMP_PREFIX}{}-{}-{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = std::env::temp_dir().join(name);
+        // Private: other local users may not read what the command leaves there.
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        Ok(Self {
+            path: path.canonicalize()?,
+            remove: true,
+        })
+    }
+}
+
+/// A command's TMPDIR is `<temp>/paddock-bash-<pid>-<n>-<nanos>`.
+const TMP_PREFIX: &str = "paddock-bash-";
+
+/// Removes the TMPDIRs that processes no longer running left behind (a killed run), once
+/// per process: only ours, only real folders, never one of a live process.
+fn sweep_leftovers(temp: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::getuid().as_raw();
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TMP_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let ours =
+            std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir() && m.uid() == me);
+        let alive = rustix::process::Pid::from_raw(pid)
+            .is_some_and(|p| rustix::process::test_kill_process(p).is_ok());
+        if ours && !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        if self.remove {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A killed run's TMPDIR goes at the next start; a live process's stays, and so does
+    /// anything not named like ours.
+    #[test]
+    fn leftovers_of_dead_processes_are_swept() {
+        let temp = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let gone = temp.path().join(format!("{TMP_PREFIX}{dead}-0-1"));
+        let live = temp
+            .path()
+            .join(format!("{TMP_PREFIX}{}-0-1", std::process::id()));
+        let other = temp.path().join("paddock-bash-notapid");
+        for d in [&gone, &live, &other] {
+            std::fs::create_dir_all(d.join("x")).unwrap();
+        }
+        sweep_leftovers(temp.path());
+        assert!(!gone.exists());
+        assert!(live.exists() && other.exists());
+    }
+}
