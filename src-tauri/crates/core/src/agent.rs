@@ -129,7 +129,7 @@ pub struct Agent {
     history_log: Option<Arc<dyn HistoryLog>>,
     writes: Arc<WriteLocks>,
     recorder: Option<Arc<dyn WorkspaceRecorder>>,
-    hooks: Arc<dyn crate::hooks::Hooks>,
+    hooks: Arc<dyn crate::tool::hooks::Hooks>,
     history: Vec<Message>,
 }
 
@@ -147,7 +147,7 @@ impl Agent {
             history_log: None,
             writes: Arc::default(),
             recorder: None,
-            hooks: Arc::new(crate::hooks::NoHooks),
+            hooks: Arc::new(crate::tool::hooks::NoHooks),
             history: Vec::new(),
         }
     }
@@ -182,7 +182,7 @@ impl Agent {
 
     /// Records the workspace before turns that may change it, so the run can be rewound.
     /// The user's commands on the run's events (none by default).
-    pub fn with_hooks(mut self, hooks: Arc<dyn crate::hooks::Hooks>) -> Self {
+    pub fn with_hooks(mut self, hooks: Arc<dyn crate::tool::hooks::Hooks>) -> Self {
         self.hooks = hooks;
         self
     }

@@ -11,7 +11,7 @@ use tokio::sync::{Semaphore, TryAcquireError};
 
 use crate::approval::Verdict;
 use crate::grants::{Gate, ResolvedTools};
-use crate::hooks::HookVerdict;
+use crate::tool::hooks::HookVerdict;
 use crate::tool::{
     PreparedCall, ToolContext, ToolError, ToolOutput, summarize_input, truncate_shared,
 };

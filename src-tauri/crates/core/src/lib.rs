@@ -12,13 +12,13 @@ mod context_watch;
 pub mod events;
 pub mod executor;
 pub mod grants;
-pub mod hooks;
 pub mod loop_detect;
 pub mod model;
 pub mod recorder;
 mod response;
 pub mod rules;
 pub mod runner;
+mod runner_hooks;
 #[cfg(feature = "test-support")]
 pub mod scripted;
 pub mod structured;
@@ -42,5 +42,6 @@ pub use model::{Model, ModelError, ModelEvent, ModelRequest, ModelStream, OwnedR
 pub use recorder::{RecordError, Recorded, WorkspaceRecorder};
 pub use rules::{CallRules, RuleBook, RuleVerdict};
 pub use runner::{HistoryLog, RunConfig, RunOutcome, Runner};
+pub use tool::hooks;
 pub use tool::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
 pub use write_locks::{WriteLocks, WriteScope};

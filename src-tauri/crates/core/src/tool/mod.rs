@@ -1,6 +1,7 @@
 //! The tool framework: the [`Tool`] trait, its typed layer, the registry and output limits.
 
 mod coerce;
+pub mod hooks;
 mod names;
 mod registry;
 mod summary;
@@ -135,7 +136,7 @@ pub struct ToolContext {
     /// What this conversation has already been given once (nested instruction files).
     pub told: Arc<Told>,
     /// The run's hooks (the user's commands before and after each call).
-    pub hooks: Arc<dyn crate::hooks::Hooks>,
+    pub hooks: Arc<dyn hooks::Hooks>,
 }
 
 impl ToolContext {

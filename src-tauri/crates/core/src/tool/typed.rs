@@ -247,7 +247,7 @@ mod tests {
             writes: Arc::default(),
             approved: None,
             told: Arc::default(),
-            hooks: Arc::new(crate::hooks::NoHooks),
+            hooks: Arc::new(crate::tool::hooks::NoHooks),
         };
         let input = json!({"path": "a.txt"});
         let call = tool.prepare(&input, &ctx);
@@ -281,7 +281,7 @@ mod tests {
             writes: Arc::default(),
             approved: None,
             told: Arc::default(),
-            hooks: Arc::new(crate::hooks::NoHooks),
+            hooks: Arc::new(crate::tool::hooks::NoHooks),
         };
         let raw = json!("{\"path\": \"a.txt\", oops");
         let err = tool.call(&raw, &ctx).await.unwrap_err().to_string();

@@ -4,12 +4,10 @@
 //! hook decides never widens the grants: the executor applies it over the gate's decision.
 
 use async_trait::async_trait;
-use paddock_protocol::{AgentEvent, ContentBlock, ErrorKind, HookPoint, Message, ToolCall};
+use paddock_protocol::{HookPoint, ToolCall};
 use serde_json::Value;
 
-use crate::model::ModelError;
-use crate::runner::LoopState;
-use crate::tool::{ToolContext, ToolOutput};
+use super::{ToolContext, ToolOutput};
 
 /// Times one run's `stop` hooks may send the agent back to work before it is let finish.
 pub const MAX_STOP_CONTINUATIONS: u32 = 3;
@@ -100,65 +98,6 @@ pub fn strongest(a: Option<HookVerdict>, b: Option<HookVerdict>) -> Option<HookV
     match (a, b) {
         (Some(a), Some(b)) => Some(if rank(&b) > rank(&a) { b } else { a }),
         (a, b) => a.or(b),
-    }
-}
-
-/// Text a hook gives the model, marked as the hook's.
-fn from_hook(kind: &str, text: &str) -> String {
-    format!("<hook-{kind}>\n{text}\n</hook-{kind}>")
-}
-
-impl crate::runner::Runner<'_> {
-    /// The `user_prompt_submit` hooks, before the prompt is kept: context they add goes
-    /// with the prompt; a block takes the prompt out (not sent, not kept) and ends the run
-    /// with the hook's reason.
-    pub(crate) async fn prompt_hooks(&self, state: &mut LoopState) -> Option<ModelError> {
-        if !self.from_person || !self.ctx.hooks.acts_at(HookPoint::UserPromptSubmit) {
-            return None;
-        }
-        let words = state.messages.last()?.text();
-        match self.ctx.hooks.user_prompt_submit(&words, &self.ctx).await {
-            PromptVerdict::Go(None) => None,
-            PromptVerdict::Go(Some(context)) => {
-                if let Some(prompt) = state.messages.last_mut() {
-                    prompt.content.push(ContentBlock::Text {
-                        text: from_hook("context", &context),
-                    });
-                }
-                None
-            }
-            PromptVerdict::Block(reason) => {
-                state.messages.pop();
-                let message = format!("a hook blocked the prompt: {reason}");
-                self.ctx.events.emit(AgentEvent::Error {
-                    kind: ErrorKind::InvalidRequest,
-                    message: message.clone(),
-                });
-                Some(ModelError::new(ErrorKind::InvalidRequest, message))
-            }
-        }
-    }
-
-    /// The `stop` hooks, when the agent answered without calls: the message that sends it
-    /// back to work, if one asks and the run may go on (not past
-    /// [`MAX_STOP_CONTINUATIONS`], the budget or a cancellation).
-    pub(crate) async fn stop_hooks(
-        &self,
-        state: &LoopState,
-        answer: &str,
-        stops: &mut u32,
-    ) -> Option<Message> {
-        if !self.from_person
-            || *stops >= MAX_STOP_CONTINUATIONS
-            || !self.ctx.hooks.acts_at(HookPoint::Stop)
-            || self.ctx.cancel.is_cancelled()
-            || self.over_budget(state)
-        {
-            return None;
-        }
-        let instruction = self.ctx.hooks.stop(answer, &self.ctx).await?;
-        *stops += 1;
-        Some(Message::user_text(from_hook("feedback", &instruction)))
     }
 }
 
