@@ -364,7 +364,7 @@ hook: string,
 /**
  * The tool call it ran for (pre/post tool use).
  */
-call_id?: string, outcome: HookOutcome, duration_ms: bigint, 
+call_id?: string, outcome: HookOutcome, duration_ms: number, 
 /**
  * Its reason, the context it added, or why it failed (bounded).
  */
@@ -773,7 +773,15 @@ mcpServers?: { [key in string]: McpServerConfig },
  * Prices by model id (US dollars per million tokens), over Paddock's table: for a
  * model it does not list (a hosted OpenAI-compatible service) or a negotiated rate.
  */
-pricing?: { [key in string]: Price }, };
+pricing?: { [key in string]: Price }, 
+/**
+ * Hooks: your own commands on the agent's events, in Claude Code's shape (Codex's and
+ * Paddock's snake_case event names read too): `{"PreToolUse": [{"matcher": "Bash",
+ * "hooks": [{"type": "command", "command": "./scripts/check.sh"}]}]}`. Each runs behind
+ * the same wall as bash with the event as JSON on its stdin; exit code 2 or a JSON
+ * decision blocks. A folder's hooks wait for your trust, each pinned to its command.
+ */
+hooks?: Record<string, unknown>, };
 
 export type PromptAttachment = { "kind": "mention", path: string, } | { "kind": "image", media_type: string, data: string, name?: string, };
 

@@ -13,6 +13,7 @@ import type {
   ErrorKind,
   ExitReason,
   FileChange,
+  HookRun,
   LoopAction,
   LoopKind,
   NetworkConnection,
@@ -81,6 +82,8 @@ export interface ToolCard {
   why?: string;
   /** The connections it made through the network fence, in the order they ended. */
   connections?: NetworkConnection[];
+  /** The hooks that ran before and after it, in order. */
+  hooks?: HookRun[];
 }
 
 export type Notice =
@@ -120,6 +123,8 @@ export interface Run {
   prompt?: string;
   /** What the prompt took along: named files and folders, images. */
   attached?: Attached[];
+  /** The hooks that ran on the prompt, the session's start or the agent's stop. */
+  hooks?: HookRun[];
   agent?: string;
   model?: string;
   /** Model calls the run may make (absent when unknown: older sessions). */
@@ -473,6 +478,21 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
     case 'plan':
       turnOf(d, run).plan = d.fresh({ items: event.items });
       return;
+    case 'hook': {
+      // Under the call it ran for; the others (prompt, start, stop) under the run.
+      const { type, ...hook } = event;
+      void type;
+      if (hook.call_id === undefined) {
+        run.hooks = run.hooks ? d.own(run.hooks) : d.fresh([]);
+        run.hooks.push(hook);
+        return;
+      }
+      const card = cardWhere(d, run, (c) => c.id === hook.call_id, RESULT_TURNS);
+      if (!card) return;
+      card.hooks = card.hooks ? d.own(card.hooks) : d.fresh([]);
+      card.hooks.push(hook);
+      return;
+    }
     case 'connection': {
       // Under the call that made it; one of a call no longer in sight is dropped.
       const { type, ...connection } = event;

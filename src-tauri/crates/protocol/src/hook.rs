@@ -57,6 +57,7 @@ pub struct HookRun {
     #[ts(optional)]
     pub call_id: Option<String>,
     pub outcome: HookOutcome,
+    #[ts(type = "number")]
     pub duration_ms: u64,
     /// Its reason, the context it added, or why it failed (bounded).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -213,6 +213,15 @@ pub struct ProjectSettings {
     /// model it does not list (a hosted OpenAI-compatible service) or a negotiated rate.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pricing: BTreeMap<String, crate::Price>,
+    /// Hooks: your own commands on the agent's events, in Claude Code's shape (Codex's and
+    /// Paddock's snake_case event names read too): `{"PreToolUse": [{"matcher": "Bash",
+    /// "hooks": [{"type": "command", "command": "./scripts/check.sh"}]}]}`. Each runs behind
+    /// the same wall as bash with the event as JSON on its stdin; exit code 2 or a JSON
+    /// decision blocks. A folder's hooks wait for your trust, each pinned to its command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    pub hooks: Option<serde_json::Value>,
 }
 
 impl Default for ProjectSettings {
@@ -246,6 +255,7 @@ impl Default for ProjectSettings {
             teammates: Vec::new(),
             mcp_servers: BTreeMap::new(),
             pricing: BTreeMap::new(),
+            hooks: None,
         }
     }
 }
