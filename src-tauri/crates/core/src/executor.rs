@@ -310,7 +310,8 @@ impl ToolExecutor {
 
 /// The `pre_tool_use` hooks over the gate's decision, for a call the gate did not refuse:
 /// the call as a hook rewrote it (judged again by the gate), or the hook's refusal. An ask
-/// or an allow only moves between Ask and Allow; nothing a hook says lifts a refusal.
+/// or an allow only moves between Ask and Allow (an ask rule still asks); nothing a hook
+/// says lifts a refusal.
 async fn hooks_before(
     call: &ToolCall,
     gate: &ResolvedTools,
@@ -346,7 +347,8 @@ async fn hooks_before(
             decision.why = format!("a hook asks: {why}");
             Ok(rewritten)
         }
-        Some(HookVerdict::Allow) if decision.gate == Gate::Ask => {
+        // An ask rule still asks: the person wrote it for this very call.
+        Some(HookVerdict::Allow) if decision.gate == Gate::Ask && !decision.by_rule => {
             decision.gate = Gate::Allow;
             decision.why = format!("{}; a hook allowed it", decision.why);
             Ok(rewritten)

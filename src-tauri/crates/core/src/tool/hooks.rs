@@ -15,8 +15,8 @@ pub const MAX_STOP_CONTINUATIONS: u32 = 3;
 /// A pre-call hook's word on whether the call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HookVerdict {
-    /// Run without asking: skips an Ask the grants would have made; never lifts a deny, a
-    /// rule's deny or a ceiling (those never reach the hooks).
+    /// Run without asking: skips the Ask of a tool whose grant is Ask; an ask rule still
+    /// asks, and a deny, a rule's deny or a ceiling never reach the hooks.
     Allow,
     /// Ask the person, with this reason, even where the grants allow.
     Ask(String),

@@ -160,12 +160,43 @@ async fn a_hook_allow_skips_an_ask_but_never_lifts_a_refusal() {
         }
     );
     let h = harness(config, echo_then("done"));
-    let mut agent = h.agent.with_hooks(hooks);
+    let mut agent = h.agent.with_hooks(hooks.clone());
     agent.run("go").await;
     assert_eq!(
         finished(&h.events.events())[0],
         (ToolStatus::Ok, "hi".into())
     );
+
+    // An ask rule still asks: the person wrote it for calls like this one.
+    let mut config = config_allowing(&["echo"]);
+    config.grants.rules = paddock_core::RuleBook::new(Some(Arc::new(AskEcho)));
+    let h = harness(config, echo_then("done"));
+    let mut agent = h.agent.with_hooks(hooks);
+    agent.run("go").await;
+    assert_eq!(
+        finished(&h.events.events())[0].0,
+        ToolStatus::Denied {
+            reason: DenyReason::NoApprover
+        }
+    );
+}
+
+/// A rule asking about every echo.
+struct AskEcho;
+
+impl paddock_core::CallRules for AskEcho {
+    fn decide(&self, tool: &str, _input: &Value) -> paddock_core::RuleVerdict {
+        paddock_core::RuleVerdict {
+            action: (tool == "echo").then_some(paddock_core::protocol::Grant::Ask),
+            why: "rule: ask about echo".into(),
+        }
+    }
+    fn may_allow(&self, _tool: &str) -> bool {
+        false
+    }
+    fn propose(&self, _tool: &str, _input: &Value) -> Option<Vec<String>> {
+        None
+    }
 }
 
 #[tokio::test(start_paused = true)]
