@@ -1,0 +1,37 @@
+//! Hooks: commands a project runs at moments of a run (a session starts, a prompt comes in,
+//! a tool is called or has run, the agent stops, the conversation is compacted). This crate
+//! reads hook configuration (Paddock's, Claude Code's and Codex's shapes), says which hooks
+//! an event matches, and turns a hook's exit code and output into a decision.
+//!
+//! It is pure: it runs nothing and reads no file. The host runs each matching hook inside
+//! the OS wall, with its time limit, and hands back how it ended ([`HookRun`]). Matching by
+//! argument uses `paddock-rules`, the grants' own matcher. A hook's decision never widens a
+//! grant (see [`Decision::Allow`]).
+
+mod config;
+mod digest;
+mod error;
+mod event;
+mod hook;
+mod matcher;
+mod outcome;
+mod output;
+mod parse;
+mod rule;
+mod schema;
+mod subject;
+mod text;
+mod tools;
+
+pub use config::HooksConfig;
+pub use error::HookConfigError;
+pub use event::HookEvent;
+pub use hook::{DEFAULT_TIMEOUT_SECS, Hook, HookId, Invocation, MAX_TIMEOUT_SECS, OnError};
+pub use matcher::MAX_MATCHER_BYTES;
+pub use outcome::{Decision, EndRun, HookOutcome, HookRun, combine};
+pub use output::MAX_REWRITTEN_INPUT_BYTES;
+pub use parse::{MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_HOOKS, MAX_STATUS_MESSAGE_BYTES};
+pub use rule::MAX_RULE_BYTES;
+pub use subject::{CallInfo, CompactTrigger, SessionSource, Subject};
+pub use text::MAX_TEXT_BYTES;
+pub use tools::{PADDOCK_TOOLS, paddock_name};

@@ -1,0 +1,1 @@
+//! paddock-hooks integration tests.
