@@ -14,7 +14,8 @@ use crate::subject::Subject;
 /// Claude Code's or Codex's shape (`HooksConfig::from_json`), written back in Paddock's
 /// (events under the names they were written by, matcher groups and hooks in file order).
 ///
-/// Equality is over what the file says (not over how it was spelled: white space, key order).
+/// Equality is over what the file says, in its order (white space and the order of a hook's
+/// or a group's keys do not count; the events' order and spelling do).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HooksConfig {
     pub(crate) events: Vec<EventHooks>,
