@@ -113,3 +113,14 @@ fn mcp_tools_match_by_pattern() {
         .is_empty()
     );
 }
+
+#[test]
+fn a_rule_without_a_pattern_is_any_call_of_the_tool() {
+    let c = config(json!({"PreToolUse": [{"hooks": [{"command": "./any-bash", "rule": "bash"}]}]}));
+    let runs = |tool: &str, input: serde_json::Value| {
+        !run_for(&c, HookEvent::PreToolUse, tool, &input).is_empty()
+    };
+    assert!(runs("bash", json!({"command": "ls -la"})));
+    assert!(runs("bash", json!({"command": "git push && rm -rf x"})));
+    assert!(!runs("file_read", json!({"path": "a"})));
+}
