@@ -177,6 +177,11 @@ impl Printer {
                 let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
                 err(&format!("{who}{}", plan_lines(&plan)));
             }
+            AgentEvent::Hook(run) => {
+                end_line(state);
+                let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
+                err(&format!("{who}{}", hook_line(&run)));
+            }
             AgentEvent::Delegated {
                 agent: a, event, ..
             } => {
@@ -271,4 +276,28 @@ pub(crate) fn change_line(change: &ChangeSummary) -> String {
 
 pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// One hook's run: `hook project · pre_tool_use · bash · ./check.sh: refused it (7 ms)`, then
+/// what it said.
+fn hook_line(run: &paddock_protocol::HookRun) -> String {
+    use paddock_protocol::HookOutcome as O;
+    let said = match run.outcome {
+        O::Continue => "ran",
+        O::Allow => "allowed it",
+        O::Ask => "asked first",
+        O::Deny => "refused it",
+        O::Rewrote => "rewrote the input",
+        O::Context => "added context",
+        O::GoOn => "asked the agent to go on",
+        O::Failed => "failed",
+    };
+    let mut line = format!(
+        "paddock: hook {}: {said} ({} ms)",
+        run.hook, run.duration_ms
+    );
+    if let Some(message) = &run.message {
+        line.push_str(&format!("\n  {}", message.replace('\n', "\n  ")));
+    }
+    line
 }

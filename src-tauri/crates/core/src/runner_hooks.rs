@@ -51,7 +51,9 @@ impl Runner<'_> {
         answer: &str,
         stops: &mut u32,
     ) -> Option<Message> {
-        if !self.from_person
+        // The person's agent, or a teammate (its own stop: `subagent_stop` to the host).
+        let stops_here = self.from_person || self.ctx.chain.len() > 1;
+        if !stops_here
             || *stops >= MAX_STOP_CONTINUATIONS
             || !self.ctx.hooks.acts_at(HookPoint::Stop)
             || self.ctx.cancel.is_cancelled()

@@ -9,6 +9,7 @@ pub mod edit;
 mod error;
 pub mod explain;
 mod field_error;
+pub mod hooks;
 pub mod instructions;
 mod keys;
 mod live;

@@ -285,6 +285,8 @@ impl RunService {
             model: runtime.model_name(),
             takes: runtime.takes_images(),
         };
+        // Read before the session is written: a hooks file that cannot be used refuses the run.
+        let hook_sets = crate::hooks::sets_for(self.trust.config_dir(), runtime.settings())?;
         let message = crate::attach::prompt_message(
             &runtime.tools().env().guard(),
             &prompt,
@@ -343,6 +345,20 @@ impl RunService {
             .with_recorder(Arc::new(recorder));
         if let Some(cancel) = cancel {
             agent = agent.with_cancel(cancel);
+        }
+        let start = if matches!(target, SessionTarget::Resume(_)) {
+            paddock_hooks::SessionSource::Resume
+        } else {
+            paddock_hooks::SessionSource::Startup
+        };
+        let hooks = crate::hooks::ProjectHooks::new(
+            hook_sets,
+            runtime.tools().env().clone(),
+            session_id.clone(),
+            start,
+        );
+        if !hooks.is_empty() {
+            agent = agent.with_hooks(Arc::new(hooks));
         }
         if let Some(schema) = output_schema {
             agent = agent.with_output_schema(schema);

@@ -166,6 +166,7 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     }
     crate::rules::compile(s)?;
     crate::pricing::validate(s)?;
+    crate::hooks::validate(s)?;
     if s.max_turns == Some(0) {
         return Err(FieldError::new("maxTurns", "must be at least 1"));
     }

@@ -19,6 +19,8 @@ pub enum HookPoint {
     PostToolUse,
     /// The agent is about to finish: a hook may ask it to go on (a bounded number of times).
     Stop,
+    /// A teammate is about to hand its answer back: a hook may ask it to go on.
+    SubagentStop,
     /// The conversation is about to be compacted.
     PreCompact,
 }

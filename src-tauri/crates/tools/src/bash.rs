@@ -90,9 +90,8 @@ impl TypedTool for BashTool {
         if input.command.trim().is_empty() {
             return Err(ToolError::InvalidInput("command is empty".to_owned()));
         }
-        let ran =
-            crate::walled::run_walled(&self.env, &input.command, None, timeout_of(&input), ctx)
-                .await;
+        let command = crate::walled::WalledCommand::line(&input.command);
+        let ran = crate::walled::run_walled(&self.env, &command, timeout_of(&input), ctx).await;
         let text = layout(&ran.stdout, &ran.stderr, &ran.notes, ran.exit_code);
         Ok(if ran.exit_code == 0 {
             ToolOutput::ok(text)

@@ -70,12 +70,30 @@ fn through_proxy(sandbox: &SandboxConfig) -> bool {
     sandbox.network_rules.is_some() && !sandbox.bash_network
 }
 
-/// Runs `command` with `bash -c` behind the wall of `env`, with `stdin` on its standard
-/// input (else none), for at most `limit`.
+/// What runs behind the wall: a command line for `bash -c`, what its standard input gets
+/// (else nothing), and variables set on top of the scrubbed environment.
+#[derive(Debug, Clone, Copy)]
+pub struct WalledCommand<'a> {
+    pub line: &'a str,
+    pub stdin: Option<&'a [u8]>,
+    pub vars: &'a [(&'a str, String)],
+}
+
+impl<'a> WalledCommand<'a> {
+    /// A command line with no input and no extra variables.
+    pub fn line(line: &'a str) -> Self {
+        Self {
+            line,
+            stdin: None,
+            vars: &[],
+        }
+    }
+}
+
+/// Runs `command` with `bash -c` behind the wall of `env` for at most `limit`.
 pub async fn run_walled(
     env: &ToolEnv,
-    command: &str,
-    stdin: Option<&[u8]>,
+    command: &WalledCommand<'_>,
     limit: Duration,
     ctx: &ToolContext,
 ) -> Walled {
@@ -127,7 +145,7 @@ pub async fn run_walled(
         let ran = match start_and_wait(
             &confinement,
             env,
-            (command, stdin),
+            command,
             &cwd,
             &tmp,
             &writable,
@@ -208,7 +226,7 @@ impl Ran {
 async fn start_and_wait(
     confinement: &Confinement,
     env: &ToolEnv,
-    (command, stdin): (&str, Option<&[u8]>),
+    command: &WalledCommand<'_>,
     cwd: &Path,
     tmp: &TmpDir,
     writable: &[PathBuf],
@@ -220,7 +238,7 @@ async fn start_and_wait(
     // between fork and exec.
     let mut cmd = confinement.command(
         std::ffi::OsStr::new(bash_program()),
-        &["-c".as_ref(), std::ffi::OsStr::new(command)],
+        &["-c".as_ref(), std::ffi::OsStr::new(command.line)],
     );
     cmd.current_dir(cwd)
         .env_clear()
@@ -230,7 +248,8 @@ async fn start_and_wait(
             cwd.as_os_str(),
             writable,
         ))
-        .stdin(if stdin.is_some() {
+        .envs(command.vars.iter().map(|(k, v)| (*k, v)))
+        .stdin(if command.stdin.is_some() {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -251,7 +270,7 @@ async fn start_and_wait(
     };
     let mut group = ProcessGroup(child.id());
     // Written while the command runs; one that never reads it gets a closed pipe.
-    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+    if let (Some(bytes), Some(mut pipe)) = (command.stdin, child.stdin.take()) {
         let bytes = bytes.to_vec();
         tokio::spawn(async move {
             let _ = pipe.write_all(&bytes).await;

@@ -7,6 +7,7 @@ mod cost;
 mod doctor;
 mod exec;
 mod exit_codes;
+mod hooks;
 mod hostile;
 mod hostile_files;
 mod hostile_grants;

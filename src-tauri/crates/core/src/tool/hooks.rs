@@ -70,7 +70,8 @@ pub trait Hooks: Send + Sync {
     }
 
     /// The agent answered without calls: `Some(instruction)` sends it back to work (at most
-    /// [`MAX_STOP_CONTINUATIONS`] times a run).
+    /// [`MAX_STOP_CONTINUATIONS`] times a run). A teammate's (`ctx.chain` longer than one)
+    /// is its own stop.
     async fn stop(&self, _answer: &str, _ctx: &ToolContext) -> Option<String> {
         None
     }

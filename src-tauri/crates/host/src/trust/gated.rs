@@ -146,6 +146,24 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
             "run bash without the OS sandbox where the sandbox is unavailable".into(),
         );
     }
+    // Each hook on its own, pinned to its digest: a changed hook is a new key and asks again.
+    if let Some(hooks) = s
+        .hooks
+        .as_ref()
+        .and_then(|h| paddock_hooks::HooksConfig::from_json(h).ok())
+    {
+        let mut seen = std::collections::BTreeSet::new();
+        for hook in hooks.hooks() {
+            let key = crate::hooks::trust_key(hook);
+            if seen.insert(key.clone()) {
+                add(
+                    key,
+                    crate::hooks::trust_value(hook),
+                    crate::hooks::trust_words(hook),
+                );
+            }
+        }
+    }
     for (name, server) in s.mcp_servers.iter().filter(|(_, c)| !c.disabled) {
         add(
             format!("mcpServers.{name}"),
@@ -207,6 +225,10 @@ pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectS
         .retain(|name, c| c.disabled || trusted(&format!("mcpServers.{name}")));
     out.pricing
         .retain(|model, _| trusted(&format!("pricing.{model}")));
+    out.hooks = s
+        .hooks
+        .as_ref()
+        .and_then(|h| crate::hooks::keep_trusted(h, &trusted));
     out
 }
 

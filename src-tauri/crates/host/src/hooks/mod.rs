@@ -1,0 +1,285 @@
+//! The run's hooks: the user's own (`hooks.json` in the config folder) and the project's
+//! (its trusted `hooks` setting), asked by the kernel at its hook points. Each matching hook
+//! runs behind the same wall as bash (`run`); what they decide together (`paddock_hooks`)
+//! becomes the kernel's verdict, which never widens the grants.
+
+mod load;
+mod run;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use paddock_core::hooks::{HookVerdict, Hooks, PreToolUse, PromptVerdict};
+use paddock_core::{ToolContext, ToolOutput};
+use paddock_hooks::{
+    CallInfo, Decision, Hook, HookEvent, HookOutcome, HooksConfig, SessionSource, Subject, combine,
+};
+use paddock_protocol::{AgentEvent, HookPoint, ToolCall};
+use paddock_tools::ToolEnv;
+use serde_json::{Map, Value, json};
+
+pub use load::{
+    HookSource, USER_HOOKS_FILE, keep_trusted, project_hooks, sets_for, trust_key, trust_value,
+    trust_words, user_hooks, user_hooks_path, validate,
+};
+
+use run::{Told, run_hook, stdin_json};
+
+/// The hooks of one run, and what they need to run.
+pub struct ProjectHooks {
+    sets: Vec<(HookSource, HooksConfig)>,
+    env: Arc<ToolEnv>,
+    session_id: String,
+    workspace: PathBuf,
+    project: PathBuf,
+    /// The session's start hooks, run before the first prompt this run sends.
+    start: Mutex<Option<SessionSource>>,
+    /// Times the stop hooks sent the agent on (`stop_hook_active` after the first).
+    stops: AtomicU32,
+}
+
+impl ProjectHooks {
+    /// The hooks of `sets` for session `session_id`, run behind `env`'s wall; `start` says
+    /// how the session began (its start hooks run with the first prompt).
+    pub fn new(
+        sets: Vec<(HookSource, HooksConfig)>,
+        env: Arc<ToolEnv>,
+        session_id: String,
+        start: SessionSource,
+    ) -> Self {
+        Self {
+            workspace: env.workspace_root.clone(),
+            project: env
+                .project_root
+                .clone()
+                .unwrap_or_else(|| env.workspace_root.clone()),
+            sets: sets.into_iter().filter(|(_, c)| !c.is_empty()).collect(),
+            env,
+            session_id,
+            start: Mutex::new(Some(start)),
+            stops: AtomicU32::new(0),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    fn has(&self, event: HookEvent) -> bool {
+        self.sets
+            .iter()
+            .any(|(_, c)| c.hooks().any(|h| h.event() == event))
+    }
+
+    /// The hooks of `event` for `subject`, the user's first.
+    fn matching(&self, event: HookEvent, subject: &Subject<'_>) -> Vec<(HookSource, &Hook)> {
+        self.sets
+            .iter()
+            .flat_map(|(source, c)| c.matching(event, subject).into_iter().map(|h| (*source, h)))
+            .collect()
+    }
+
+    /// Runs the hooks of `event` for `subject` (at once), with `fields` on their stdin.
+    async fn run_all(
+        &self,
+        event: HookEvent,
+        subject: &Subject<'_>,
+        fields: Map<String, Value>,
+        call_id: Option<&str>,
+        ctx: &ToolContext,
+    ) -> Option<HookOutcome> {
+        let hooks = self.matching(event, subject);
+        if hooks.is_empty() {
+            return None;
+        }
+        let runs = hooks.iter().map(|(source, hook)| {
+            let told = Told {
+                session_id: &self.session_id,
+                workspace: &self.workspace,
+                project: &self.project,
+                call_id,
+                source: *source,
+            };
+            let stdin = stdin_json(hook, &told, fields.clone());
+            async move { run_hook(hook, &self.env, &stdin, &told, ctx).await }
+        });
+        let outcome = combine(futures_util::future::join_all(runs).await);
+        if let Some(end) = &outcome.stop {
+            // `continue: false`: the run ends here, saying why.
+            ctx.events.emit(AgentEvent::warning(format!(
+                "a hook ended the run: {}",
+                end.reason
+            )));
+            ctx.cancel.cancel();
+        }
+        Some(outcome)
+    }
+
+    /// The session's start hooks, once: their context.
+    async fn session_start(&self, ctx: &ToolContext) -> Option<String> {
+        let source = self
+            .start
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()?;
+        let fields = Map::from_iter([("source".to_owned(), json!(source.word()))]);
+        let subject = Subject::Session(source);
+        let outcome = self
+            .run_all(HookEvent::SessionStart, &subject, fields, None, ctx)
+            .await?;
+        outcome.added_context
+    }
+}
+
+/// A call as hooks are told of it: Paddock's input, plus `file_path` (absolute, in the
+/// workspace) where the input names a `path`, as Claude Code's file tools give it.
+fn tool_fields(call: &ToolCall, workspace: &std::path::Path) -> Map<String, Value> {
+    let mut input = call.input.clone();
+    if let Some(obj) = input.as_object_mut()
+        && let Some(path) = obj.get("path").and_then(Value::as_str)
+        && !obj.contains_key("file_path")
+    {
+        let full = workspace.join(path);
+        obj.insert("file_path".into(), json!(full));
+    }
+    Map::from_iter([
+        ("tool_name".to_owned(), json!(call.name)),
+        ("tool_input".to_owned(), input),
+        ("tool_use_id".to_owned(), json!(call.id)),
+    ])
+}
+
+fn event_of(point: HookPoint) -> &'static [HookEvent] {
+    match point {
+        HookPoint::PreToolUse => &[HookEvent::PreToolUse],
+        HookPoint::PostToolUse => &[HookEvent::PostToolUse],
+        HookPoint::UserPromptSubmit => &[HookEvent::UserPromptSubmit, HookEvent::SessionStart],
+        HookPoint::Stop | HookPoint::SubagentStop => &[HookEvent::Stop, HookEvent::SubagentStop],
+        HookPoint::SessionStart => &[HookEvent::SessionStart],
+        HookPoint::PreCompact => &[HookEvent::PreCompact],
+    }
+}
+
+#[async_trait]
+impl Hooks for ProjectHooks {
+    fn acts_at(&self, point: HookPoint) -> bool {
+        event_of(point).iter().any(|e| self.has(*e))
+    }
+
+    async fn pre_tool_use(&self, call: &ToolCall, ctx: &ToolContext) -> PreToolUse {
+        let subject = Subject::Call(CallInfo {
+            tool: &call.name,
+            input: &call.input,
+            workspace: &self.workspace,
+        });
+        let fields = tool_fields(call, &self.workspace);
+        let Some(o) = self
+            .run_all(HookEvent::PreToolUse, &subject, fields, Some(&call.id), ctx)
+            .await
+        else {
+            return PreToolUse::default();
+        };
+        let verdict = match o.decision {
+            Decision::Deny { reason } | Decision::Block { reason } => {
+                Some(HookVerdict::Deny(reason))
+            }
+            Decision::Ask { reason } => Some(HookVerdict::Ask(
+                reason.unwrap_or_else(|| "a hook asks first".into()),
+            )),
+            Decision::Allow { .. } => Some(HookVerdict::Allow),
+            Decision::Continue => None,
+        };
+        // A hook that ended the run: the call does not run either.
+        let verdict = match (&o.stop, verdict) {
+            (Some(end), _) => Some(HookVerdict::Deny(end.reason.clone())),
+            (None, v) => v,
+        };
+        PreToolUse {
+            verdict,
+            input: o.rewritten_input,
+        }
+    }
+
+    async fn post_tool_use(
+        &self,
+        call: &ToolCall,
+        output: &ToolOutput,
+        ctx: &ToolContext,
+    ) -> Option<String> {
+        let subject = Subject::Call(CallInfo {
+            tool: &call.name,
+            input: &call.input,
+            workspace: &self.workspace,
+        });
+        let mut fields = tool_fields(call, &self.workspace);
+        let changed: Vec<&str> = output.changes.iter().map(|c| c.path.as_str()).collect();
+        fields.insert(
+            "tool_response".into(),
+            json!({
+                "output": output.content.as_str(),
+                "success": !output.is_error(),
+                "changed_files": changed,
+            }),
+        );
+        let o = self
+            .run_all(
+                HookEvent::PostToolUse,
+                &subject,
+                fields,
+                Some(&call.id),
+                ctx,
+            )
+            .await?;
+        let feedback = match o.decision {
+            Decision::Block { reason } => Some(reason),
+            _ => None,
+        };
+        let text: Vec<String> = feedback.into_iter().chain(o.added_context).collect();
+        (!text.is_empty()).then(|| text.join("\n\n"))
+    }
+
+    async fn user_prompt_submit(&self, prompt: &str, ctx: &ToolContext) -> PromptVerdict {
+        let started = self.session_start(ctx).await;
+        let fields = Map::from_iter([("prompt".to_owned(), json!(prompt))]);
+        let o = self
+            .run_all(
+                HookEvent::UserPromptSubmit,
+                &Subject::Nothing,
+                fields,
+                None,
+                ctx,
+            )
+            .await
+            .unwrap_or_default();
+        if let Decision::Block { reason } | Decision::Deny { reason } = o.decision {
+            return PromptVerdict::Block(reason);
+        }
+        let context: Vec<String> = started.into_iter().chain(o.added_context).collect();
+        PromptVerdict::Go((!context.is_empty()).then(|| context.join("\n\n")))
+    }
+
+    async fn stop(&self, answer: &str, ctx: &ToolContext) -> Option<String> {
+        let event = if ctx.chain.len() > 1 {
+            HookEvent::SubagentStop
+        } else {
+            HookEvent::Stop
+        };
+        let active = self.stops.load(Ordering::Relaxed) > 0;
+        let fields = Map::from_iter([
+            ("stop_hook_active".to_owned(), json!(active)),
+            ("last_assistant_message".to_owned(), json!(answer)),
+        ]);
+        let o = self
+            .run_all(event, &Subject::Nothing, fields, None, ctx)
+            .await?;
+        match o.decision {
+            Decision::Block { reason } if o.stop.is_none() => {
+                self.stops.fetch_add(1, Ordering::Relaxed);
+                Some(reason)
+            }
+            _ => None,
+        }
+    }
+}

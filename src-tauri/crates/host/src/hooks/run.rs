@@ -1,0 +1,197 @@
+//! One hook's run: the event as JSON on its stdin (the fields Claude Code's hooks read), its
+//! command behind the same wall as bash (`paddock_tools::walled`), its time limit, and what
+//! its exit code and output mean (`paddock_hooks`), shown as a `Hook` event.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use paddock_core::ToolContext;
+use paddock_hooks::{Decision, Hook, HookEvent, HookOutcome, Invocation};
+use paddock_protocol::{AgentEvent, HookOutcome as Shown, HookPoint, HookRun};
+use paddock_tools::ToolEnv;
+use paddock_tools::walled::{EXIT_ABORTED, EXIT_TIMEOUT, WalledCommand, run_walled};
+use serde_json::{Map, Value, json};
+
+/// Longest message a `Hook` event carries (the decision's reason, context or warning).
+const MAX_SHOWN_CHARS: usize = 2_000;
+
+/// What a hook is told, besides the event's own fields.
+pub(super) struct Told<'a> {
+    pub session_id: &'a str,
+    pub workspace: &'a Path,
+    /// The project folder: `$PADDOCK_PROJECT_DIR` (and `$CLAUDE_PROJECT_DIR`, so hooks
+    /// written for Claude Code find their scripts).
+    pub project: &'a Path,
+    pub call_id: Option<&'a str>,
+    pub source: super::HookSource,
+}
+
+/// The point of the transcript an event of the hooks crate is shown at.
+pub(super) fn point(event: HookEvent) -> HookPoint {
+    match event {
+        HookEvent::SessionStart => HookPoint::SessionStart,
+        HookEvent::UserPromptSubmit => HookPoint::UserPromptSubmit,
+        HookEvent::PreToolUse => HookPoint::PreToolUse,
+        HookEvent::PostToolUse => HookPoint::PostToolUse,
+        HookEvent::Stop => HookPoint::Stop,
+        HookEvent::SubagentStop => HookPoint::SubagentStop,
+        HookEvent::PreCompact => HookPoint::PreCompact,
+    }
+}
+
+/// The JSON on a hook's stdin: `session_id`, `cwd` and `hook_event_name` (Claude Code's name),
+/// then the event's `fields` (`tool_name`, `tool_input`, `prompt`...).
+pub(super) fn stdin_json(hook: &Hook, told: &Told<'_>, fields: Map<String, Value>) -> Vec<u8> {
+    let mut v = Map::new();
+    v.insert("session_id".into(), json!(told.session_id));
+    v.insert("cwd".into(), json!(told.workspace));
+    v.insert("hook_event_name".into(), json!(hook.event().claude_name()));
+    v.extend(fields);
+    Value::Object(v).to_string().into_bytes()
+}
+
+/// Runs `hook` with `stdin` behind the wall of `env` and says what it decided; the run is
+/// shown as a `Hook` event under `told.call_id` (or the run).
+pub(super) async fn run_hook(
+    hook: &Hook,
+    env: &ToolEnv,
+    stdin: &[u8],
+    told: &Told<'_>,
+    ctx: &ToolContext,
+) -> HookOutcome {
+    let started = Instant::now();
+    let limit = Duration::from_secs(u64::from(hook.timeout_secs()));
+    let line = command_line(hook.invocation());
+    let project = told.project.to_string_lossy().into_owned();
+    let vars = [
+        ("PADDOCK_PROJECT_DIR", project.clone()),
+        ("CLAUDE_PROJECT_DIR", project),
+    ];
+    let command = WalledCommand {
+        line: &line,
+        stdin: Some(stdin),
+        vars: &vars,
+    };
+    let ran = run_walled(env, &command, limit, ctx).await;
+    let killed = matches!(ran.exit_code, EXIT_TIMEOUT | EXIT_ABORTED);
+    let outcome = hook.outcome(&paddock_hooks::HookRun {
+        exit_code: (!killed).then_some(ran.exit_code),
+        stdout: ran.stdout.as_bytes(),
+        stderr: stderr_with_notes(&ran.stderr, &ran.notes, ran.exit_code).as_bytes(),
+        timed_out: ran.timed_out(),
+        output_truncated: ran.stdout_cut,
+    });
+    ctx.events.emit(AgentEvent::Hook(HookRun {
+        point: point(hook.event()),
+        hook: format!("{} · {}", told.source.as_str(), hook.title()),
+        call_id: told.call_id.map(str::to_owned),
+        outcome: shown(hook.event(), &outcome),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        message: message(&outcome),
+    }));
+    outcome
+}
+
+/// The command line the wall runs: the hook's own (a shell command), or its program and
+/// arguments each quoted, so nothing in them is read as shell syntax.
+fn command_line(invocation: Invocation<'_>) -> String {
+    match invocation {
+        Invocation::Shell(command) => command.to_owned(),
+        Invocation::Program { program, args } => std::iter::once(program)
+            .chain(args.iter().map(String::as_str))
+            .map(quote)
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// `word` as one shell word: in single quotes, each `'` closed, escaped and reopened.
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// A command that never started says why in the notes: that is its stderr for the hook's
+/// outcome (a failure naming the cause).
+fn stderr_with_notes(stderr: &str, notes: &[String], exit_code: i32) -> String {
+    if exit_code == paddock_tools::walled::EXIT_NOT_STARTED && !notes.is_empty() {
+        let mut all = notes.join("\n");
+        if !stderr.is_empty() {
+            all.push('\n');
+            all.push_str(stderr);
+        }
+        return all;
+    }
+    stderr.to_owned()
+}
+
+/// How a hook's outcome reads in the transcript.
+fn shown(event: HookEvent, o: &HookOutcome) -> Shown {
+    match &o.decision {
+        Decision::Deny { .. } => Shown::Deny,
+        Decision::Block { .. } => match event {
+            HookEvent::Stop | HookEvent::SubagentStop => Shown::GoOn,
+            HookEvent::PostToolUse => Shown::Context,
+            _ => Shown::Deny,
+        },
+        Decision::Ask { .. } => Shown::Ask,
+        Decision::Allow { .. } if o.rewritten_input.is_none() => Shown::Allow,
+        _ if o.rewritten_input.is_some() => Shown::Rewrote,
+        _ if o.warning.is_some() => Shown::Failed,
+        _ if o.added_context.is_some() => Shown::Context,
+        _ => Shown::Continue,
+    }
+}
+
+/// What the transcript says of it: the reason, the context, the warning, the message.
+fn message(o: &HookOutcome) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    parts.extend(o.decision.reason().map(str::to_owned));
+    if let Some(input) = &o.rewritten_input {
+        parts.push(format!("input: {input}"));
+    }
+    if !o.suppress_output {
+        parts.extend(o.added_context.clone());
+    }
+    parts.extend(o.system_message.clone());
+    parts.extend(o.warning.clone());
+    parts.extend(
+        o.stop
+            .as_ref()
+            .map(|s| format!("ended the run: {}", s.reason)),
+    );
+    let text = parts.join("\n");
+    if text.is_empty() {
+        return None;
+    }
+    Some(match text.char_indices().nth(MAX_SHOWN_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_and_its_arguments_stay_words() {
+        let args = vec![
+            "it's".to_owned(),
+            "$(rm -rf ~)".to_owned(),
+            "a b".to_owned(),
+        ];
+        let line = command_line(Invocation::Program {
+            program: "./fmt",
+            args: &args,
+        });
+        assert_eq!(line, r"'./fmt' 'it'\''s' '$(rm -rf ~)' 'a b'");
+        let out = std::process::Command::new("bash")
+            .args(["-c", &format!("printf '%s|' {}", &line[8..])])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "it's|$(rm -rf ~)|a b|"
+        );
+    }
+}
