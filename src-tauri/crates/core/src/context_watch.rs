@@ -65,6 +65,14 @@ impl Runner<'_> {
         }
         // Everything so far is recorded before the history is rewritten.
         self.save(state);
+        if self
+            .ctx
+            .hooks
+            .acts_at(paddock_protocol::HookPoint::PreCompact)
+        {
+            let auto = !matches!(reason, CompactionReason::Asked);
+            self.ctx.hooks.pre_compact(auto, &self.ctx).await;
+        }
         let result = compaction::compact(
             self.model,
             &self.config.model,

@@ -38,6 +38,7 @@ impl RunService {
                 self.keys_generation(),
             )
             .await?;
+        self.pre_compact_hooks(&runtime, root, session).await?;
         let done = compaction::compact(
             runtime.model().as_ref(),
             runtime.model_name(),
@@ -58,6 +59,48 @@ impl RunService {
         self.store()
             .append_event(root, session, AgentEvent::Compacted(done.info.clone()))?;
         Ok(done.info)
+    }
+
+    /// The `pre_compact` hooks of a compaction the person asked for; what they did is kept
+    /// in the session as events.
+    async fn pre_compact_hooks(
+        &self,
+        runtime: &crate::runtime::ProjectRuntime,
+        root: &std::path::Path,
+        session: &str,
+    ) -> Result<(), HostError> {
+        use paddock_core::hooks::Hooks;
+        let sets = crate::hooks::sets_for(self.trust().config_dir(), runtime.settings())?;
+        let hooks = crate::hooks::ProjectHooks::new(
+            sets,
+            runtime.tools().env().clone(),
+            session.to_owned(),
+            paddock_hooks::SessionSource::Resume,
+        );
+        if !hooks.acts_at(paddock_protocol::HookPoint::PreCompact) {
+            return Ok(());
+        }
+        let events = paddock_core::CollectSink::new();
+        let ctx = paddock_core::ToolContext {
+            call: None,
+            agent: "compaction".into(),
+            chain: std::sync::Arc::from(vec!["compaction".to_owned()]),
+            cancel: CancellationToken::new().into(),
+            events: events.clone(),
+            approvals: std::sync::Arc::new(paddock_core::Approvals::new(
+                paddock_core::AskPolicy::HeadlessDeny,
+            )),
+            grants: std::sync::Arc::default(),
+            writes: std::sync::Arc::default(),
+            approved: None,
+            told: std::sync::Arc::default(),
+            hooks: std::sync::Arc::new(paddock_core::hooks::NoHooks),
+        };
+        hooks.pre_compact(false, &ctx).await;
+        for event in events.events() {
+            self.store().append_event(root, session, event)?;
+        }
+        Ok(())
     }
 
     /// Undoes the session's latest compaction: the summarized messages come back.

@@ -8,6 +8,7 @@ mod doctor;
 mod exec;
 mod exit_codes;
 mod hooks;
+mod hooks_hostile;
 mod hostile;
 mod hostile_files;
 mod hostile_grants;

@@ -75,6 +75,10 @@ pub trait Hooks: Send + Sync {
     async fn stop(&self, _answer: &str, _ctx: &ToolContext) -> Option<String> {
         None
     }
+
+    /// Before the conversation is compacted (`auto`: the context filled up; else the person
+    /// asked). Nothing to decide: a hook may only save or warn.
+    async fn pre_compact(&self, _auto: bool, _ctx: &ToolContext) {}
 }
 
 /// No hooks at all.

@@ -14,7 +14,8 @@ use async_trait::async_trait;
 use paddock_core::hooks::{HookVerdict, Hooks, PreToolUse, PromptVerdict};
 use paddock_core::{ToolContext, ToolOutput};
 use paddock_hooks::{
-    CallInfo, Decision, Hook, HookEvent, HookOutcome, HooksConfig, SessionSource, Subject, combine,
+    CallInfo, CompactTrigger, Decision, Hook, HookEvent, HookOutcome, HooksConfig, SessionSource,
+    Subject, combine,
 };
 use paddock_protocol::{AgentEvent, HookPoint, ToolCall};
 use paddock_tools::ToolEnv;
@@ -258,6 +259,22 @@ impl Hooks for ProjectHooks {
         }
         let context: Vec<String> = started.into_iter().chain(o.added_context).collect();
         PromptVerdict::Go((!context.is_empty()).then(|| context.join("\n\n")))
+    }
+
+    async fn pre_compact(&self, auto: bool, ctx: &ToolContext) {
+        let trigger = if auto {
+            CompactTrigger::Auto
+        } else {
+            CompactTrigger::Manual
+        };
+        let fields = Map::from_iter([
+            ("trigger".to_owned(), json!(trigger.word())),
+            ("custom_instructions".to_owned(), json!("")),
+        ]);
+        let subject = Subject::Compaction(trigger);
+        let _ = self
+            .run_all(HookEvent::PreCompact, &subject, fields, None, ctx)
+            .await;
     }
 
     async fn stop(&self, answer: &str, ctx: &ToolContext) -> Option<String> {
