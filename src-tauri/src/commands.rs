@@ -17,7 +17,7 @@ use paddock_protocol::{
 };
 use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
 use paddock_protocol::{ExpandedPrompt, SavedPrompt};
-use paddock_protocol::{MentionCandidate, PromptInput};
+use paddock_protocol::{HookInfo, MentionCandidate, PromptInput};
 use paddock_protocol::{WorktreeLanded, WorktreeLanding};
 use tauri::{AppHandle, State, WebviewWindow};
 
@@ -144,11 +144,7 @@ commands! {
     }
 
     /// What the grants and rules would do with the call (a command, a path, JSON), and why.
-    fn explain_call[state: State<'_, Desktop>](
-        project: String,
-        tool: String,
-        call: String,
-    ) -> CallExplanation {
+    fn explain_call[state: State<'_, Desktop>](project: String, tool: String, call: String) -> CallExplanation {
         grants::explain_call(&state, &canonical(&project)?, &tool, &call)
     }
 
@@ -170,11 +166,13 @@ commands! {
     }
 
     /// Replaces the `network` setting (trusted; `invalid` names `network.<list>[i]`).
-    fn set_network[state: State<'_, Desktop>](
-        project: String,
-        network: NetworkSettings,
-    ) -> NetworkView {
+    fn set_network[state: State<'_, Desktop>](project: String, network: NetworkSettings) -> NetworkView {
         grants::set_network(&state, &canonical(&project)?, network)
+    }
+
+    /// The user's hooks and the project's, each with its source and whether it waits for trust.
+    fn hook_list[state: State<'_, Desktop>](project: String) -> Vec<HookInfo> {
+        Ok(state.service.hook_list(&canonical(&project)?)?)
     }
 
     /// "Always for this project": `rule` into `network.allow`, the waiting connection let through.

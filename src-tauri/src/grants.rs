@@ -83,7 +83,14 @@ pub fn explain_call(
     };
     let tool = tool.trim();
     let input = input_for(tool, call)?;
-    Ok(explain(&project, &RunLimits::interactive(), tool, &input)?)
+    let config = desktop.trust().config_dir();
+    Ok(explain(
+        &project,
+        &RunLimits::interactive(),
+        tool,
+        &input,
+        config,
+    )?)
 }
 
 /// "Always allow" on an approval card: saves the (possibly edited) rules as the user's own

@@ -1,6 +1,6 @@
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { NetworkView, ToolGrantInfo } from '../lib/bindings';
+import type { HookInfo, NetworkView, ToolGrantInfo } from '../lib/bindings';
 import { project, settings } from '../test/project';
 import GrantRow from './GrantRow.svelte';
 import GrantsPanel from './GrantsPanel.svelte';
@@ -243,6 +243,7 @@ describe('GrantsPanel rules', () => {
       why: 'denied by rules.bash[1] "rm -rf *" for "rm -rf x"',
       byRule: true,
       proposedRules: [],
+      hooks: ['project · pre_tool_use · bash · ./check.sh'],
     });
     render(GrantsPanel, { props: { info: withRules(), onchange: () => {} } });
     await screen.findAllByTestId('rule-row');
@@ -252,6 +253,39 @@ describe('GrantsPanel rules', () => {
     expect(result).toHaveAttribute('data-decision', 'deny');
     expect(result).toHaveTextContent('Refused: denied by rules.bash[1] "rm -rf *" for "rm -rf x"');
     expect(api.explainCall).toHaveBeenCalledWith('/home/u/proj', 'bash', 'git status && rm -rf x');
+    expect(screen.getByTestId('test-hooks')).toHaveTextContent('project · pre_tool_use · bash · ./check.sh');
+  });
+
+  it('lists the hooks with their source, and marks one that waits for trust', async () => {
+    const hook = (source: string, title: string, waiting: boolean, fail_closed = false): HookInfo => ({
+      source,
+      point: 'pre_tool_use',
+      title,
+      command: title.split(' · ').at(-1)!,
+      timeout_secs: 60,
+      fail_closed,
+      waiting,
+      digest: title,
+    });
+    api.hookList.mockResolvedValue([
+      hook('yours', 'pre_tool_use · Bash · ~/bin/audit.sh', false, true),
+      hook('project', 'pre_tool_use · bash(git push *) · ./no-push.sh', true),
+    ]);
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    const items = await screen.findAllByTestId('hook-item');
+    expect(items.map((i) => [i.dataset.source, i.dataset.waiting])).toEqual([
+      ['yours', 'false'],
+      ['project', 'true'],
+    ]);
+    expect(items[0]).toHaveTextContent('fail-closed');
+    expect(items[1]).toHaveTextContent('waits for trust');
+    expect(api.hookList).toHaveBeenCalledWith('/home/u/proj');
+  });
+
+  it('says where hooks go when there are none', async () => {
+    api.hookList.mockResolvedValue([]);
+    render(GrantsPanel, { props: { info: project(), onchange: () => {} } });
+    expect(await screen.findByTestId('hooks-empty')).toHaveTextContent('hooks.json');
   });
 });
 

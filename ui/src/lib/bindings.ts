@@ -114,7 +114,12 @@ byRule: boolean,
 /**
  * The rules "Always allow" would save for this call; empty when none could allow it.
  */
-proposedRules: Array<string>, };
+proposedRules: Array<string>, 
+/**
+ * The hooks that would run before this call (titles): they may still allow, ask,
+ * deny or rewrite it when it runs.
+ */
+hooks: Array<string>, };
 
 export type CallPreview = { "kind": "change", change: FileChange, } | { "kind": "would_fail", message: string, } | { "kind": "command", command: string, 
 /**
@@ -352,9 +357,43 @@ truncated: boolean, text?: string, };
 
 export type Grant = "allow" | "ask" | "deny";
 
+export type HookInfo = { 
+/**
+ * `yours` (the config folder's `hooks.json`) or `project` (its settings).
+ */
+source: string, point: HookPoint, 
+/**
+ * `pre_tool_use · bash(git push *) · ./check.sh`.
+ */
+title: string, 
+/**
+ * The group's tool matcher as written (`Bash`, `Edit|Write`).
+ */
+matcher?: string, 
+/**
+ * Paddock's rule narrowing it (`bash(git push *)`).
+ */
+rule?: string, 
+/**
+ * The command, with its arguments.
+ */
+command: string, timeout_secs: number, 
+/**
+ * A failure refuses what the hook guards (else it is a warning).
+ */
+fail_closed: boolean, 
+/**
+ * A project hook waiting for trust: it does not run until it is trusted.
+ */
+waiting: boolean, 
+/**
+ * What trust pins it to.
+ */
+digest: string, };
+
 export type HookOutcome = "continue" | "allow" | "ask" | "deny" | "rewrote" | "context" | "go_on" | "failed";
 
-export type HookPoint = "session_start" | "user_prompt_submit" | "pre_tool_use" | "post_tool_use" | "stop" | "pre_compact";
+export type HookPoint = "session_start" | "user_prompt_submit" | "pre_tool_use" | "post_tool_use" | "stop" | "subagent_stop" | "pre_compact";
 
 export type HookRun = { point: HookPoint, 
 /**

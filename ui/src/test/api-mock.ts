@@ -30,6 +30,7 @@ export const editCompaction = fn<'editCompaction'>();
 export const expandPrompt = fn<'expandPrompt'>();
 export const explainCall = fn<'explainCall'>();
 export const exportSession = fn<'exportSession'>();
+export const hookList = fn<'hookList'>();
 export const importMcpServers = fn<'importMcpServers'>();
 export const installUpdate = fn<'installUpdate'>();
 export const keyStatus = fn<'keyStatus'>();

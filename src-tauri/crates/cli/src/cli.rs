@@ -171,6 +171,26 @@ pub enum Command {
         #[command(subcommand)]
         action: PromptsAction,
     },
+    /// Hooks: your own (`hooks.json` in the config folder) and the project's (`hooks` in its
+    /// settings; a folder's wait for trust).
+    Hooks {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR", global = true)]
+        project: Option<PathBuf>,
+        #[command(subcommand)]
+        action: HooksAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksAction {
+    /// Each hook: where it comes from, when it runs, its command, and whether it waits for
+    /// the folder's trust.
+    List {
+        /// One JSON line per hook.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -253,6 +273,10 @@ pub enum RulesAction {
         /// One JSON object instead of a sentence.
         #[arg(long)]
         json: bool,
+        /// Also run the hooks that run before such a call (behind the wall, as in a run)
+        /// and say what they decide.
+        #[arg(long, conflicts_with = "host")]
+        run_hooks: bool,
         /// The command, path or JSON input (after `--`).
         #[arg(
             trailing_var_arg = true,

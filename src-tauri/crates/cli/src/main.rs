@@ -6,6 +6,7 @@ mod compact;
 mod doctor;
 mod exit;
 mod files;
+mod hooks;
 mod keys;
 mod mentions;
 mod output;
@@ -152,7 +153,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             undo: *undo,
             list: *list,
         }),
-        Command::Rules { project, action } => rules::run(project.as_deref(), action),
+        Command::Rules { project, action } => rules::run(project.as_deref(), action).await,
         Command::Worktree { project, action } => worktree::run(project.as_deref(), action).await,
         Command::Trust {
             project,
@@ -161,6 +162,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
             list,
         } => trust::run(project.as_deref(), *yes, *revoke, *list),
         Command::Prompts { project, action } => prompts::run(project.as_deref(), action),
+        Command::Hooks { project, action } => hooks::run(project.as_deref(), action),
     }
 }
 

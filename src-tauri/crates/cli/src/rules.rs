@@ -14,9 +14,10 @@ use crate::exit::{CliError, Code};
 use crate::files::project_dir;
 use crate::output;
 
-pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliError> {
+pub async fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliError> {
     let root = canonical_dir(&project_dir(project)?)?;
-    let now = in_effect(&TrustStore::open_default()?, &root)?;
+    let store = TrustStore::open_default()?;
+    let now = in_effect(&store, &root)?;
     if let Some(e) = &now.trust.error {
         return Err(CliError::failure(e.clone()));
     }
@@ -61,14 +62,31 @@ pub fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, CliErro
             note_waiting(&waiting);
         }
         RulesAction::Explain {
-            tool, json, call, ..
+            tool,
+            json,
+            call,
+            run_hooks,
+            ..
         } => {
             let input = input_for(tool, &call.join(" "))?;
-            let explained = explain(&project, &RunLimits::default(), tool, &input)?;
+            let config = store.config_dir();
+            let explained = explain(&project, &RunLimits::default(), tool, &input, config)?;
+            let tried = match run_hooks {
+                true => Some(crate::hooks::try_call(config, &project, tool, input).await?),
+                false => None,
+            };
             if *json {
-                output::json_line(&serde_json::to_value(&explained).unwrap_or_default());
+                let mut v = serde_json::to_value(&explained).unwrap_or_default();
+                if let Some((runs, verdict)) = &tried {
+                    v["hook_runs"] = serde_json::to_value(runs).unwrap_or_default();
+                    v["hook_verdict"] = serde_json::json!(verdict);
+                }
+                output::json_line(&v);
             } else {
                 output::out(&describe(&explained));
+                if let Some((runs, verdict)) = &tried {
+                    output::out(&crate::hooks::describe_trial(runs, verdict));
+                }
             }
             note_waiting(&waiting);
         }
@@ -99,6 +117,13 @@ fn describe(e: &CallExplanation) -> String {
         Grant::Deny => "refused",
     };
     let mut out = format!("{}: {verdict} — {}\n", e.tool, e.why);
+    if !e.hooks.is_empty() {
+        out.push_str(&format!(
+            "Hooks run before it and may still allow, ask, deny or rewrite it (--run-hooks \
+             runs them): {}\n",
+            e.hooks.join("; ")
+        ));
+    }
     if !e.proposed_rules.is_empty() {
         out.push_str(&format!(
             "\"Always allow\" would save to rules.{}: {}\n",

@@ -81,21 +81,7 @@ impl RunService {
             return Ok(());
         }
         let events = paddock_core::CollectSink::new();
-        let ctx = paddock_core::ToolContext {
-            call: None,
-            agent: "compaction".into(),
-            chain: std::sync::Arc::from(vec!["compaction".to_owned()]),
-            cancel: CancellationToken::new().into(),
-            events: events.clone(),
-            approvals: std::sync::Arc::new(paddock_core::Approvals::new(
-                paddock_core::AskPolicy::HeadlessDeny,
-            )),
-            grants: std::sync::Arc::default(),
-            writes: std::sync::Arc::default(),
-            approved: None,
-            told: std::sync::Arc::default(),
-            hooks: std::sync::Arc::new(paddock_core::hooks::NoHooks),
-        };
+        let ctx = crate::hooks::detached_context(events.clone(), "compaction");
         hooks.pre_compact(false, &ctx).await;
         for event in events.events() {
             self.store().append_event(root, session, event)?;

@@ -10,11 +10,13 @@ use crate::{HostError, Project};
 
 /// What the grants and rules would do with one call of `tool` with `input`, without running
 /// it. The input is the tool's JSON input as a model would send it.
+/// `config_dir` holds the user's own hooks (`hooks.json`); the project's are in its settings.
 pub fn explain(
     project: &Project,
     limits: &RunLimits,
     tool: &str,
     input: &Value,
+    config_dir: &std::path::Path,
 ) -> Result<CallExplanation, HostError> {
     let tools = ProjectTools::new(project, Vec::new(), None, Vec::new(), limits)?;
     let resolved = tools.resolved();
@@ -34,6 +36,7 @@ pub fn explain(
         why: decision.why,
         by_rule: decision.by_rule,
         proposed_rules,
+        hooks: crate::hooks::before_call(config_dir, project, tool, input)?,
     })
 }
 

@@ -9,6 +9,7 @@ pub mod edit;
 mod error;
 pub mod explain;
 mod field_error;
+mod hook_list;
 pub mod hooks;
 pub mod instructions;
 mod keys;

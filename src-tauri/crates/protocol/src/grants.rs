@@ -129,6 +129,10 @@ pub struct CallExplanation {
     pub by_rule: bool,
     /// The rules "Always allow" would save for this call; empty when none could allow it.
     pub proposed_rules: Vec<String>,
+    /// The hooks that would run before this call (titles): they may still allow, ask,
+    /// deny or rewrite it when it runs.
+    #[serde(default)]
+    pub hooks: Vec<String>,
 }
 
 #[cfg(test)]

@@ -66,3 +66,30 @@ pub struct HookRun {
     #[ts(optional)]
     pub message: Option<String>,
 }
+
+/// One hook as the grants screen and `paddock hooks list` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HookInfo {
+    /// `yours` (the config folder's `hooks.json`) or `project` (its settings).
+    pub source: String,
+    pub point: HookPoint,
+    /// `pre_tool_use · bash(git push *) · ./check.sh`.
+    pub title: String,
+    /// The group's tool matcher as written (`Bash`, `Edit|Write`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub matcher: Option<String>,
+    /// Paddock's rule narrowing it (`bash(git push *)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rule: Option<String>,
+    /// The command, with its arguments.
+    pub command: String,
+    pub timeout_secs: u32,
+    /// A failure refuses what the hook guards (else it is a warning).
+    pub fail_closed: bool,
+    /// A project hook waiting for trust: it does not run until it is trusted.
+    pub waiting: bool,
+    /// What trust pins it to.
+    pub digest: String,
+}

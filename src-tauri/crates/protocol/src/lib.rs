@@ -46,7 +46,7 @@ pub use events::{
     AgentEvent, DenyReason, ErrorKind, ExitReason, LoopAction, LoopKind, Retry, ToolStatus,
 };
 pub use grants::{ApprovalDecision, CallExplanation, Grant, ToolGrantInfo, ToolPreset, ToolSpec};
-pub use hook::{HookOutcome, HookPoint, HookRun};
+pub use hook::{HookInfo, HookOutcome, HookPoint, HookRun};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
 pub use network::{

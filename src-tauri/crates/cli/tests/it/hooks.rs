@@ -274,3 +274,104 @@ async fn claude_codes_file_protection_example_behaves_the_same() {
         "fine"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_list_and_rules_explain_show_the_hooks_and_what_they_decide() {
+    let server = FakeServer::start().await.unwrap();
+    let env = Env::new(&server, json!({"preset": "full"}));
+    let audit = script(
+        &env,
+        "audit.sh",
+        "#!/bin/sh\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \
+         \"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"audited\"}}'\n",
+    );
+    std::fs::create_dir_all(env.config_dir()).unwrap();
+    let mine = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": audit, "onError": "closed"}
+    ]}]}});
+    std::fs::write(env.config_dir().join("hooks.json"), mine.to_string()).unwrap();
+    let refuse = script(
+        &env,
+        "no-push.sh",
+        "#!/bin/sh\necho 'pushing is for humans' >&2\nexit 2\n",
+    );
+    let project_hooks = |command: &str| {
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command, "rule": "bash(git push *)"}
+        ]}]})
+    };
+    set_hooks(&env, &server, project_hooks(&refuse), true);
+
+    let listed = |run: &crate::common::Run| -> Vec<Value> {
+        run.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let run = env.run(&["hooks", "list", "--json"]).await;
+    run.expect_code(0);
+    let hooks = listed(&run);
+    assert_eq!(hooks.len(), 2, "{}", run.stdout);
+    assert_eq!(
+        (
+            &hooks[0]["source"],
+            &hooks[0]["fail_closed"],
+            &hooks[0]["waiting"]
+        ),
+        (&json!("yours"), &json!(true), &json!(false))
+    );
+    assert_eq!(
+        (&hooks[1]["source"], &hooks[1]["rule"], &hooks[1]["waiting"]),
+        (&json!("project"), &json!("bash(git push *)"), &json!(false))
+    );
+
+    // Explain names the hooks a call would meet; only a push meets the project's.
+    let explain = |call: &'static str| {
+        let env = &env;
+        async move {
+            let run = env.run(&["rules", "explain", "--json", "--", call]).await;
+            run.expect_code(0);
+            serde_json::from_str::<Value>(run.stdout.trim()).unwrap()["hooks"]
+                .as_array()
+                .unwrap()
+                .len()
+        }
+    };
+    assert_eq!(explain("git push origin main").await, 2);
+    assert_eq!(explain("git status").await, 1);
+    // --run-hooks runs them (behind the wall) and says what they decide together.
+    let run = env
+        .run(&[
+            "rules",
+            "explain",
+            "--run-hooks",
+            "--",
+            "git push origin main",
+        ])
+        .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .contains("refused by a hook: pushing is for humans"),
+        "{}",
+        run.stdout
+    );
+    let run = env
+        .run(&["rules", "explain", "--run-hooks", "--", "git status"])
+        .await;
+    assert!(
+        run.stdout.contains("a hook asks first: audited"),
+        "{}",
+        run.stdout
+    );
+
+    // Changed after trust: listed as waiting, and it does not run.
+    set_hooks(
+        &env,
+        &server,
+        project_hooks(&format!("{refuse} --now")),
+        false,
+    );
+    let hooks = listed(&env.run(&["hooks", "list", "--json"]).await);
+    assert_eq!(hooks[1]["waiting"], json!(true));
+}

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use paddock_core::hooks::{HookVerdict, Hooks, PreToolUse, PromptVerdict};
+use paddock_core::hooks::{Hooks, PromptVerdict};
 use paddock_core::{ToolContext, ToolOutput};
 use paddock_hooks::{
     CallInfo, CompactTrigger, Decision, Hook, HookEvent, HookOutcome, HooksConfig, SessionSource,
@@ -21,11 +21,14 @@ use paddock_protocol::{AgentEvent, HookPoint, ToolCall};
 use paddock_tools::ToolEnv;
 use serde_json::{Map, Value, json};
 
+pub use paddock_core::hooks::{HookVerdict, PreToolUse};
+
 pub use load::{
     HookSource, USER_HOOKS_FILE, keep_trusted, project_hooks, sets_for, trust_key, trust_value,
     trust_words, user_hooks, user_hooks_path, validate,
 };
 
+pub use run::point as point_of;
 use run::{Told, run_hook, stdin_json};
 
 /// The hooks of one run, and what they need to run.
@@ -132,6 +135,80 @@ impl ProjectHooks {
             .await?;
         outcome.added_context
     }
+}
+
+/// The titles of the `pre_tool_use` hooks that would run before `tool` with `input`: the
+/// user's, then the project's its settings carry (as trust left them).
+pub fn before_call(
+    config_dir: &std::path::Path,
+    project: &crate::Project,
+    tool: &str,
+    input: &Value,
+) -> Result<Vec<String>, crate::HostError> {
+    let workspace = project.workspace_root();
+    let subject = Subject::Call(CallInfo {
+        tool,
+        input,
+        workspace: &workspace,
+    });
+    let sets = sets_for(config_dir, &project.settings)?;
+    Ok(sets
+        .iter()
+        .flat_map(|(source, c)| {
+            c.matching(HookEvent::PreToolUse, &subject)
+                .into_iter()
+                .map(move |h| format!("{} · {}", source.as_str(), h.title()))
+        })
+        .collect())
+}
+
+/// A context for hooks run outside a run (a compaction asked for, `rules explain
+/// --run-hooks`): their events go to `events`, nobody answers a question (a network ask is
+/// refused), nothing else is shared.
+pub fn detached_context(events: Arc<dyn paddock_core::EventSink>, what: &str) -> ToolContext {
+    ToolContext {
+        call: None,
+        agent: what.into(),
+        chain: Arc::from(vec![what.to_owned()]),
+        cancel: tokio_util::sync::CancellationToken::new().into(),
+        events,
+        approvals: Arc::new(paddock_core::Approvals::new(
+            paddock_core::AskPolicy::HeadlessDeny,
+        )),
+        grants: Arc::default(),
+        writes: Arc::default(),
+        approved: None,
+        told: Arc::default(),
+        hooks: Arc::new(paddock_core::hooks::NoHooks),
+    }
+}
+
+/// What the `pre_tool_use` hooks decide of a call, run now behind the project's wall (as
+/// `rules explain --run-hooks` shows it): each hook's run, and their verdict together.
+pub async fn try_call(
+    config_dir: &std::path::Path,
+    project: &crate::Project,
+    call: &ToolCall,
+) -> Result<(Vec<paddock_protocol::HookRun>, PreToolUse), crate::HostError> {
+    let sets = sets_for(config_dir, &project.settings)?;
+    let hooks = ProjectHooks::new(
+        sets,
+        project.tool_env(Vec::new()),
+        "explain".into(),
+        SessionSource::Startup,
+    );
+    let events = paddock_core::CollectSink::new();
+    let ctx = detached_context(events.clone(), "rules explain");
+    let verdict = hooks.pre_tool_use(call, &ctx).await;
+    let runs = events
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::Hook(run) => Some(run),
+            _ => None,
+        })
+        .collect();
+    Ok((runs, verdict))
 }
 
 /// A call as hooks are told of it: Paddock's input, plus `file_path` (absolute, in the

@@ -27,7 +27,7 @@ pub(super) struct Told<'a> {
 }
 
 /// The point of the transcript an event of the hooks crate is shown at.
-pub(super) fn point(event: HookEvent) -> HookPoint {
+pub fn point(event: HookEvent) -> HookPoint {
     match event {
         HookEvent::SessionStart => HookPoint::SessionStart,
         HookEvent::UserPromptSubmit => HookPoint::UserPromptSubmit,
