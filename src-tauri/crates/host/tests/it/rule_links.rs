@@ -55,7 +55,14 @@ impl Ws {
     }
 
     fn explain(&self, tool: &str, input: Value) -> CallExplanation {
-        explain(&self.project, &RunLimits::interactive(), tool, &input).unwrap()
+        explain(
+            &self.project,
+            &RunLimits::interactive(),
+            tool,
+            &input,
+            no_hooks(),
+        )
+        .unwrap()
     }
 }
 
@@ -344,4 +351,9 @@ async fn a_search_over_a_folder_leaves_out_what_the_rules_deny() {
     assert!(!after_grep.contains("TOPSECRET-4711"), "{after_grep}");
     assert!(after_grep.contains("left out"), "{after_grep}");
     assert!(!after_glob.contains("secrets/key.txt"), "{after_glob}");
+}
+
+/// A config folder with no `hooks.json`: the user has no hooks.
+fn no_hooks() -> &'static std::path::Path {
+    std::path::Path::new("/nonexistent/paddock-config")
 }

@@ -93,7 +93,8 @@ fn rules_refine_the_tools_grant_call_by_call() {
     );
     let (_d, p) = project(s);
     let limits = RunLimits::interactive();
-    let check = |cmd: &str| explain(&p, &limits, "bash", &json!({ "command": cmd })).unwrap();
+    let check =
+        |cmd: &str| explain(&p, &limits, "bash", &json!({ "command": cmd }), no_hooks()).unwrap();
     let e = check("'git' status");
     assert_eq!((e.decision, e.by_rule), (Grant::Allow, true), "{e:?}");
     assert!(e.why.contains("rules.bash[0]"), "{}", e.why);
@@ -182,6 +183,7 @@ fn file_rules_are_paths_in_the_workspace() {
             &limits,
             "file_write",
             &input_for("file_write", path).unwrap(),
+            no_hooks(),
         )
         .unwrap()
         .decision
@@ -208,4 +210,9 @@ fn typed_calls_become_inputs() {
         json!({"repo": "x"})
     );
     assert!(input_for("mcp__gh__issues", "{nope").is_err());
+}
+
+/// A config folder with no `hooks.json`: the user has no hooks.
+fn no_hooks() -> &'static std::path::Path {
+    std::path::Path::new("/nonexistent/paddock-config")
 }
