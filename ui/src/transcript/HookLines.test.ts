@@ -2,7 +2,8 @@ import { render, screen, within } from '@testing-library/svelte';
 import { describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../lib/bindings';
 import { emptyTranscript, reduceAll } from '../lib/transcript';
-import { call } from '../test/events';
+import { fromStored } from '../lib/stored';
+import { assistant, call, kept, results, toolUse, userText } from '../test/events';
 import RunView from './RunView.svelte';
 
 vi.mock('../lib/api', () => import('../test/api-mock'));
@@ -65,5 +66,26 @@ describe('hook runs in the transcript', () => {
     ]);
     expect(t.runs[0]!.turns.flatMap((turn) => turn.cards)).toEqual([]);
     expect(t.runs[0]!.hooks).toBeUndefined();
+  });
+});
+
+describe('hook runs in a stored session', () => {
+  it('come back under their call and their run', () => {
+    const messages = [
+      userText('push it'),
+      assistant(toolUse(call('c1', 'bash', { command: 'git push' }))),
+      results(['c1', 'Not run: a hook refused it: pushing is for humans', true]),
+    ];
+    const events: AgentEvent[] = [
+      ...run.slice(0, 2),
+      { type: 'turn_started', turn: 1 },
+      { type: 'turn_finished', turn: 1, stop_reason: 'tool_use' },
+      ...run.slice(4),
+      { type: 'run_finished', exit: 'end_turn', turns: 1, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0 } },
+    ];
+    const t = fromStored(messages, kept(events));
+    const r = t.runs[0]!;
+    expect(r.hooks?.map((h) => h.point)).toEqual(['user_prompt_submit']);
+    expect(r.turns[0]!.cards[0]!.hooks?.map((h) => h.outcome)).toEqual(['deny']);
   });
 });
