@@ -60,6 +60,14 @@ export async function readImage(file: File): Promise<PendingImage> {
   };
 }
 
+/** An image attachment back in the composer (a queued prompt taken back). */
+export const pendingFrom = (attachment: Extract<PromptAttachment, { kind: 'image' }>): PendingImage => ({
+  id: nextId++,
+  name: attachment.name ?? 'image',
+  attachment,
+  url: `data:${attachment.media_type};base64,${attachment.data}`,
+});
+
 /** The image files of a paste or drop. */
 export function imageFiles(data: DataTransfer | null): File[] {
   if (!data) return [];

@@ -102,6 +102,9 @@ export class SessionController {
   /** What the prompt being sent attaches, and what the queued one will. */
   #attachments: PromptAttachment[] = [];
   #queuedAttachments: PromptAttachment[] = [];
+  /** Attachments of a queued prompt taken back: the composer puts them back in its trays and
+   * empties this. */
+  returned = $state.raw<PromptAttachment[]>([]);
 
   constructor(project: string) {
     this.project = project;
@@ -233,11 +236,13 @@ export class SessionController {
     return worktree ? api.sendPrompt(this.project, sessionId, prompt, onEvent, worktree) : api.sendPrompt(this.project, sessionId, prompt, onEvent);
   }
 
-  /** Takes the queued prompt back into the composer. */
+  /** Takes the queued prompt back into the composer; its attachments go to `returned`. */
   unqueue(): void {
     if (this.queued === null) return;
     this.draft = this.draft ? `${this.queued}\n${this.draft}` : this.queued;
     this.queued = null;
+    if (this.#queuedAttachments.length) this.returned = [...this.returned, ...this.#queuedAttachments];
+    this.#queuedAttachments = [];
   }
 
   /** The last prompt of the open session, for ↑ in an empty composer. */

@@ -113,6 +113,19 @@ describe('SessionController', () => {
     expect(s.transcript.runs.map((r) => r.prompt)).toEqual(['one', 'two']);
   });
 
+  it('gives a queued prompt’s attachments back when it is taken back', async () => {
+    const s = new SessionController('/p');
+    s.draft = 'one';
+    await s.send();
+    s.draft = 'two';
+    const attached = [{ kind: 'mention' as const, path: 'notes.md' }];
+    expect(await s.send(undefined, attached)).toBe(true);
+    expect(s.queued).toBe('two');
+    s.unqueue();
+    expect(s.draft).toBe('two');
+    expect(s.returned).toEqual(attached);
+  });
+
   it('puts the prompt back and shows the error when sending fails', async () => {
     api.sendPrompt.mockRejectedValue({ code: 'busy', message: 'A run is already going.' });
     const s = new SessionController('/p');
