@@ -75,7 +75,7 @@ impl RunService {
             sets,
             runtime.tools().env().clone(),
             session.to_owned(),
-            paddock_hooks::SessionSource::Resume,
+            None,
         );
         if !hooks.acts_at(paddock_protocol::HookPoint::PreCompact) {
             return Ok(());

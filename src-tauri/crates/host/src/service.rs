@@ -72,6 +72,9 @@ pub struct RunService {
     checkpoints: Mutex<HashMap<PathBuf, Arc<ProjectCheckpoints>>>,
     /// The `@` lists of the workspaces asked about.
     mentions: Arc<crate::mentions::MentionIndexes>,
+    /// Sessions whose start hooks ran in this process (once per session opened, not per
+    /// prompt).
+    started: Mutex<std::collections::HashSet<String>>,
 }
 
 impl RunService {
@@ -84,6 +87,7 @@ impl RunService {
             runs: Arc::default(),
             checkpoints: Mutex::default(),
             mentions: Arc::default(),
+            started: Mutex::default(),
         }
     }
 
@@ -346,10 +350,15 @@ impl RunService {
         if let Some(cancel) = cancel {
             agent = agent.with_cancel(cancel);
         }
-        let start = if matches!(target, SessionTarget::Resume(_)) {
-            paddock_hooks::SessionSource::Resume
-        } else {
-            paddock_hooks::SessionSource::Startup
+        let first = self
+            .started
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(session_id.clone());
+        let start = match (first, &target) {
+            (false, _) => None,
+            (true, SessionTarget::Resume(_)) => Some(paddock_hooks::SessionSource::Resume),
+            (true, SessionTarget::New) => Some(paddock_hooks::SessionSource::Startup),
         };
         let hooks = crate::hooks::ProjectHooks::new(
             hook_sets,

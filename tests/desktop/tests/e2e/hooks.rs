@@ -1,5 +1,6 @@
 //! Hooks in the app (issue 37): a project hook refusing `git push` shows under the refused
-//! call with its reason, the grants screen lists the hooks, and the model is told why.
+//! call with its reason, the grants screen lists the hooks, and the model is told why; the
+//! session's start hook runs with its first prompt only.
 
 use paddock_desktop_e2e::{Driver, Result, TestHome, testid};
 use paddock_fake_model::{FakeServer, Reply};
@@ -14,13 +15,17 @@ async fn a_hook_refuses_a_push_under_the_call() -> Result<()> {
     fake.push_all([
         Reply::tool_call("bash", json!({"command": "git push origin main"})),
         Reply::text("The push was refused by the team's hook."),
+        Reply::text("Nothing else to do."),
     ]);
     let home = TestHome::new()?;
-    let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{
-        "type": "command",
-        "command": "echo 'pushing is for humans: ask Dana' >&2; exit 2",
-        "rule": "bash(git push *)"
-    }]}]});
+    let hooks = json!({
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{
+            "type": "command",
+            "command": "echo 'pushing is for humans: ask Dana' >&2; exit 2",
+            "rule": "bash(git push *)"
+        }]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": "echo 'release freeze until Friday'"}]}]
+    });
     let settings = fake_settings(&fake, json!({"preset": "full", "hooks": hooks}));
     let root = home.project("hooks", Some(&settings))?;
     let driver = Driver::start(&home, "hooks").await?;
@@ -45,6 +50,30 @@ async fn a_hook_refuses_a_push_under_the_call() -> Result<()> {
         "the model was told why: {told}"
     );
     app.screenshot("1-refused-by-a-hook").await?;
+
+    // The session's start hook ran once, with its first prompt, not with every prompt.
+    assert!(
+        fake.model_requests()[0]
+            .body
+            .to_string()
+            .contains("release freeze")
+    );
+    app.type_into(&testid("prompt-input"), "anything else?")
+        .await?;
+    app.click(&testid("send-button")).await?;
+    app.wait_until("the second prompt is answered", || async {
+        Ok(fake.model_requests().len() == 3)
+    })
+    .await?;
+    let last = fake.model_requests()[2].body["messages"]
+        .as_array()
+        .and_then(|m| m.last().cloned())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        !last.contains("release freeze"),
+        "the start hook ran again: {last}"
+    );
 
     app.click(&testid("tab-grants")).await?;
     let item = sel(

@@ -46,12 +46,12 @@ pub struct ProjectHooks {
 
 impl ProjectHooks {
     /// The hooks of `sets` for session `session_id`, run behind `env`'s wall; `start` says
-    /// how the session began (its start hooks run with the first prompt).
+    /// how the session began when its start hooks are to run (with the first prompt).
     pub fn new(
         sets: Vec<(HookSource, HooksConfig)>,
         env: Arc<ToolEnv>,
         session_id: String,
-        start: SessionSource,
+        start: Option<SessionSource>,
     ) -> Self {
         Self {
             workspace: env.workspace_root.clone(),
@@ -62,7 +62,7 @@ impl ProjectHooks {
             sets: sets.into_iter().filter(|(_, c)| !c.is_empty()).collect(),
             env,
             session_id,
-            start: Mutex::new(Some(start)),
+            start: Mutex::new(start),
             stops: AtomicU32::new(0),
         }
     }
@@ -191,12 +191,7 @@ pub async fn try_call(
     call: &ToolCall,
 ) -> Result<(Vec<paddock_protocol::HookRun>, PreToolUse), crate::HostError> {
     let sets = sets_for(config_dir, &project.settings)?;
-    let hooks = ProjectHooks::new(
-        sets,
-        project.tool_env(Vec::new()),
-        "explain".into(),
-        SessionSource::Startup,
-    );
+    let hooks = ProjectHooks::new(sets, project.tool_env(Vec::new()), "explain".into(), None);
     let events = paddock_core::CollectSink::new();
     let ctx = detached_context(events.clone(), "rules explain");
     let verdict = hooks.pre_tool_use(call, &ctx).await;
