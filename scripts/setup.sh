@@ -72,6 +72,10 @@ setup_node() {
       npm ci --prefix tests/mcp-fixtures --no-audit --no-fund --loglevel=error
     fi
   fi
+  if [ ! -d tests/acp-fixtures/node_modules ] || [ tests/acp-fixtures/package-lock.json -nt tests/acp-fixtures/node_modules ]; then
+    say "installing the ACP SDK the editor tests drive paddock acp with (npm)"
+    npm ci --prefix tests/acp-fixtures --no-audit --no-fund --loglevel=error
+  fi
 }
 
 # A build and the tests fill about 8 GB (target/, node_modules); a disk that runs out midway

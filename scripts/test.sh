@@ -31,8 +31,9 @@ export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOM
 test_home=$(mktemp -d)
 trap 'rm -rf "$test_home"' EXIT
 # PADDOCK_REQUIRE_SANDBOX: a host where bash's wall cannot be built fails the wall's tests
-# instead of skipping them.
+# instead of skipping them; PADDOCK_REQUIRE_ACP likewise for the editor (ACP) tests.
 HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 PADDOCK_REQUIRE_SANDBOX=1 \
+  PADDOCK_REQUIRE_ACP=1 \
   dbus-run-session -- sh -c '
     printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
     exec cargo test --workspace --locked --no-fail-fast

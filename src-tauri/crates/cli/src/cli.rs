@@ -180,6 +180,10 @@ pub enum Command {
         #[command(subcommand)]
         action: HooksAction,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for an editor (Zed, JetBrains,
+    /// Neovim, Emacs) to drive Paddock's agent. Each session works in the folder the editor
+    /// names, under its trust, grants and wall; approvals are asked of the editor.
+    Acp,
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,6 +1,7 @@
 //! `paddock`: a project's fenced-in agent, headless. Runs prompts (`exec`, `resume`), manages
 //! stored sessions and checks the setup (`doctor`). Exit codes are listed in `cli.rs`.
 
+mod acp;
 mod cli;
 mod compact;
 mod doctor;
@@ -163,6 +164,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
         } => trust::run(project.as_deref(), *yes, *revoke, *list),
         Command::Prompts { project, action } => prompts::run(project.as_deref(), action),
         Command::Hooks { project, action } => hooks::run(project.as_deref(), action),
+        Command::Acp => acp::run().await,
     }
 }
 

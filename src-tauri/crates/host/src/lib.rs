@@ -2,6 +2,7 @@
 //! tools and MCP servers, sessions and runs, behind one API for the CLI and the app. The
 //! shells depend on this crate and on the protocol only.
 
+pub mod acp;
 pub mod attach;
 mod checkpoints;
 mod compact;
@@ -94,6 +95,7 @@ pub fn use_this_program_as_sandbox_helper() {
 pub mod session {
     pub use paddock_session::{
         DATA_DIR_ENV, INTERRUPTED_RESULT, LastRewind, LoadedSession, RewindPoint, SessionError,
-        SessionStore, data_dir, run_costs, session_cost, to_json, to_markdown, write_export,
+        SessionStore, data_dir, new_session_id, run_costs, session_cost, to_json, to_markdown,
+        write_export,
     };
 }

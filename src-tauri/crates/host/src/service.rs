@@ -25,6 +25,8 @@ use crate::{HostError, RunOptions, settings};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionTarget {
     New,
+    /// A new session under an id given out beforehand (`session::new_session_id`).
+    NewAs(String),
     Resume(String),
 }
 
@@ -250,7 +252,7 @@ impl RunService {
         // A rewind a crash interrupted is finished before anything else touches the files.
         self.recover_rewind(root)?;
         let resumed = match &target {
-            SessionTarget::New => None,
+            SessionTarget::New | SessionTarget::NewAs(_) => None,
             SessionTarget::Resume(id) => {
                 let (session, writer) = self.store.resume(root, id)?;
                 // The session's model carries on unless a flag or the settings name another.
@@ -312,10 +314,14 @@ impl RunService {
                 (history, warnings, writer)
             }
             None => {
-                let provider = runtime.provider().as_str();
-                let (_, writer) =
-                    self.store
-                        .create(root, Some(provider), runtime.model_name(), &prompt)?;
+                let provider = Some(runtime.provider().as_str());
+                let model = runtime.model_name();
+                let (_, writer) = match &target {
+                    SessionTarget::NewAs(id) => {
+                        self.store.create_as(root, id, provider, model, &prompt)?
+                    }
+                    _ => self.store.create(root, provider, model, &prompt)?,
+                };
                 (Vec::new(), Vec::new(), writer)
             }
         };
@@ -358,7 +364,9 @@ impl RunService {
         let start = match (first, &target) {
             (false, _) => None,
             (true, SessionTarget::Resume(_)) => Some(paddock_hooks::SessionSource::Resume),
-            (true, SessionTarget::New) => Some(paddock_hooks::SessionSource::Startup),
+            (true, SessionTarget::New | SessionTarget::NewAs(_)) => {
+                Some(paddock_hooks::SessionSource::Startup)
+            }
         };
         let hooks = crate::hooks::ProjectHooks::new(
             hook_sets,
@@ -405,8 +413,8 @@ impl RunService {
         named: Option<String>,
     ) -> Result<Option<paddock_worktree::Worktree>, HostError> {
         let found = match (target, named) {
-            (SessionTarget::New, None) => return Ok(None),
-            (SessionTarget::New, Some(name)) => {
+            (SessionTarget::New | SessionTarget::NewAs(_), None) => return Ok(None),
+            (SessionTarget::New | SessionTarget::NewAs(_), Some(name)) => {
                 let w = self.worktree(root, &name)?;
                 if let Some(other) = &w.info().session {
                     return Err(HostError::Usage(format!(

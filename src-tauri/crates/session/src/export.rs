@@ -135,7 +135,7 @@ pub fn to_markdown(session: &LoadedSession) -> String {
 /// transcript can hold what the agent read: keys in a .env, say), as the sessions are.
 pub fn write_export(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let mut options = crate::store::private_file();
+    let mut options = crate::private::private_file();
     options.write(true).create(true);
     // Never through a link at the final name (a repository can commit one), and never
     // truncating a FIFO or device open: opened first, checked, then cut.

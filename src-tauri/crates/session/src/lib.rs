@@ -8,6 +8,7 @@ mod export;
 mod images;
 pub mod index;
 mod point;
+mod private;
 mod store;
 mod timeline;
 mod writer;
@@ -20,9 +21,9 @@ pub use cost::{run_costs, session_cost};
 pub use export::{to_json, to_markdown, write_export};
 pub use images::{image_file, images_dir};
 pub use point::RewindPoint;
-pub use store::SessionStore;
 #[doc(hidden)]
 pub use store::parse_record;
+pub use store::{SessionStore, new_session_id};
 pub use timeline::LastRewind;
 
 pub use writer::SessionWriter;

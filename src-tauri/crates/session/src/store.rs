@@ -9,6 +9,7 @@ use paddock_protocol::{
 
 use crate::index::SessionIndex;
 use crate::project_key;
+use crate::private::{make_private, private_dir, private_file};
 use crate::timeline::Timeline;
 use crate::{
     LoadedSession, SessionError, SessionWriter, check_id, data_dir, interrupted_results, io,
@@ -59,10 +60,24 @@ impl SessionStore {
         model: &str,
         first_prompt: &str,
     ) -> Result<(SessionHeader, SessionWriter), SessionError> {
+        self.create_as(project, &new_id(), provider, model, first_prompt)
+    }
+
+    /// Starts a session under an id chosen beforehand ([`new_session_id`]; an ACP client
+    /// is given the id before the first prompt). An id already taken is refused.
+    pub fn create_as(
+        &self,
+        project: &Path,
+        id: &str,
+        provider: Option<&str>,
+        model: &str,
+        first_prompt: &str,
+    ) -> Result<(SessionHeader, SessionWriter), SessionError> {
+        check_id(id)?;
         let dir = self.project_dir(project);
         private_dir(&self.root).map_err(io("create", &self.root))?;
         private_dir(&dir).map_err(io("create", &dir))?;
-        let id = new_id();
+        let id = id.to_owned();
         let path = dir.join(format!("{id}.jsonl"));
         let header = SessionHeader {
             format: SESSION_FORMAT,
@@ -498,7 +513,11 @@ fn title_of(prompt: &str) -> String {
     }
 }
 
-/// Sortable and unique: UTC time, then random hex.
+/// A new session id: sortable and unique (UTC time, then random hex).
+pub fn new_session_id() -> String {
+    new_id()
+}
+
 fn new_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -511,51 +530,6 @@ fn new_id() -> String {
     );
     h.write_u32(std::process::id());
     format!("{stamp}-{:08x}", h.finish() as u32)
-}
-
-/// Mode of the folders sessions live in: only the user may list them.
-const DIR_MODE: u32 = 0o700;
-/// Mode of session files: only the user may read them.
-const FILE_MODE: u32 = 0o600;
-
-/// Creates `dir` (and missing parents) private to the user, and makes it so if it exists.
-fn private_dir(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(DIR_MODE)
-            .create(dir)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(DIR_MODE))
-    }
-    #[cfg(not(unix))]
-    std::fs::create_dir_all(dir)
-}
-
-/// Options that create a file only the user can read.
-pub(crate) fn private_file() -> OpenOptions {
-    let mut options = OpenOptions::new();
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
-    options
-}
-
-/// Narrows an existing session file and its folders to the user.
-fn make_private(path: &Path, file: &File, root: &Path, dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = path;
-        file.set_permissions(std::fs::Permissions::from_mode(FILE_MODE))?;
-        private_dir(root)?;
-        private_dir(dir)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (path, file, root, dir);
-        Ok(())
-    }
 }
 
 /// Sessions written before tool statuses existed read as `ok`: a failed call says so in

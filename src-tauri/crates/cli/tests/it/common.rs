@@ -122,9 +122,16 @@ impl Env {
 
     /// `paddock ARGS` in the project folder, with this environment only.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(PADDOCK);
-        cmd.args(args)
-            .current_dir(self.project.path())
+        let mut cmd = self.program(PADDOCK);
+        cmd.args(args);
+        cmd
+    }
+
+    /// `program` in the project folder with this environment only (a client that starts
+    /// `paddock` itself passes it on).
+    pub fn program(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.project.path())
             .env("PADDOCK_DATA_DIR", self.data.path())
             .env("HOME", self.home.path())
             .env("XDG_DATA_HOME", self.home.path().join("data"))

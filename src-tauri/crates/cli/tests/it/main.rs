@@ -2,6 +2,8 @@
 //! 127.0.0.1. Every run gets its own project folder, data directory and HOME.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod acp;
+mod acp_client;
 mod common;
 mod cost;
 mod doctor;

@@ -1,0 +1,154 @@
+use std::path::Path;
+use std::sync::Arc;
+
+use paddock_acp::permission::{self, answer};
+use paddock_acp::prompt::read;
+use paddock_acp::updates::Updates;
+use paddock_protocol::{
+    AgentEvent, ApprovalDecision, ContextInfo, Cost, PromptAttachment, ToolCall,
+};
+use serde_json::json;
+
+#[test]
+fn a_link_into_the_workspace_is_attached_and_any_other_stays_text() {
+    let ws = Path::new("/home/u/proj/.agent-workspace");
+    let prompt = read(
+        &json!([
+            {"type": "text", "text": "look at"},
+            {"type": "resource_link", "uri": "file:///home/u/proj/.agent-workspace/src/my%20file.rs", "name": "my file.rs"},
+            {"type": "resource_link", "uri": "file:///home/u/.ssh/id_rsa", "name": "id_rsa"},
+            {"type": "resource_link", "uri": "file:///home/u/proj/.agent-workspace/../secret", "name": "up"},
+            {"type": "resource", "resource": {"uri": "file:///x/notes.md", "text": "the notes"}},
+        ]),
+        ws,
+    )
+    .unwrap();
+    assert_eq!(
+        prompt.attachments,
+        vec![PromptAttachment::Mention {
+            path: "src/my file.rs".into()
+        }]
+    );
+    assert!(prompt.text.starts_with("look at"));
+    assert!(prompt.text.contains("[id_rsa](file:///home/u/.ssh/id_rsa)"));
+    assert!(
+        prompt
+            .text
+            .contains("[up](file:///home/u/proj/.agent-workspace/../secret)")
+    );
+    assert!(
+        prompt
+            .text
+            .contains("<context uri=\"file:///x/notes.md\">\nthe notes\n</context>")
+    );
+}
+
+#[test]
+fn audio_and_untyped_blocks_are_refused_by_name() {
+    let ws = Path::new("/w");
+    let e = read(
+        &json!([{"type": "audio", "data": "", "mimeType": "audio/wav"}]),
+        ws,
+    )
+    .unwrap_err();
+    assert!(e.contains("audio"), "{e}");
+    assert!(read(&json!([{"text": "x"}]), ws).is_err());
+    assert!(read(&json!("just text"), ws).is_err());
+}
+
+#[test]
+fn an_image_becomes_an_image_attachment() {
+    let p = read(
+        &json!([{"type": "image", "data": "iVBOR", "mimeType": "image/png"}]),
+        Path::new("/w"),
+    )
+    .unwrap();
+    assert!(
+        matches!(&p.attachments[0], PromptAttachment::Image { media_type, .. } if media_type == "image/png")
+    );
+    assert!(!p.text.is_empty());
+}
+
+#[test]
+fn permission_answers_map_to_decisions_and_anything_else_denies() {
+    let pick = |id: &str| json!({"outcome": {"outcome": "selected", "optionId": id}});
+    assert_eq!(
+        answer(&pick(permission::ONCE)).decision,
+        ApprovalDecision::Once
+    );
+    assert_eq!(
+        answer(&pick(permission::SESSION)).decision,
+        ApprovalDecision::Session
+    );
+    let rule = answer(&pick(permission::RULE));
+    assert!(rule.save_rules && rule.decision == ApprovalDecision::Once);
+    for denied in [
+        pick(permission::REJECT),
+        pick("made-up"),
+        json!({"outcome": {"outcome": "cancelled"}}),
+        json!(null),
+    ] {
+        let a = answer(&denied);
+        assert_eq!(a.decision, ApprovalDecision::Deny, "{denied}");
+        assert!(!a.save_rules);
+    }
+    // No rule offered when none could allow calls like this one.
+    assert!(
+        !permission::options("bash", &[])
+            .iter()
+            .any(|o| o["optionId"] == permission::RULE)
+    );
+}
+
+#[test]
+fn usage_carries_the_sessions_cost_only_when_every_price_is_known() {
+    let mut u = Updates::new(Path::new("/w"), Some(0.25));
+    let context = AgentEvent::Context(ContextInfo {
+        used: 1000,
+        window: Some(8000),
+        instructions: 10,
+        tools: 10,
+        history: 980,
+    });
+    let first = u.of(&context);
+    assert_eq!(first[0]["used"], 1000);
+    assert_eq!(first[0]["size"], 8000);
+    assert_eq!(first[0]["cost"]["amount"], 0.25);
+    let usage = |usd: f64, complete: bool| AgentEvent::Usage {
+        turn: Default::default(),
+        total: Default::default(),
+        turn_cost: None,
+        total_cost: Some(Cost {
+            usd,
+            complete,
+            local: false,
+        }),
+    };
+    assert_eq!(u.of(&usage(0.5, true))[0]["cost"]["amount"], 0.75);
+    assert!(u.of(&usage(0.5, false))[0].get("cost").is_none());
+    // No window known: no usage update at all (ACP's size is required).
+    let mut blind = Updates::new(Path::new("/w"), None);
+    let no_window = AgentEvent::Context(ContextInfo {
+        used: 1,
+        window: None,
+        instructions: 0,
+        tools: 0,
+        history: 1,
+    });
+    assert!(blind.of(&no_window).is_empty());
+}
+
+#[test]
+fn a_call_names_its_file_absolutely_and_its_kind() {
+    let u = Updates::new(Path::new("/w"), None);
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "file_read".into(),
+        input: json!({"path": "src/a.rs"}),
+        parsed_from_text: false,
+    };
+    let v = u.tool_call(&Arc::new(call), "src/a.rs");
+    assert_eq!(v["kind"], "read");
+    assert_eq!(v["title"], "file_read src/a.rs");
+    assert_eq!(v["locations"][0]["path"], "/w/src/a.rs");
+}

@@ -1,0 +1,280 @@
+//! Paddock as an ACP agent (`paddock acp`): an editor drives the project's fenced agent over
+//! stdio. Each ACP session is a Paddock session of the folder the client names as `cwd`,
+//! under the same trust, grants, path guard and wall as the app's; approvals become the
+//! client's permission requests. The requests are served here, one task each, so a prompt
+//! under way never blocks a cancel.
+
+mod turn;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use paddock_acp::codes;
+use paddock_acp::peer::{Incoming, Peer, RpcError, connect};
+use paddock_protocol::ToolPreset;
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
+
+use crate::keys::KeyStore;
+use crate::{HostError, HostErrorKind, LiveProject, RunService, ServerPath, canonical_dir};
+
+/// The mode that leaves the grants to the project's settings.
+const SETTINGS_MODE: &str = "settings";
+
+/// One ACP session: a Paddock session id (its file is written with the first prompt), its
+/// folder, and the preset chosen as its mode.
+struct Session {
+    id: String,
+    root: PathBuf,
+    live: Arc<LiveProject>,
+    mode: Mutex<Option<ToolPreset>>,
+    /// The prompt running now, to cancel.
+    running: Mutex<Option<CancellationToken>>,
+    /// Said once: the folder's settings wait for trust.
+    trust_said: std::sync::atomic::AtomicBool,
+}
+
+/// What one connection shares between its requests.
+struct Server {
+    service: Arc<RunService>,
+    keys: Arc<dyn KeyStore>,
+    peer: Arc<Peer>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    projects: Mutex<HashMap<PathBuf, Arc<LiveProject>>>,
+}
+
+/// Serves one client on `reader`/`writer` until it closes its end; stops the MCP servers
+/// it started on the way out.
+pub async fn serve<R, W>(service: Arc<RunService>, keys: Arc<dyn KeyStore>, reader: R, writer: W)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (peer, mut incoming) = connect(reader, writer);
+    let server = Arc::new(Server {
+        service,
+        keys,
+        peer,
+        sessions: Mutex::default(),
+        projects: Mutex::default(),
+    });
+    while let Some(message) = incoming.recv().await {
+        match message {
+            Incoming::Request { id, method, params } => {
+                let server = server.clone();
+                tokio::spawn(async move {
+                    let answer = server.handle(&method, params).await;
+                    if let Err(e) = &answer {
+                        tracing::debug!(method, "acp: refused: {}", e.message);
+                    }
+                    server.peer.respond(id, answer);
+                });
+            }
+            Incoming::Notification { method, params } => server.notified(&method, &params),
+        }
+    }
+    // The client is gone: its prompts stop, then the servers they used.
+    for session in lock(&server.sessions).values() {
+        if let Some(token) = lock(&session.running).as_ref() {
+            token.cancel();
+        }
+    }
+    let projects: Vec<Arc<LiveProject>> = lock(&server.projects).values().cloned().collect();
+    for live in projects {
+        live.shutdown().await;
+    }
+}
+
+impl Server {
+    async fn handle(self: &Arc<Self>, method: &str, params: Value) -> Result<Value, RpcError> {
+        match method {
+            "initialize" => Ok(initialize(&params)),
+            "authenticate" => Err(RpcError::invalid_params(
+                "Paddock needs no sign-in: it reads API keys from the keychain or the environment",
+            )),
+            "session/new" => self.new_session(&params),
+            "session/load" => self.load_session(&params),
+            "session/prompt" => {
+                let session = self.session(&params)?;
+                turn::prompt(self.clone(), session, &params["prompt"]).await
+            }
+            "session/set_mode" => self.set_mode(&params),
+            _ => Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Paddock does not offer {method}"),
+            )),
+        }
+    }
+
+    fn notified(&self, method: &str, params: &Value) {
+        if method == "session/cancel"
+            && let Ok(session) = self.session(params)
+            && let Some(token) = lock(&session.running).as_ref()
+        {
+            tracing::info!(session = %session.id, "acp: prompt cancelled by the client");
+            token.cancel();
+        }
+    }
+
+    fn session(&self, params: &Value) -> Result<Arc<Session>, RpcError> {
+        let id = params["sessionId"].as_str().unwrap_or_default();
+        lock(&self.sessions).get(id).cloned().ok_or_else(|| {
+            RpcError::new(
+                codes::RESOURCE_NOT_FOUND,
+                format!("no session {id} in this connection: create or load it first"),
+            )
+        })
+    }
+
+    /// The folder the client named, resolved, with its live project (one per folder).
+    fn project(&self, params: &Value) -> Result<(PathBuf, Arc<LiveProject>), RpcError> {
+        let cwd = params["cwd"].as_str().unwrap_or_default();
+        if !Path::new(cwd).is_absolute() {
+            return Err(RpcError::invalid_params(format!(
+                "cwd must be an absolute path (got {cwd:?})"
+            )));
+        }
+        let root = canonical_dir(Path::new(cwd)).map_err(rpc)?;
+        let live = lock(&self.projects)
+            .entry(root.clone())
+            .or_insert_with(|| {
+                // Started by an editor: its PATH as is; provider keys stay out of servers.
+                Arc::new(
+                    LiveProject::new(root.clone(), ServerPath::Inherit)
+                        .with_keys(self.keys.clone()),
+                )
+            })
+            .clone();
+        Ok((root, live))
+    }
+
+    fn new_session(&self, params: &Value) -> Result<Value, RpcError> {
+        let (root, live) = self.project(params)?;
+        let id = crate::session::new_session_id();
+        self.open(id.clone(), root.clone(), live);
+        tracing::info!(session = %id, project = %root.display(), "acp: session created");
+        Ok(json!({"sessionId": id, "modes": self.modes(&root, None)}))
+    }
+
+    /// Replays a stored session, then answers (ACP: the whole conversation comes first).
+    fn load_session(&self, params: &Value) -> Result<Value, RpcError> {
+        let (root, live) = self.project(params)?;
+        let id = params["sessionId"].as_str().unwrap_or_default().to_owned();
+        let stored =
+            self.service.store().load(&root, &id).map_err(|e| {
+                RpcError::new(codes::RESOURCE_NOT_FOUND, format!("session {id}: {e}"))
+            })?;
+        let workspace = turn::workspace(self.service.trust(), &root);
+        let spent = crate::session::session_cost(&stored.events).map(|c| c.usd);
+        let updates = paddock_acp::updates::Updates::new(&workspace, spent);
+        for update in paddock_acp::replay::replay(&stored.messages, &stored.events, &updates) {
+            self.update(&id, update);
+        }
+        self.open(id.clone(), root.clone(), live);
+        Ok(json!({"modes": self.modes(&root, None)}))
+    }
+
+    fn open(&self, id: String, root: PathBuf, live: Arc<LiveProject>) {
+        let session = Session {
+            id: id.clone(),
+            root,
+            live,
+            mode: Mutex::default(),
+            running: Mutex::default(),
+            trust_said: std::sync::atomic::AtomicBool::new(false),
+        };
+        lock(&self.sessions).insert(id, Arc::new(session));
+    }
+
+    fn set_mode(&self, params: &Value) -> Result<Value, RpcError> {
+        let session = self.session(params)?;
+        let mode = params["modeId"].as_str().unwrap_or_default();
+        let preset = match mode {
+            SETTINGS_MODE => None,
+            other => Some(ToolPreset::from_str(other).map_err(RpcError::invalid_params)?),
+        };
+        *lock(&session.mode) = preset;
+        tracing::info!(session = %session.id, mode, "acp: mode set");
+        self.update(
+            &session.id,
+            json!({"sessionUpdate": "current_mode_update", "currentModeId": mode}),
+        );
+        Ok(json!({}))
+    }
+
+    /// The modes: the project's own grants, or one preset for the session's runs (a
+    /// ceiling, as `--preset` is).
+    fn modes(&self, root: &Path, chosen: Option<ToolPreset>) -> Value {
+        let preset = crate::edit::in_effect(self.service.trust(), root)
+            .ok()
+            .and_then(|e| e.settings.preset);
+        let settings_name = match preset {
+            Some(p) => format!("Project settings ({})", p.as_str()),
+            None => "Project settings".to_owned(),
+        };
+        let mut available = vec![json!({
+            "id": SETTINGS_MODE,
+            "name": settings_name,
+            "description": "The tools the project's settings grant, with their rules",
+        })];
+        for p in ToolPreset::ALL {
+            available.push(json!({
+                "id": p.as_str(),
+                "name": p.as_str(),
+                "description": preset_description(p),
+            }));
+        }
+        let current = chosen.map_or(SETTINGS_MODE, ToolPreset::as_str);
+        json!({"currentModeId": current, "availableModes": available})
+    }
+
+    /// Sends one `session/update`.
+    fn update(&self, session: &str, update: Value) {
+        self.peer.notify(
+            "session/update",
+            json!({"sessionId": session, "update": update}),
+        );
+    }
+}
+
+fn preset_description(p: ToolPreset) -> &'static str {
+    match p {
+        ToolPreset::Readonly => "Reads and searches the workspace; changes nothing",
+        ToolPreset::Readwrite => "Reads and edits files in the workspace; no commands",
+        ToolPreset::Full => "Edits files and runs commands, behind the wall",
+    }
+}
+
+fn initialize(params: &Value) -> Value {
+    // The client's latest version, or ours when it is newer.
+    let asked = params["protocolVersion"]
+        .as_u64()
+        .unwrap_or(paddock_acp::PROTOCOL_VERSION);
+    json!({
+        "protocolVersion": asked.min(paddock_acp::PROTOCOL_VERSION),
+        "agentCapabilities": {
+            "loadSession": true,
+            "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
+            "mcpCapabilities": {"http": false, "sse": false},
+        },
+        "agentInfo": {"name": "paddock", "title": "Paddock", "version": env!("CARGO_PKG_VERSION")},
+        "authMethods": [],
+    })
+}
+
+/// A host error as the client sees it.
+fn rpc(e: HostError) -> RpcError {
+    let code = match e.kind() {
+        HostErrorKind::NotFound => codes::RESOURCE_NOT_FOUND,
+        HostErrorKind::Usage | HostErrorKind::Path => codes::INVALID_PARAMS,
+        _ => codes::INTERNAL_ERROR,
+    };
+    RpcError::new(code, e.to_string())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
