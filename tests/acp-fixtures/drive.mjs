@@ -8,11 +8,13 @@
 //   {"do": "new", "cwd": DIR}                      creates a session (remembered)
 //   {"do": "load", "cwd": DIR, "sessionId": ID}    loads one (remembered); prints the replay
 //   {"do": "mode", "modeId": ID}
+//   {"do": "list", "cwd": DIR}
 //   {"do": "prompt", "text": T, "cancelOn": KIND}  cancels when an update of KIND arrives
 //                                                  ("sessionId" names another session)
 // and {"permission": OPTION_KIND} as the first element sets how permission requests are
 // answered (allow_once, allow_always, reject_once, or "cancelled"); the first option of that
 // kind is chosen, or a named "optionId" when given.
+// The last line ({"step": "exit"}) has the agent's exit code and every update of the run.
 // Every message the agent sends is also appended, raw, to $ACP_TRACE when set.
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
@@ -37,6 +39,7 @@ const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), fromAgent);
 
 let answerWith = { kind: "allow_once" };
 let updates = [];
+const allUpdates = [];
 let permissions = [];
 let onUpdate = () => {};
 
@@ -54,6 +57,7 @@ const app = acp
   })
   .onNotification(acp.methods.client.session.update, ({ params }) => {
     updates.push(params.update);
+    allUpdates.push(params.update);
     onUpdate(params);
   });
 
@@ -79,7 +83,10 @@ try {
             });
             break;
           case "new":
-            result = await agent.request(acp.methods.agent.session.new, { cwd: step.cwd, mcpServers: [] });
+            result = await agent.request(acp.methods.agent.session.new, {
+              cwd: step.cwd,
+              mcpServers: step.mcpServers ?? [],
+            });
             sessionId = result.sessionId;
             break;
           case "load":
@@ -89,6 +96,9 @@ try {
               mcpServers: [],
             });
             sessionId = step.sessionId;
+            break;
+          case "list":
+            result = await agent.request(acp.methods.agent.session.list, { cwd: step.cwd });
             break;
           case "mode":
             result = await agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: step.modeId });
@@ -128,6 +138,6 @@ try {
     });
     if (child.exitCode !== null) resolve(child.exitCode);
   });
-  out({ step: "exit", code: exited });
+  out({ step: "exit", code: exited, updates: allUpdates });
   if (exited === null) child.kill("SIGKILL");
 }

@@ -32,7 +32,12 @@ pub(crate) fn private_file() -> OpenOptions {
 }
 
 /// Narrows an existing session file and its folders to the user.
-pub(crate) fn make_private(path: &Path, file: &File, root: &Path, dir: &Path) -> std::io::Result<()> {
+pub(crate) fn make_private(
+    path: &Path,
+    file: &File,
+    root: &Path,
+    dir: &Path,
+) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -8,8 +8,8 @@ use paddock_protocol::{
 };
 
 use crate::index::SessionIndex;
-use crate::project_key;
 use crate::private::{make_private, private_dir, private_file};
+use crate::project_key;
 use crate::timeline::Timeline;
 use crate::{
     LoadedSession, SessionError, SessionWriter, check_id, data_dir, interrupted_results, io,

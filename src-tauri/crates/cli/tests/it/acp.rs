@@ -323,3 +323,115 @@ async fn bad_requests_get_clear_errors_and_the_connection_carries_on() {
     );
     assert!(steps[4].result["sessionId"].is_string(), "{:?}", steps[4]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saved_prompts_are_commands_and_a_projects_is_shown_before_it_is_sent() {
+    let Some(fixtures) = fixtures() else { return };
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([Reply::text("hello sent"), Reply::text("fixed")]);
+    let env = Env::new(&server, json!({"preset": "readonly"}));
+    let dir = env.project().join(".paddock/prompts");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("greet.md"),
+        "---\ndescription: Greets someone\nargument-hint: NAME\n---\nSay hello to $ARGUMENTS.\n",
+    )
+    .unwrap();
+    let mine = env.config_dir().join("prompts");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("fix.md"), "Fix $1 now.\n").unwrap();
+    let (steps, all) = crate::acp_client::drive_all(
+        &env,
+        &fixtures,
+        opening(
+            &env,
+            json!([
+                {"do": "prompt", "text": "/greet Bob"},
+                {"do": "prompt", "text": "/greet Bob"},
+                {"do": "prompt", "text": "/fix tests"},
+                {"do": "list", "cwd": project(&env)},
+            ]),
+        ),
+    )
+    .await;
+    let commands = all
+        .iter()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .expect("the saved prompts offered as commands");
+    let names: Vec<&str> = commands["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"fix"), "{names:?}");
+    let greet = commands["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str().is_some_and(|n| n.ends_with("greet")))
+        .expect("the project's prompt is listed");
+    assert_eq!(greet["input"]["hint"], "NAME");
+
+    // First time: shown in full, nothing sent to the model.
+    let shown = steps[2].text("agent_message_chunk");
+    assert!(shown.contains("Say hello to $ARGUMENTS."), "{shown}");
+    assert!(shown.contains("Nothing was sent"), "{shown}");
+    assert_eq!(steps[2].result["stopReason"], "end_turn");
+    // Sent again unchanged: that is the confirmation; the text arrives filled in.
+    assert_eq!(steps[3].text("agent_message_chunk"), "hello sent");
+    let bodies = chat_bodies(&server);
+    assert_eq!(bodies.len(), 2, "the first /greet reached no model");
+    assert!(
+        bodies[0]["messages"]
+            .to_string()
+            .contains("Say hello to Bob.")
+    );
+    // The user's own prompt needs no confirmation.
+    assert!(bodies[1]["messages"].to_string().contains("Fix tests now."));
+    let listed = &steps[5].result["sessions"];
+    assert_eq!(
+        listed[0]["sessionId"],
+        session_id(&steps[1]).as_str(),
+        "{listed}"
+    );
+    assert_eq!(listed[0]["cwd"], project(&env).as_str());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plan_and_the_reasoning_stream_and_the_editors_servers_are_named_not_started() {
+    let Some(fixtures) = fixtures() else { return };
+    let server = FakeServer::start().await.unwrap();
+    server.push_all([
+        Reply::tool_call(
+            "todo_write",
+            json!({"todos": [
+                {"content": "Read the code", "status": "completed"},
+                {"content": "Fix the bug", "status": "in_progress"}
+            ]}),
+        )
+        .with_thinking("first a plan", "sig"),
+        Reply::text("planned"),
+    ]);
+    let env = Env::new(&server, json!({"preset": "readonly"}));
+    let steps = vec![
+        json!({"do": "initialize"}),
+        json!({"do": "new", "cwd": project(&env), "mcpServers": [
+            {"name": "editor-db", "command": "/bin/false", "args": [], "env": []}
+        ]}),
+        json!({"do": "prompt", "text": "plan it"}),
+    ];
+    let steps = drive(&env, &fixtures, Value::Array(steps)).await;
+    let prompt = &steps[2];
+    let plan = prompt.of("plan");
+    assert_eq!(plan.len(), 1, "{:?}", prompt.updates);
+    assert_eq!(plan[0]["entries"][0]["status"], "completed");
+    assert_eq!(plan[0]["entries"][1]["content"], "Fix the bug");
+    assert_eq!(plan[0]["entries"][1]["status"], "in_progress");
+    assert_eq!(prompt.text("agent_thought_chunk"), "first a plan");
+    let said = prompt.text("agent_message_chunk");
+    assert!(
+        said.contains("editor-db") && said.contains("not started"),
+        "{said}"
+    );
+}

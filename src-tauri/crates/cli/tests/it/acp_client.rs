@@ -64,6 +64,11 @@ impl Step {
 /// after checking the traffic against the schema and that the agent exited when the
 /// client closed its stdin.
 pub(crate) async fn drive(env: &Env, fixtures: &Path, steps: Value) -> Vec<Step> {
+    drive_all(env, fixtures, steps).await.0
+}
+
+/// [`drive`], and every update of the connection in order (some come between steps).
+pub(crate) async fn drive_all(env: &Env, fixtures: &Path, steps: Value) -> (Vec<Step>, Vec<Value>) {
     let trace = tempfile::NamedTempFile::new().unwrap();
     let mut cmd = env.program("node");
     cmd.arg(fixtures.join("drive.mjs"))
@@ -83,10 +88,12 @@ pub(crate) async fn drive(env: &Env, fixtures: &Path, steps: Value) -> Vec<Step>
     );
     let mut steps = Vec::new();
     let mut exit = None;
+    let mut all = Vec::new();
     for line in stdout.lines() {
         let v: Value = serde_json::from_str(line).expect("the client prints JSON lines");
         if v["step"] == "exit" {
             exit = Some(v["code"].clone());
+            all = v["updates"].as_array().cloned().unwrap_or_default();
             continue;
         }
         steps.push(Step {
@@ -102,7 +109,7 @@ pub(crate) async fn drive(env: &Env, fixtures: &Path, steps: Value) -> Vec<Step>
         "paddock acp exits 0 when the client closes stdin; stderr: {stderr}"
     );
     check_schema(fixtures, &std::fs::read_to_string(trace.path()).unwrap());
-    steps
+    (steps, all)
 }
 
 /// Every line the agent sent is one JSON-RPC message valid under ACP v1's schema.
@@ -120,6 +127,7 @@ fn check_schema(fixtures: &Path, trace: &str) {
         ("stopReason", of("PromptResponse")),
         ("sessionId", of("NewSessionResponse")),
         ("modes", of("LoadSessionResponse")),
+        ("sessions", of("ListSessionsResponse")),
     ];
     let error = of("Error");
     let mut seen = 0;

@@ -4,6 +4,7 @@
 //! client's permission requests. The requests are served here, one task each, so a prompt
 //! under way never blocks a cancel.
 
+mod commands;
 mod turn;
 
 use std::collections::HashMap;
@@ -33,8 +34,12 @@ struct Session {
     mode: Mutex<Option<ToolPreset>>,
     /// The prompt running now, to cancel.
     running: Mutex<Option<CancellationToken>>,
-    /// Said once: the folder's settings wait for trust.
-    trust_said: std::sync::atomic::AtomicBool,
+    /// Said once, with the first prompt: what waits for trust, what was not started.
+    first_said: std::sync::atomic::AtomicBool,
+    /// The MCP servers the client asked for (by name): not started, and said so.
+    client_servers: Vec<String>,
+    /// Project prompts shown in this session (name -> digest): sent when sent again.
+    shown: Mutex<HashMap<String, String>>,
 }
 
 /// What one connection shares between its requests.
@@ -66,11 +71,21 @@ where
             Incoming::Request { id, method, params } => {
                 let server = server.clone();
                 tokio::spawn(async move {
+                    let asked = params["sessionId"].as_str().map(str::to_owned);
                     let answer = server.handle(&method, params).await;
+                    let opened = match (&answer, method.as_str()) {
+                        (Ok(r), "session/new") => r["sessionId"].as_str().map(str::to_owned),
+                        (Ok(_), "session/load") => asked,
+                        _ => None,
+                    };
                     if let Err(e) = &answer {
                         tracing::debug!(method, "acp: refused: {}", e.message);
                     }
                     server.peer.respond(id, answer);
+                    // After the answer: the client knows the session by then.
+                    if let Some(id) = opened {
+                        server.opened(&id);
+                    }
                 });
             }
             Incoming::Notification { method, params } => server.notified(&method, &params),
@@ -102,6 +117,7 @@ impl Server {
                 turn::prompt(self.clone(), session, &params["prompt"]).await
             }
             "session/set_mode" => self.set_mode(&params),
+            "session/list" => self.list(&params),
             _ => Err(RpcError::new(
                 codes::METHOD_NOT_FOUND,
                 format!("Paddock does not offer {method}"),
@@ -154,7 +170,7 @@ impl Server {
     fn new_session(&self, params: &Value) -> Result<Value, RpcError> {
         let (root, live) = self.project(params)?;
         let id = crate::session::new_session_id();
-        self.open(id.clone(), root.clone(), live);
+        self.open(id.clone(), root.clone(), live, params);
         tracing::info!(session = %id, project = %root.display(), "acp: session created");
         Ok(json!({"sessionId": id, "modes": self.modes(&root, None)}))
     }
@@ -173,20 +189,63 @@ impl Server {
         for update in paddock_acp::replay::replay(&stored.messages, &stored.events, &updates) {
             self.update(&id, update);
         }
-        self.open(id.clone(), root.clone(), live);
+        self.open(id.clone(), root.clone(), live, params);
         Ok(json!({"modes": self.modes(&root, None)}))
     }
 
-    fn open(&self, id: String, root: PathBuf, live: Arc<LiveProject>) {
+    fn open(&self, id: String, root: PathBuf, live: Arc<LiveProject>, params: &Value) {
+        let client_servers = params["mcpServers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["name"].as_str().map(str::to_owned))
+            .collect();
         let session = Session {
             id: id.clone(),
             root,
             live,
             mode: Mutex::default(),
             running: Mutex::default(),
-            trust_said: std::sync::atomic::AtomicBool::new(false),
+            first_said: std::sync::atomic::AtomicBool::new(false),
+            client_servers,
+            shown: Mutex::default(),
         };
         lock(&self.sessions).insert(id, Arc::new(session));
+    }
+
+    /// What a client learns once a session is open: the saved prompts it may invoke.
+    fn opened(&self, id: &str) {
+        let Some(session) = lock(&self.sessions).get(id).cloned() else {
+            return;
+        };
+        self.update(id, commands::available(self.service.trust(), &session.root));
+    }
+
+    /// The stored sessions of the folder named (or of the folders this connection opened),
+    /// newest first.
+    fn list(&self, params: &Value) -> Result<Value, RpcError> {
+        let roots: Vec<PathBuf> = match params["cwd"].as_str() {
+            Some(_) => vec![self.project(params)?.0],
+            None => lock(&self.projects).keys().cloned().collect(),
+        };
+        let mut sessions = Vec::new();
+        for root in roots {
+            let cwd = root.to_string_lossy();
+            for s in self
+                .service
+                .store()
+                .list(&root)
+                .map_err(|e| rpc(e.into()))?
+            {
+                sessions.push(json!({
+                    "sessionId": s.id,
+                    "cwd": cwd,
+                    "title": s.title,
+                    "updatedAt": s.updated,
+                }));
+            }
+        }
+        Ok(json!({"sessions": sessions}))
     }
 
     fn set_mode(&self, params: &Value) -> Result<Value, RpcError> {
@@ -259,6 +318,7 @@ fn initialize(params: &Value) -> Value {
             "loadSession": true,
             "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
             "mcpCapabilities": {"http": false, "sse": false},
+            "sessionCapabilities": {"list": {}},
         },
         "agentInfo": {"name": "paddock", "title": "Paddock", "version": env!("CARGO_PKG_VERSION")},
         "authMethods": [],

@@ -14,6 +14,7 @@ use paddock_protocol::{AgentEvent, ExitReason, ToolCall};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::commands::Expanded;
 use super::{Server, Session, lock, rpc};
 use crate::edit::Edit;
 use crate::trust::{TrustPolicy, TrustStore};
@@ -32,9 +33,22 @@ pub(super) async fn prompt(
     let service = &server.service;
     let root = session.root.clone();
     let workspace = workspace(service.trust(), &root);
-    let prompt = paddock_acp::prompt::read(blocks, &workspace).map_err(RpcError::invalid_params)?;
-    if !session.trust_said.swap(true, Ordering::Relaxed) {
-        say_pending_trust(&server, &session);
+    let mut prompt =
+        paddock_acp::prompt::read(blocks, &workspace).map_err(RpcError::invalid_params)?;
+    if !session.first_said.swap(true, Ordering::Relaxed) {
+        say_first(&server, &session);
+    }
+    match super::commands::expand(service.trust(), &session, prompt.text)
+        .map_err(RpcError::invalid_params)?
+    {
+        Expanded::Send(text) => prompt.text = text,
+        Expanded::Shown(text) => {
+            server.update(
+                &session.id,
+                paddock_acp::updates::chunk("agent_message_chunk", &text),
+            );
+            return Ok(json!({"stopReason": "end_turn"}));
+        }
     }
     let stored = service.store().load(&root, &session.id).ok();
     let spent = match &stored {
@@ -105,9 +119,20 @@ pub(super) async fn prompt(
     Ok(json!({"stopReason": stop}))
 }
 
-/// Tells the client once, before the first run, what of the folder's settings waits for
-/// trust (an editor has no trust screen; the settings stay at safe defaults meanwhile).
-fn say_pending_trust(server: &Server, session: &Session) {
+/// Tells the client once, before the first run, what it may not expect: the editor's MCP
+/// servers are not started (only the project's, under its grants), and what of the folder's
+/// settings waits for trust (an editor has no trust screen; safe defaults apply meanwhile).
+fn say_first(server: &Server, session: &Session) {
+    if !session.client_servers.is_empty() {
+        server.update(
+            &session.id,
+            note(&format!(
+                "the editor's MCP servers ({}) are not started: Paddock runs the servers in \
+                 the project's settings (mcpServers), under its grants and trust",
+                session.client_servers.join(", ")
+            )),
+        );
+    }
     let Ok(effect) = crate::edit::in_effect(server.service.trust(), &session.root) else {
         return;
     };
