@@ -7,6 +7,7 @@
 //! v1 is the stable protocol. Its client file-system and terminal methods are optional and
 //! Paddock never uses them: the agent's files are reached through its own fenced tools.
 
+pub mod client;
 pub mod peer;
 pub mod permission;
 pub mod prompt;

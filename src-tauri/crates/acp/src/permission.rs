@@ -58,3 +58,25 @@ pub fn answer(response: &Value) -> Answer {
         save_rules,
     }
 }
+
+/// The client side: Paddock's answer to an external agent's request, as its outcome. The
+/// option is chosen by kind (its ids are the agent's): allow once, else any allow; reject
+/// once, else any reject; with no such option, cancelled (which the agent takes as no).
+pub fn outcome(options: &Value, allowed: bool) -> Value {
+    let options = options.as_array().map(Vec::as_slice).unwrap_or_default();
+    let wanted: &[&str] = if allowed {
+        &["allow_once", "allow_always"]
+    } else {
+        &["reject_once", "reject_always"]
+    };
+    let chosen = wanted.iter().find_map(|kind| {
+        options
+            .iter()
+            .find(|o| o["kind"] == *kind)
+            .and_then(|o| o["optionId"].as_str())
+    });
+    match chosen {
+        Some(id) => json!({"outcome": {"outcome": "selected", "optionId": id}}),
+        None => json!({"outcome": {"outcome": "cancelled"}}),
+    }
+}

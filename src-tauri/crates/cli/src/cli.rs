@@ -388,6 +388,10 @@ pub struct RunArgs {
     /// Let Ask tools run without approval (nobody can approve in a headless run).
     #[arg(long)]
     pub ask_allows: bool,
+    /// Give the prompt to this external ACP agent (named in your agents.json in Paddock's
+    /// config folder) instead of Paddock's own: it runs behind the same wall as bash.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
     /// Attach this image to the prompt (PNG, JPEG, GIF or WebP, told by its bytes; at most
     /// 20 MB; scaled to the provider's limits). Repeat for more.
     #[arg(long, value_name = "FILE")]

@@ -6,6 +6,7 @@ mod cli;
 mod compact;
 mod doctor;
 mod exit;
+mod external;
 mod files;
 mod hooks;
 mod keys;
@@ -107,7 +108,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
                 Some(name) => Target::NewIn(name, *copy),
                 None => Target::New,
             };
-            run::run(run, target, prompt, cancel_on_signals()).await
+            run_prompt(run, target, prompt).await
         }
         Command::Resume { run, last, args } => {
             let (target, prompt) = match (*last, args.as_slice()) {
@@ -125,7 +126,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
                     ));
                 }
             };
-            run::run(run, target, prompt, cancel_on_signals()).await
+            run_prompt(run, target, prompt).await
         }
         Command::Compact {
             model,
@@ -165,6 +166,18 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
         Command::Prompts { project, action } => prompts::run(project.as_deref(), action),
         Command::Hooks { project, action } => hooks::run(project.as_deref(), action),
         Command::Acp => acp::run().await,
+    }
+}
+
+/// One prompt, to Paddock's agent or (`--agent`) to an external one.
+async fn run_prompt(
+    run: &cli::RunArgs,
+    target: Target<'_>,
+    prompt: &str,
+) -> Result<Code, CliError> {
+    match &run.agent {
+        Some(agent) => external::run(run, agent, target, prompt, cancel_on_signals()).await,
+        None => run::run(run, target, prompt, cancel_on_signals()).await,
     }
 }
 

@@ -280,7 +280,7 @@ fn nothing_ran(resumed: bool, exit: ExitReason, turns: u32) -> bool {
 }
 
 /// Why a run did not succeed, with what to do about it.
-fn why_not_done(
+pub(crate) fn why_not_done(
     code: Code,
     exit: ExitReason,
     denied: &[String],
@@ -338,7 +338,7 @@ fn read_schema(path: &Path) -> Result<serde_json::Value, CliError> {
 }
 
 /// `--trust` vouches for the folder for one run; otherwise untrusted settings are refused.
-fn trust_policy(args: &RunArgs) -> TrustPolicy {
+pub(crate) fn trust_policy(args: &RunArgs) -> TrustPolicy {
     if args.trust {
         TrustPolicy::Assume
     } else {
@@ -347,7 +347,7 @@ fn trust_policy(args: &RunArgs) -> TrustPolicy {
 }
 
 /// The prompt argument; `-` reads standard input.
-fn read_prompt(arg: &str) -> Result<String, CliError> {
+pub(crate) fn read_prompt(arg: &str) -> Result<String, CliError> {
     let prompt = if arg == "-" {
         files::read_stdin("the prompt", files::MAX_STDIN_PROMPT_BYTES)?
     } else {

@@ -97,6 +97,15 @@ pub struct AgentHandle {
 }
 
 impl AgentHandle {
+    /// A handle for a run that is not this kernel's (an external agent's): cancelling trips
+    /// `cancel`, approving answers `approvals`.
+    pub fn new(cancel: CancellationToken, approvals: Arc<Approvals>) -> Self {
+        Self {
+            cancel: Arc::new(Mutex::new(cancel)),
+            approvals,
+        }
+    }
+
     pub fn cancel(&self) {
         self.cancel
             .lock()

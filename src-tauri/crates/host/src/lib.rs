@@ -9,6 +9,7 @@ mod compact;
 pub mod edit;
 mod error;
 pub mod explain;
+pub mod external;
 mod field_error;
 mod hook_list;
 pub mod hooks;

@@ -255,6 +255,13 @@ impl RunService {
             SessionTarget::New | SessionTarget::NewAs(_) => None,
             SessionTarget::Resume(id) => {
                 let (session, writer) = self.store.resume(root, id)?;
+                if session.header.provider.as_deref() == Some(crate::external::EXTERNAL_PROVIDER) {
+                    return Err(HostError::Usage(format!(
+                        "session {id} is with the external agent {}: continue it with that \
+                         agent",
+                        session.header.model
+                    )));
+                }
                 // The session's model carries on unless a flag or the settings name another.
                 if options.model.is_none() && stored.model.is_none() {
                     options.model = Some(session.header.model.clone());

@@ -15,9 +15,11 @@ pub mod grep;
 mod held;
 mod nested;
 pub mod network;
+mod process;
 pub mod todo_write;
 mod walk;
 pub mod walled;
+pub mod walled_program;
 pub mod web_fetch;
 
 pub use bash::BashTool;

@@ -9,6 +9,7 @@ mod cost;
 mod doctor;
 mod exec;
 mod exit_codes;
+mod external_agent;
 mod hooks;
 mod hooks_hostile;
 mod hostile;

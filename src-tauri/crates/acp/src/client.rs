@@ -1,0 +1,220 @@
+//! The other direction: an external agent's `session/update`s as Paddock's events (its text,
+//! reasoning, tool calls with how they ended, its plan and context), and its permission
+//! requests as Paddock tool calls to approve. The agent's file changes are not taken from
+//! its word: the host records the workspace before and after each prompt.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use paddock_protocol::{AgentEvent, ContextInfo, Plan, PlanItem, PlanStatus, ToolCall, ToolStatus};
+use serde_json::Value;
+
+use crate::updates::MAX_OUTPUT_CHARS;
+
+/// Most characters of an external agent's text kept per update (a runaway agent cannot
+/// fill the session file in one line).
+pub const MAX_CHUNK_CHARS: usize = 256 * 1024;
+
+/// One call as far as the agent has told it.
+struct Call {
+    call: Arc<ToolCall>,
+    title: String,
+    started: Instant,
+    done: bool,
+}
+
+/// Turns one prompt's updates into events; keeps the calls between updates.
+#[derive(Default)]
+pub struct Events {
+    calls: HashMap<String, Call>,
+    /// The agent's answer so far (what the session keeps as its message).
+    pub text: String,
+}
+
+impl Events {
+    /// The events one `update` (the `update` object of a `session/update`) makes.
+    pub fn of(&mut self, update: &Value) -> Vec<AgentEvent> {
+        let text = |u: &Value| bounded(u["content"]["text"].as_str().unwrap_or_default());
+        match update["sessionUpdate"].as_str().unwrap_or_default() {
+            "agent_message_chunk" => {
+                let t = text(update);
+                self.text.push_str(&t);
+                vec![AgentEvent::TextDelta { text: t }]
+            }
+            "agent_thought_chunk" => vec![AgentEvent::ThinkingDelta { text: text(update) }],
+            "tool_call" => self.started(update),
+            "tool_call_update" => self.updated(update),
+            "plan" => vec![AgentEvent::Plan(plan_of(update))],
+            "usage_update" => usage_of(update).into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Ends the calls the agent never finished (the prompt ended or was cancelled).
+    pub fn unfinished(&mut self, status: ToolStatus) -> Vec<AgentEvent> {
+        let ids: Vec<String> = self
+            .calls
+            .iter()
+            .filter(|(_, c)| !c.done)
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.iter()
+            .filter_map(|id| self.finish(id, "(the agent did not say how it ended)", status))
+            .collect()
+    }
+
+    /// The call a permission request is about, as a Paddock call (known or new).
+    pub fn call_for(&mut self, tool_call: &Value) -> (Arc<ToolCall>, String) {
+        let id = tool_call["toolCallId"]
+            .as_str()
+            .unwrap_or("call")
+            .to_owned();
+        if let Some(c) = self.calls.get(&id) {
+            return (c.call.clone(), c.title.clone());
+        }
+        let (call, title) = call_of(tool_call);
+        (Arc::new(call), title)
+    }
+
+    fn started(&mut self, update: &Value) -> Vec<AgentEvent> {
+        let (call, title) = call_of(update);
+        let id = call.id.clone();
+        let call = Arc::new(call);
+        self.calls.insert(
+            id.clone(),
+            Call {
+                call: call.clone(),
+                title: title.clone(),
+                started: Instant::now(),
+                done: false,
+            },
+        );
+        let mut events = vec![AgentEvent::ToolCallStarted {
+            call,
+            summary: title,
+        }];
+        events.extend(self.ended(&id, update));
+        events
+    }
+
+    fn updated(&mut self, update: &Value) -> Vec<AgentEvent> {
+        let id = update["toolCallId"].as_str().unwrap_or_default().to_owned();
+        if !self.calls.contains_key(&id) {
+            // An update for a call never announced: announce it first.
+            return self.started(update);
+        }
+        if let (Some(call), Some(title)) = (self.calls.get_mut(&id), update["title"].as_str()) {
+            call.title = title.to_owned();
+        }
+        self.ended(&id, update)
+    }
+
+    fn ended(&mut self, id: &str, update: &Value) -> Vec<AgentEvent> {
+        let status = match update["status"].as_str() {
+            Some("completed") => ToolStatus::Ok,
+            Some("failed") => ToolStatus::Failed,
+            _ => return Vec::new(),
+        };
+        let output = output_of(update);
+        self.finish(id, &output, status).into_iter().collect()
+    }
+
+    fn finish(&mut self, id: &str, output: &str, status: ToolStatus) -> Option<AgentEvent> {
+        let call = self.calls.get_mut(id)?;
+        if call.done {
+            return None;
+        }
+        call.done = true;
+        Some(AgentEvent::ToolCallFinished {
+            id: id.to_owned(),
+            name: call.call.name.clone(),
+            summary: call.title.clone(),
+            output: output.into(),
+            is_error: !status.is_ok(),
+            status,
+            duration_ms: u64::try_from(call.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            why: String::new(),
+            changes: Vec::new(),
+        })
+    }
+}
+
+/// A call as Paddock names it: the agent's tool name when it gives one, else its kind.
+fn call_of(update: &Value) -> (ToolCall, String) {
+    let name = update["name"]
+        .as_str()
+        .or_else(|| update["kind"].as_str())
+        .unwrap_or("tool");
+    let title = update["title"].as_str().unwrap_or(name);
+    let call = ToolCall {
+        id: update["toolCallId"].as_str().unwrap_or("call").to_owned(),
+        name: name.to_owned(),
+        input: update.get("rawInput").cloned().unwrap_or(Value::Null),
+        parsed_from_text: false,
+    };
+    (call, bounded(title))
+}
+
+/// A finished call's content in words: its text, and each diff as the file it changed.
+fn output_of(update: &Value) -> String {
+    let mut out = Vec::new();
+    for item in update["content"].as_array().into_iter().flatten() {
+        match item["type"].as_str() {
+            Some("content") => {
+                if let Some(t) = item["content"]["text"].as_str() {
+                    out.push(t.to_owned());
+                }
+            }
+            Some("diff") => out.push(format!(
+                "edited {}",
+                item["path"].as_str().unwrap_or("a file")
+            )),
+            _ => {}
+        }
+    }
+    let text = out.join("\n");
+    if text.chars().count() > MAX_OUTPUT_CHARS {
+        text.chars().take(MAX_OUTPUT_CHARS).collect()
+    } else {
+        text
+    }
+}
+
+fn plan_of(update: &Value) -> Plan {
+    let items = update["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| PlanItem {
+            content: bounded(e["content"].as_str().unwrap_or_default()),
+            status: match e["status"].as_str() {
+                Some("completed") => PlanStatus::Completed,
+                Some("in_progress") => PlanStatus::InProgress,
+                _ => PlanStatus::Pending,
+            },
+            active_form: None,
+        })
+        .collect();
+    Plan { items }
+}
+
+fn usage_of(update: &Value) -> Option<AgentEvent> {
+    let used = u32::try_from(update["used"].as_u64()?).unwrap_or(u32::MAX);
+    let size = update["size"].as_u64().and_then(|s| u32::try_from(s).ok());
+    Some(AgentEvent::Context(ContextInfo {
+        used,
+        window: size.filter(|s| *s > 0),
+        instructions: 0,
+        tools: 0,
+        history: used,
+    }))
+}
+
+fn bounded(text: &str) -> String {
+    if text.len() <= MAX_CHUNK_CHARS {
+        text.to_owned()
+    } else {
+        text.chars().take(MAX_CHUNK_CHARS).collect()
+    }
+}

@@ -1,0 +1,155 @@
+//! An external ACP agent (`tests/acp-fixtures/agent.mjs`, built with the official SDK) run
+//! by `paddock exec --agent` behind Paddock's wall: its edit asks, lands in the workspace,
+//! is recorded and rewinds; it cannot read the home's secrets or Paddock's data, write
+//! outside the workspace, or reach a listener the policy does not name. Each hostile case
+//! says what would happen without the wall.
+
+use std::path::Path;
+
+use paddock_fake_model::FakeServer;
+use paddock_protocol::AgentEvent;
+use serde_json::json;
+
+use crate::acp_client::fixtures;
+use crate::common::{Counter, Env, read};
+
+/// A project whose user added the test agent.
+async fn env_with_agent(fixtures: &Path) -> (FakeServer, Env) {
+    let server = FakeServer::start().await.unwrap();
+    let env = Env::new(&server, json!({}));
+    let agents = json!({"agents": {"tester": {
+        "command": "node",
+        "args": [fixtures.join("agent.mjs")],
+        "env": {"AGENT_MARK": "set by the user"},
+    }}});
+    std::fs::create_dir_all(env.config_dir()).unwrap();
+    std::fs::write(env.config_dir().join("agents.json"), agents.to_string()).unwrap();
+    (server, env)
+}
+
+/// The session's recorded events.
+fn events(env: &Env, stderr: &str) -> (String, Vec<AgentEvent>) {
+    let id = stderr
+        .split("session ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session in: {stderr}"))
+        .to_owned();
+    let events = env.load(&id).events;
+    (id, events)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_external_agents_edit_is_approved_recorded_and_rewound() {
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    let run = env
+        .run(&[
+            "exec",
+            "--agent",
+            "tester",
+            "--ask-allows",
+            "write notes/a.txt hello from outside\nplan",
+        ])
+        .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("RESULT write ok: notes/a.txt"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        read(&env.workspace().join("notes/a.txt")),
+        "hello from outside\n"
+    );
+
+    let (id, events) = events(&env, &run.stderr);
+    let stored = env.load(&id);
+    assert_eq!(stored.header.provider.as_deref(), Some("acp"));
+    assert_eq!(stored.header.model, "tester");
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolCallFinished { summary, .. } if summary.contains("Write notes/a.txt"))), "{events:?}");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Plan(p) if p.items.len() == 2))
+    );
+    // Paddock's own record of what changed, not the agent's word.
+    let changed = events.iter().find_map(|e| match e {
+        AgentEvent::RunChanges { files, .. } => Some(files.clone()),
+        _ => None,
+    });
+    let changed = changed.expect("the run's changes listed");
+    assert!(
+        changed.iter().any(|f| f.path == "notes/a.txt"),
+        "{changed:?}"
+    );
+
+    // The prompt can be rewound: the agent's file goes.
+    env.run(&["rewind", &id, "--to", "1", "--files-only"])
+        .await
+        .expect_code(0);
+    assert!(!env.workspace().join("notes/a.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headless_an_agents_permission_request_is_denied_and_nothing_is_written() {
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    let run = env
+        .run(&["exec", "--agent", "tester", "write a.txt should not be"])
+        .await;
+    assert!(
+        run.stdout.contains("RESULT write refused"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(!env.workspace().join("a.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wall_holds_an_external_agent_in() {
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    // Secrets the agent must not see: an SSH key in the real home, another project's file.
+    let ssh = env.home().join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_rsa"), "PRIVATE KEY").unwrap();
+    let outside = env.home().join("elsewhere.txt");
+    let listener = Counter::start().await;
+    let port = listener
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+    let prompt = format!(
+        "read {ssh}/id_rsa\nwrite {out} escaped\nconnect 127.0.0.1 {port}\nread {data}",
+        ssh = ssh.display(),
+        out = outside.display(),
+        data = env.store().root().display(),
+    );
+    let run = env
+        .run(&["exec", "--agent", "tester", "--ask-allows", &prompt])
+        .await;
+    let said = &run.stdout;
+    // Without the wall: the key's text, a file in the home, one connection.
+    assert!(
+        said.contains("RESULT read failed") && !said.contains("PRIVATE KEY"),
+        "{said}"
+    );
+    assert!(said.contains("RESULT write failed"), "{said}");
+    assert!(!outside.exists(), "the agent wrote outside its workspace");
+    assert!(said.contains("RESULT connect failed"), "{said}");
+    assert_eq!(
+        listener.hits(),
+        0,
+        "the agent reached a host nothing allows"
+    );
+    // Paddock's session data is not in its view either.
+    let data_line = said
+        .lines()
+        .find(|l| l.contains(&env.store().root().display().to_string()));
+    assert!(data_line.is_some_and(|l| l.contains("failed")), "{said}");
+}

@@ -1,0 +1,422 @@
+//! One prompt to an external agent, start to end: the wall and the program, ACP's
+//! initialize / session/new / session/prompt, the agent's updates as the session's events,
+//! its permission requests as Paddock approvals, checkpoints around it, and its stop.
+
+use std::sync::Arc;
+
+use paddock_acp::client::Events;
+use paddock_acp::peer::{Incoming, Peer, RpcError, connect};
+use paddock_core::approval::Verdict;
+use paddock_core::{AgentHandle, AgentResult, Approvals, EventSink, Fanout, WorkspaceRecorder};
+use paddock_protocol::{
+    AgentEvent, CheckpointInfo, ContentBlock, ExitReason, Message, Role, TokenUsage, ToolStatus,
+};
+use serde_json::{Value, json};
+
+use super::{EXIT_GRACE, EXTERNAL_PROVIDER, ExternalRequest, START_TIMEOUT, config};
+use crate::checkpoints::Recorder;
+use crate::keys::resolve_key;
+use crate::{Approver, HostError, LiveProject, Project, RunReport, RunService, SessionTarget};
+
+impl RunService {
+    /// Runs one prompt with the external agent `request.agent`, behind the wall.
+    pub async fn run_external(
+        &self,
+        project: &LiveProject,
+        request: ExternalRequest,
+    ) -> Result<RunReport, HostError> {
+        let root = project.root().to_path_buf();
+        let agent = config::agent(self.trust().config_dir(), &request.agent)?;
+        if request.prompt.trim().is_empty() {
+            return Err(HostError::Usage("the prompt is empty".into()));
+        }
+        let stored = self.settings_for_run(&root, &request.options, request.trust)?;
+        let mut settings = request.options.apply(&stored);
+        // The user's hosts for this agent, never the folder's: from the user's own file.
+        settings.network.allow.extend(agent.hosts.iter().cloned());
+        let mut vars: Vec<(String, String)> = agent.env.clone().into_iter().collect();
+        let mut secrets = Vec::new();
+        if let Some(key) = &agent.key {
+            let found =
+                resolve_key(key.provider, Some(self.keys().as_ref()))?.ok_or_else(|| {
+                    HostError::Usage(format!(
+                        "the agent {} needs a {} key: store one (the app's Keys screen) or set \
+                     {}",
+                        request.agent,
+                        key.provider.as_str(),
+                        key.provider.key_env_var()
+                    ))
+                })?;
+            secrets.push(found.expose().to_owned());
+            vars.push((key.env.clone(), found.expose().to_owned()));
+        }
+        let env = Project {
+            root: root.clone(),
+            settings,
+            worktree: None,
+        }
+        .tool_env(secrets);
+        let (writer, history) = match &request.target {
+            SessionTarget::Resume(id) => {
+                let (loaded, writer) = self.store().resume(&root, id)?;
+                if loaded.header.provider.as_deref() != Some(EXTERNAL_PROVIDER)
+                    || loaded.header.model != request.agent
+                {
+                    return Err(HostError::Usage(format!(
+                        "session {id} is not a session of the agent {}",
+                        request.agent
+                    )));
+                }
+                (writer, loaded.history)
+            }
+            _ => {
+                let (_, writer) = self.store().create(
+                    &root,
+                    Some(EXTERNAL_PROVIDER),
+                    &request.agent,
+                    &request.prompt,
+                )?;
+                (writer, Vec::new())
+            }
+        };
+        let writer = Arc::new(writer);
+        let session_id = writer.id().to_owned();
+        let approvals = match request.approver {
+            Approver::Person => self.runs().approvals(&root, &session_id),
+            Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
+        };
+        let cancel = request.cancel.clone();
+        let run = self.runs().start(
+            &root,
+            &session_id,
+            AgentHandle::new(cancel.clone(), approvals.clone()),
+        );
+        let events: Arc<dyn EventSink> =
+            Arc::new(Fanout(vec![writer.clone(), request.events.clone()]));
+        let checkpoints = self.checkpoints(&root)?;
+        let guard = env.guard();
+        checkpoints.begin_base(guard.clone());
+        let recorder_events = Arc::new(std::sync::OnceLock::new());
+        let _ = recorder_events.set(events.clone());
+        let recorder = Recorder {
+            checkpoints,
+            guard,
+            events: recorder_events,
+        };
+        let home = super::agent_home(&root, &request.agent)?;
+        let turn = Turn {
+            env,
+            agent: &agent,
+            name: &request.agent,
+            home,
+            vars,
+            events: events.clone(),
+            approvals,
+            cancel: cancel.clone(),
+            recorder,
+        };
+        let mut messages = history;
+        messages.push(Message::user_text(request.prompt.clone()));
+        let outcome = turn.run(&request.prompt, messages.len() - 1).await;
+        if !outcome.text.is_empty() {
+            messages.push(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::Text {
+                    text: outcome.text.clone(),
+                }],
+            });
+        }
+        paddock_core::HistoryLog::save(writer.as_ref(), &messages);
+        events.emit(AgentEvent::RunFinished {
+            exit: outcome.exit,
+            turns: 1,
+            usage: TokenUsage::default(),
+            cost: None,
+        });
+        writer.flush();
+        self.runs().finish(&root, &session_id, run);
+        Ok(RunReport {
+            session_path: writer.path().to_path_buf(),
+            session_id,
+            result: AgentResult {
+                exit: outcome.exit,
+                output: outcome.text,
+                structured: None,
+                success: outcome.exit == ExitReason::EndTurn,
+                new_from: 0,
+                usage: TokenUsage::default(),
+                cost: paddock_protocol::Cost::NONE,
+                turns: 1,
+                error: None,
+                output_error: None,
+            },
+            save_error: writer.error(),
+        })
+    }
+}
+
+/// What one prompt needs.
+struct Turn<'a> {
+    env: Arc<paddock_tools::ToolEnv>,
+    agent: &'a config::AgentConfig,
+    name: &'a str,
+    home: std::path::PathBuf,
+    vars: Vec<(String, String)>,
+    events: Arc<dyn EventSink>,
+    approvals: Arc<Approvals>,
+    cancel: tokio_util::sync::CancellationToken,
+    recorder: Recorder,
+}
+
+struct Outcome {
+    exit: ExitReason,
+    text: String,
+}
+
+impl Turn<'_> {
+    async fn run(&self, prompt: &str, prompt_at: usize) -> Outcome {
+        let events = &self.events;
+        events.emit(AgentEvent::RunStarted {
+            agent: self.name.to_owned(),
+            model: format!("{} (external agent)", self.name),
+            max_turns: 1,
+            pricing: None,
+        });
+        let before = self.record(0, prompt_at).await;
+        let args: Vec<std::ffi::OsString> = self.agent.args.iter().map(Into::into).collect();
+        let spec = paddock_tools::walled_program::ProgramSpec {
+            program: self.agent.command.as_ref(),
+            args: &args,
+            home: &self.home,
+            vars: &self.vars,
+            id: self.name,
+        };
+        let mut program = match paddock_tools::walled_program::start(&self.env, &spec, &self.cancel)
+        {
+            Ok(p) => p,
+            Err(why) => return self.failed(&format!("{} could not start: {why}", self.name)),
+        };
+        for note in std::mem::take(&mut program.notes) {
+            events.emit(AgentEvent::warning(note));
+        }
+        let (Some(stdout), Some(stdin)) = (program.stdout.take(), program.stdin.take()) else {
+            return self.failed("the agent's pipes could not be opened");
+        };
+        let (peer, incoming) = connect(stdout, stdin);
+        let mut mapped = Events::default();
+        let exit = self.converse(&peer, incoming, prompt, &mut mapped).await;
+        for e in mapped.unfinished(ToolStatus::Aborted) {
+            events.emit(e);
+        }
+        let stopped = program.stop(EXIT_GRACE).await;
+        if let Some(lines) = stopped.connections {
+            events.emit(AgentEvent::warning(format!(
+                "the agent's connections: {lines}"
+            )));
+        }
+        let exit = match exit {
+            Ok(exit) => exit,
+            Err(why) => {
+                let stderr = stopped.stderr.trim();
+                let tail = if stderr.is_empty() {
+                    String::new()
+                } else {
+                    format!("; it said: {stderr}")
+                };
+                events.emit(AgentEvent::Error {
+                    kind: paddock_protocol::ErrorKind::Other,
+                    message: format!("{}: {why}{tail}", self.name),
+                });
+                ExitReason::Error
+            }
+        };
+        if let Some(from) = before {
+            self.report_changes(&from).await;
+        }
+        Outcome {
+            exit,
+            text: mapped.text,
+        }
+    }
+
+    fn failed(&self, message: &str) -> Outcome {
+        self.events.emit(AgentEvent::Error {
+            kind: paddock_protocol::ErrorKind::Other,
+            message: message.to_owned(),
+        });
+        Outcome {
+            exit: ExitReason::Error,
+            text: String::new(),
+        }
+    }
+
+    /// initialize, session/new, session/prompt; the agent's messages handled meanwhile.
+    async fn converse(
+        &self,
+        peer: &Arc<Peer>,
+        mut incoming: tokio::sync::mpsc::UnboundedReceiver<Incoming>,
+        prompt: &str,
+        mapped: &mut Events,
+    ) -> Result<ExitReason, String> {
+        let cwd = self.env.workspace_root.to_string_lossy().into_owned();
+        let setup = async {
+            let init = peer
+                .request(
+                    "initialize",
+                    json!({
+                        "protocolVersion": paddock_acp::PROTOCOL_VERSION,
+                        // No file system, no terminal: all it does goes through the wall.
+                        "clientCapabilities": {},
+                        "clientInfo": {"name": "paddock", "version": env!("CARGO_PKG_VERSION")},
+                    }),
+                )
+                .await?;
+            let new = peer
+                .request("session/new", json!({"cwd": cwd, "mcpServers": []}))
+                .await?;
+            Ok::<_, RpcError>((init, new))
+        };
+        let (_, new) = tokio::select! {
+            r = tokio::time::timeout(START_TIMEOUT, setup) => match r {
+                Ok(Ok(v)) => v,
+                Ok(Err(e)) => return Err(format!("it refused to start a session: {}", e.message)),
+                Err(_) => return Err(format!("it did not start within {} s", START_TIMEOUT.as_secs())),
+            },
+            () = self.cancel.cancelled() => return Ok(ExitReason::Aborted),
+        };
+        let session = new["sessionId"].as_str().unwrap_or_default().to_owned();
+        let prompt_call = peer.request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": prompt}]}),
+        );
+        tokio::pin!(prompt_call);
+        let mut cancelled = false;
+        loop {
+            tokio::select! {
+                answer = &mut prompt_call => {
+                    // What the agent sent before its answer is already queued: take it all.
+                    while let Ok(m) = incoming.try_recv() {
+                        self.handle(peer, m, mapped);
+                    }
+                    return match answer {
+                        Ok(r) => Ok(exit_of(&r, cancelled)),
+                        Err(e) => Err(e.message),
+                    };
+                }
+                message = incoming.recv() => match message {
+                    Some(m) => self.handle(peer, m, mapped),
+                    None => return Err("it exited during the prompt".to_owned()),
+                },
+                () = self.cancel.cancelled(), if !cancelled => {
+                    cancelled = true;
+                    peer.notify("session/cancel", json!({"sessionId": session}));
+                }
+            }
+        }
+    }
+
+    fn handle(&self, peer: &Arc<Peer>, message: Incoming, mapped: &mut Events) {
+        match message {
+            Incoming::Notification { method, params } if method == "session/update" => {
+                for event in mapped.of(&params["update"]) {
+                    self.events.emit(event);
+                }
+            }
+            Incoming::Notification { .. } => {}
+            Incoming::Request { id, method, params } if method == "session/request_permission" => {
+                let (call, title) = mapped.call_for(&params["toolCall"]);
+                let (peer, approvals, events, cancel) = (
+                    peer.clone(),
+                    self.approvals.clone(),
+                    self.events.clone(),
+                    self.cancel.clone(),
+                );
+                tokio::spawn(async move {
+                    let why = "the agent asks before this";
+                    let verdict = approvals
+                        .request(&call, &title, None, (why, None), events.as_ref(), &cancel)
+                        .await;
+                    let allowed = verdict == Verdict::Approved;
+                    let outcome = match verdict {
+                        Verdict::Aborted => json!({"outcome": {"outcome": "cancelled"}}),
+                        _ => paddock_acp::permission::outcome(&params["options"], allowed),
+                    };
+                    peer.respond(id, Ok(outcome));
+                });
+            }
+            Incoming::Request { id, method, .. } => {
+                // fs/*, terminal/*: never offered; anything else is unknown.
+                peer.respond(
+                    id,
+                    Err(RpcError::new(
+                        paddock_acp::codes::METHOD_NOT_FOUND,
+                        format!("Paddock does not offer {method}: work through your own tools"),
+                    )),
+                );
+            }
+        }
+    }
+
+    /// Records the workspace before the prompt (turn 0 and 1, as the kernel does).
+    async fn record(&self, turn: u32, prompt_at: usize) -> Option<String> {
+        let recorded = match self.recorder.record().await {
+            Ok(r) => r,
+            Err(e) => {
+                self.events.emit(AgentEvent::warning(format!(
+                    "the workspace could not be recorded ({e}); this prompt cannot be rewound"
+                )));
+                return None;
+            }
+        };
+        for notice in recorded.notices {
+            self.events.emit(AgentEvent::warning(notice));
+        }
+        let messages = u32::try_from(prompt_at).unwrap_or(u32::MAX);
+        for t in [turn, turn + 1] {
+            self.events
+                .emit(AgentEvent::CheckpointSaved(CheckpointInfo {
+                    checkpoint: recorded.id.clone(),
+                    workspace: recorded.workspace.clone(),
+                    turn: t,
+                    messages,
+                }));
+        }
+        Some(recorded.id)
+    }
+
+    /// Every file the agent changed, from the checkpoint before the prompt to now.
+    async fn report_changes(&self, from: &str) {
+        let to = match self.recorder.record().await {
+            Ok(to) => to,
+            Err(e) => {
+                self.events.emit(AgentEvent::warning(format!(
+                    "the agent's changes could not be listed: {e}"
+                )));
+                return;
+            }
+        };
+        if to.id == from {
+            return;
+        }
+        match self.recorder.changes(from, &to.id).await {
+            Ok(files) => self.events.emit(AgentEvent::RunChanges {
+                from: from.to_owned(),
+                to: to.id,
+                files,
+            }),
+            Err(e) => self.events.emit(AgentEvent::warning(format!(
+                "the agent's changes could not be listed: {e}"
+            ))),
+        }
+    }
+}
+
+fn exit_of(response: &Value, cancelled: bool) -> ExitReason {
+    match response["stopReason"].as_str() {
+        Some("cancelled") => ExitReason::Aborted,
+        Some("max_turn_requests") => ExitReason::MaxTurns,
+        Some("max_tokens") => ExitReason::BudgetExceeded,
+        _ if cancelled => ExitReason::Aborted,
+        _ => ExitReason::EndTurn,
+    }
+}

@@ -1,0 +1,178 @@
+//! A long-lived program behind bash's wall (an external agent that Paddock talks to over its
+//! stdin and stdout): started in the workspace with the wall's writable roots plus its own
+//! home folder, a scrubbed environment plus the variables it is given, and the project's
+//! network through its own listener of the proxy. Stopped, or dropped, its whole process
+//! group ends.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use paddock_sandbox::autorun::Surfaces;
+use paddock_sandbox::{Confinement, scrubbed_env};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio_util::sync::CancellationToken;
+
+use crate::ToolEnv;
+use crate::bash_output::{Capture, capture_into};
+use crate::network::CallGate;
+use crate::process::{ProcessGroup, TmpDir};
+
+/// Bytes of the program's stderr kept (head and tail), for a failure's message.
+pub const PROGRAM_STDERR_CAP_BYTES: usize = 16_000;
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct ProgramSpec<'a> {
+    /// The program (a path, or a name found on the wall's PATH).
+    pub program: &'a OsStr,
+    pub args: &'a [OsString],
+    /// Its own folder, writable: `HOME` points there (its settings, caches, sessions).
+    pub home: &'a Path,
+    /// Set on top of the scrubbed environment (its API key, its base URL).
+    pub vars: &'a [(String, String)],
+    /// Names its connections in the network log.
+    pub id: &'a str,
+}
+
+/// A program running behind the wall.
+pub struct WalledProgram {
+    child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: Option<ChildStdout>,
+    stderr: Arc<Mutex<Capture>>,
+    group: ProcessGroup,
+    gate: Option<CallGate>,
+    _tmp: TmpDir,
+    /// What the wall said about itself (a weaker engine, say).
+    pub notes: Vec<String>,
+    redact: paddock_sandbox::Redactor,
+}
+
+/// How it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stopped {
+    /// `None` when it was still running and had to be stopped.
+    pub exit_code: Option<i32>,
+    /// Its stderr, redacted and cut in the middle when long.
+    pub stderr: String,
+    /// Its connections through the network fence, in words.
+    pub connections: Option<String>,
+}
+
+/// Starts `spec` behind `env`'s wall. Refused (with the reason) when no wall can be built
+/// and the user did not allow running unconfined.
+pub fn start(
+    env: &ToolEnv,
+    spec: &ProgramSpec<'_>,
+    cancel: &CancellationToken,
+) -> Result<WalledProgram, String> {
+    let root = env
+        .guard()
+        .create_root()
+        .map_err(|e| format!("the workspace could not be made: {e}"))?;
+    let cwd = root.real_path().to_path_buf();
+    std::fs::create_dir_all(spec.home).map_err(|e| format!("{}: {e}", spec.home.display()))?;
+    let home = spec
+        .home
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", spec.home.display()))?;
+    let tmp = TmpDir::for_command(env).map_err(|e| format!("no TMPDIR: {e}"))?;
+    let writable: Vec<PathBuf> = vec![cwd.clone(), home.clone(), tmp.path.clone()];
+    let mut sandbox = env.sandbox.clone();
+    // What other programs run (git's metadata, .envrc...) stays read-only to it.
+    sandbox
+        .read_only
+        .extend(Surfaces::scan(&cwd, &env.sandbox.auto_run).read_only());
+    let gate = match (&env.network, crate::walled::through_proxy(&sandbox)) {
+        (Some(fence), true) => Some(
+            fence
+                .open(spec.id, cancel, None, None)
+                .map_err(|e| format!("the network fence could not be opened: {e}"))?,
+        ),
+        _ => None,
+    };
+    sandbox.proxy_socket = gate.as_ref().map(|g| g.socket.clone());
+    sandbox.home = Some(home.clone());
+    let confinement = Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable)
+        .map_err(|e| e.to_string())?;
+    let notes: Vec<String> = confinement.note().into_iter().collect();
+    let args: Vec<&OsStr> = spec.args.iter().map(OsString::as_os_str).collect();
+    let mut cmd = confinement.command(spec.program, &args);
+    cmd.current_dir(&cwd)
+        .env_clear()
+        .envs(scrubbed_env(
+            std::env::vars_os(),
+            tmp.path.as_os_str(),
+            cwd.as_os_str(),
+            &writable,
+        ))
+        .env("HOME", &home)
+        .envs(spec.vars.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("{} could not start: {e}", spec.program.to_string_lossy()))?;
+    let group = ProcessGroup(child.id());
+    let stderr = Arc::new(Mutex::new(Capture::new(PROGRAM_STDERR_CAP_BYTES)));
+    if let Some(s) = child.stderr.take() {
+        tokio::spawn(capture_into(s, stderr.clone()));
+    }
+    Ok(WalledProgram {
+        stdin: child.stdin.take(),
+        stdout: child.stdout.take(),
+        child,
+        stderr,
+        group,
+        gate,
+        _tmp: tmp,
+        notes,
+        redact: crate::walled::redactor_for(env),
+    })
+}
+
+impl WalledProgram {
+    /// Its stderr so far (redacted).
+    pub fn stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .map(|c| c.render(&self.redact))
+            .unwrap_or_default()
+    }
+
+    /// Its exit code, if it has exited.
+    pub fn exited(&mut self) -> Option<i32> {
+        self.child
+            .try_wait()
+            .ok()
+            .flatten()
+            .map(crate::walled::exit_code_of)
+    }
+
+    /// Waits for it to exit (its stdin closed, say), at most `grace`, then stops it and
+    /// everything it started.
+    pub async fn stop(mut self, grace: std::time::Duration) -> Stopped {
+        drop(self.stdin.take());
+        let exit_code = match tokio::time::timeout(grace, self.child.wait()).await {
+            Ok(Ok(status)) => Some(crate::walled::exit_code_of(status)),
+            _ => None,
+        };
+        self.group.stop().await;
+        let _ = self.child.wait().await;
+        let connections = match self.gate.take() {
+            Some(gate) => crate::network::describe(&gate.finish().await),
+            None => None,
+        };
+        Stopped {
+            exit_code,
+            stderr: self.stderr(),
+            connections,
+        }
+    }
+}
