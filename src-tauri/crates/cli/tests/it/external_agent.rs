@@ -153,3 +153,39 @@ async fn the_wall_holds_an_external_agent_in() {
         .find(|l| l.contains(&env.store().root().display().to_string()));
     assert!(data_line.is_some_and(|l| l.contains("failed")), "{said}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_cancels_an_external_agents_prompt_and_stops_it() {
+    use rustix::process::{Pid, Signal, kill_process};
+    use tokio::io::AsyncBufReadExt;
+
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    let mut child = env.spawn(&["exec", "--agent", "tester", "--json", "plan\nhang"]);
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    // The agent is under way (its plan arrived) and now waits for the cancel.
+    loop {
+        let line = tokio::time::timeout(crate::common::RUN_LIMIT, lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the run streams until the plan");
+        if line.contains("\"plan\"") {
+            break;
+        }
+    }
+    let pid = Pid::from_raw(i32::try_from(child.id().unwrap()).unwrap()).unwrap();
+    kill_process(pid, Signal::INT).unwrap();
+    let mut rest = Vec::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        rest.push(line);
+    }
+    let status = tokio::time::timeout(crate::common::RUN_LIMIT, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{rest:?}");
+    let exit: serde_json::Value = serde_json::from_str(rest.last().unwrap()).unwrap();
+    assert_eq!(exit["reason"], "aborted");
+}
