@@ -4,6 +4,8 @@
 //   write PATH TEXT       asks permission (an edit), then writes PATH (relative to cwd)
 //   read PATH             reads PATH (absolute or relative) and says what it got
 //   connect HOST PORT     opens a TCP connection and says whether it got through
+//   get HOST PORT [PATH]  sends GET PATH (default /) over plain HTTP, directly, and says
+//                         the status line
 //   plan                  sends a two-step plan
 //   hang                  waits until cancelled
 // Anything else is answered "ok". Each result is said as "RESULT <what>: <detail>".
@@ -91,6 +93,26 @@ function tcp(host, port) {
   });
 }
 
+function get(host, port, path = "/") {
+  return new Promise((done) => {
+    const socket = connect({ host, port: Number(port), timeout: 5000 });
+    let got = "";
+    socket.on("connect", () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nConnection: close\r\n\r\n`));
+    socket.on("data", (d) => {
+      got += d.toString("latin1");
+    });
+    socket.on("timeout", () => {
+      socket.destroy();
+      done(`RESULT get failed: ${host}:${port}: timeout`);
+    });
+    socket.on("error", (e) => done(`RESULT get failed: ${host}:${port}: ${e.code ?? e.message}`));
+    socket.on("close", () => {
+      const line = got.split("\r\n")[0];
+      done(line.startsWith("HTTP/") ? `RESULT get ok: ${line}` : `RESULT get failed: ${host}:${port}: closed`);
+    });
+  });
+}
+
 const app = acp
   .agent({ name: "paddock-test-agent" })
   .onRequest(acp.methods.agent.initialize, () => ({
@@ -119,6 +141,7 @@ const app = acp
       if (verb === "write") result = await write(client, sid, session.cwd, rest[0], rest.slice(1).join(" "));
       else if (verb === "read") result = read(session.cwd, rest[0]);
       else if (verb === "connect") result = await tcp(rest[0], rest[1]);
+      else if (verb === "get") result = await get(rest[0], rest[1], rest[2]);
       else if (verb === "plan") {
         await update(client, sid, {
           sessionUpdate: "plan",

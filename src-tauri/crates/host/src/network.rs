@@ -138,6 +138,30 @@ pub fn bash_uses_fence(s: &ProjectSettings) -> bool {
     !s.bash_network && !s.network.is_empty()
 }
 
+/// The host loopback ports the allow and ask rules name exactly (`127.0.0.1:11434`,
+/// `localhost:8080`): tunnelled from the same port inside the wall, when bash's network is
+/// the fence.
+pub fn loopback_ports(s: &ProjectSettings) -> Vec<u16> {
+    if !bash_uses_fence(s) {
+        return Vec::new();
+    }
+    let mut ports: Vec<u16> = s
+        .network
+        .allow
+        .iter()
+        .chain(&s.network.ask)
+        .filter_map(|rule| {
+            let (host, port) = rule.trim().rsplit_once(':')?;
+            matches!(host, "127.0.0.1" | "localhost")
+                .then(|| port.parse().ok())
+                .flatten()
+        })
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}
+
 #[cfg(test)]
 mod tests {
     use paddock_protocol::NetworkPreset;

@@ -96,6 +96,7 @@ impl Project {
                     )
                     .collect(),
                 auto_run: self.settings.auto_run_files.clone(),
+                loopback_ports: crate::network::loopback_ports(&self.settings),
                 hidden: self
                     .settings
                     .hidden_paths

@@ -216,6 +216,7 @@ mod tests {
             hidden: vec!["/h/.netrc".into(), "/w/secret".into()],
             network: false,
             proxy: None,
+            loopback: Vec::new(),
             landlock_abi: Some(6),
             workdir: "/w".into(),
         };

@@ -137,6 +137,7 @@ impl Confinement {
                 .proxy_socket
                 .clone()
                 .filter(|_| !config.bash_network && engine != Engine::Landlock),
+            loopback: config.loopback_ports.clone(),
             landlock_abi: host_walls().landlock.as_ref().ok().copied(),
             workdir: root.to_path_buf(),
         };
@@ -315,6 +316,7 @@ fn probed() -> &'static Probed {
                 hidden: Vec::new(),
                 network: false,
                 proxy: None,
+                loopback: Vec::new(),
                 landlock_abi: landlock.as_ref().ok().copied(),
                 workdir: PathBuf::from("/"),
             };

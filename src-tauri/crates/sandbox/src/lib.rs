@@ -81,6 +81,10 @@ pub struct SandboxConfig {
     /// This command's way out: the proxy's Unix socket outside the wall, bound into it at
     /// [`PROXY_SOCKET`] and bridged to a loopback port (set per call).
     pub proxy_socket: Option<PathBuf>,
+    /// Ports of the host's loopback that network rules name (`127.0.0.1:11434`): behind the
+    /// wall, `127.0.0.1` is the wall's own, so the same port there is a tunnel to the proxy,
+    /// which still decides. A program then reaches a local model server as it would outside.
+    pub loopback_ports: Vec<u16>,
 }
 
 /// Where the proxy's socket is seen behind the wall.
@@ -102,6 +106,7 @@ impl Default for SandboxConfig {
             home: None,
             network_rules: None,
             proxy_socket: None,
+            loopback_ports: Vec::new(),
         }
     }
 }

@@ -59,6 +59,9 @@ pub struct Policy {
     /// helper bridges a loopback port to it and points the proxy variables there.
     #[serde(default)]
     pub proxy: Option<PathBuf>,
+    /// Host loopback ports tunnelled to the proxy from the same port inside the wall.
+    #[serde(default)]
+    pub loopback: Vec<u16>,
     /// The Landlock ABI the kernel offers, when it has Landlock.
     pub landlock_abi: Option<u32>,
     /// Where the command starts.
@@ -182,6 +185,7 @@ mod tests {
             hidden: Vec::new(),
             network: false,
             proxy: None,
+            loopback: Vec::new(),
             landlock_abi: None,
             workdir: "/w".into(),
         };

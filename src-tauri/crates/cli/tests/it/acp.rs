@@ -95,7 +95,7 @@ async fn an_editor_prompts_an_edit_approves_it_and_loads_the_session_back() {
     assert_eq!(diff["path"], path.as_str());
     assert_eq!(diff["oldText"], "hello world");
     assert_eq!(diff["newText"], "hello there");
-    assert_eq!(prompt.text("agent_message_chunk"), "I said there.");
+    assert_eq!(prompt.answer(), "I said there.");
     assert_eq!(read(&env.workspace().join("notes.txt")), "hello there\n");
 
     // The session is Paddock's own, under the id the client was given: load replays it,
@@ -117,7 +117,7 @@ async fn an_editor_prompts_an_edit_approves_it_and_loads_the_session_back() {
     let load = &steps[1];
     assert_eq!(load.error, Value::Null, "{load:?}");
     assert_eq!(load.text("user_message_chunk"), "say there");
-    assert_eq!(load.text("agent_message_chunk"), "I said there.");
+    assert_eq!(load.answer(), "I said there.");
     let replayed = load.of("tool_call_update");
     assert_eq!(replayed[0]["toolCallId"], call[0]["toolCallId"]);
     assert_eq!(replayed[0]["status"], "completed");
@@ -182,7 +182,7 @@ async fn a_cancel_stops_the_prompt_and_it_ends_cancelled() {
     assert_eq!(steps[2].result["stopReason"], "cancelled", "{:?}", steps[2]);
     // The session is free again and the next prompt runs.
     assert_eq!(steps[3].result["stopReason"], "end_turn", "{:?}", steps[3]);
-    assert_eq!(steps[3].text("agent_message_chunk"), "after the cancel");
+    assert_eq!(steps[3].answer(), "after the cancel");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -379,7 +379,7 @@ async fn saved_prompts_are_commands_and_a_projects_is_shown_before_it_is_sent() 
     assert!(shown.contains("Nothing was sent"), "{shown}");
     assert_eq!(steps[2].result["stopReason"], "end_turn");
     // Sent again unchanged: that is the confirmation; the text arrives filled in.
-    assert_eq!(steps[3].text("agent_message_chunk"), "hello sent");
+    assert_eq!(steps[3].answer(), "hello sent");
     let bodies = chat_bodies(&server);
     assert_eq!(bodies.len(), 2, "the first /greet reached no model");
     assert!(

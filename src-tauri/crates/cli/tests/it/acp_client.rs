@@ -60,6 +60,18 @@ impl Step {
     }
 }
 
+impl Step {
+    /// The agent's answer: its message chunks without Paddock's own notes (a warning such
+    /// as the first snapshot's wait comes and goes with timing).
+    pub fn answer(&self) -> String {
+        self.of("agent_message_chunk")
+            .iter()
+            .filter_map(|u| u["content"]["text"].as_str())
+            .filter(|t| !t.starts_with("\n\n_Paddock: "))
+            .collect()
+    }
+}
+
 /// Runs the client over a fresh `paddock acp` with `steps`; returns each step (in order)
 /// after checking the traffic against the schema and that the agent exited when the
 /// client closed its stdin.

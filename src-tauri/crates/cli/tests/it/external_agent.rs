@@ -15,12 +15,18 @@ use crate::common::{Counter, Env, read};
 
 /// A project whose user added the test agent.
 async fn env_with_agent(fixtures: &Path) -> (FakeServer, Env) {
+    env_with_agent_reaching(fixtures, &[]).await
+}
+
+/// The same, the agent allowed to reach `hosts`.
+async fn env_with_agent_reaching(fixtures: &Path, hosts: &[String]) -> (FakeServer, Env) {
     let server = FakeServer::start().await.unwrap();
     let env = Env::new(&server, json!({}));
     let agents = json!({"agents": {"tester": {
         "command": "node",
         "args": [fixtures.join("agent.mjs")],
         "env": {"AGENT_MARK": "set by the user"},
+        "hosts": hosts,
     }}});
     std::fs::create_dir_all(env.config_dir()).unwrap();
     std::fs::write(env.config_dir().join("agents.json"), agents.to_string()).unwrap();
@@ -188,4 +194,36 @@ async fn ctrl_c_cancels_an_external_agents_prompt_and_stops_it() {
     assert_eq!(status.code(), Some(130), "{rest:?}");
     let exit: serde_json::Value = serde_json::from_str(rest.last().unwrap()).unwrap();
     assert_eq!(exit["reason"], "aborted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_reaches_the_host_loopback_port_its_user_allowed_and_no_other() {
+    let Some(fixtures) = fixtures() else { return };
+    // Its API: a server on the host's loopback (a local model server, the fake one here).
+    let api = FakeServer::start().await.unwrap();
+    let allowed = api.addr().port();
+    let (_server, env) =
+        env_with_agent_reaching(&fixtures, &[format!("127.0.0.1:{allowed}")]).await;
+    let other = Counter::start().await;
+    let other_port = other.url.rsplit(':').next().unwrap().to_owned();
+    let prompt = format!("get 127.0.0.1 {allowed} /v1/models\nget 127.0.0.1 {other_port}");
+    let run = env.run(&["exec", "--agent", "tester", &prompt]).await;
+    let said = &run.stdout;
+    // Inside the wall 127.0.0.1 is the wall's own: without the tunnel both fail.
+    assert!(
+        said.contains("RESULT get ok: HTTP/1.1 200"),
+        "{said}\n{}",
+        run.stderr
+    );
+    assert!(
+        !api.requests().is_empty(),
+        "the allowed server was reached: {said}"
+    );
+    // Without the wall the other listener would be reached too; inside it, no rule names
+    // it, so nothing leads there.
+    assert!(
+        said.contains(&format!("RESULT get failed: 127.0.0.1:{other_port}")),
+        "{said}"
+    );
+    assert_eq!(other.hits(), 0);
 }

@@ -44,14 +44,24 @@ pub fn start(policy: &Policy) -> Result<Vec<(&'static str, String)>, String> {
         .local_addr()
         .map_err(|e| format!("the proxy's port: {e}"))?
         .port();
+    // A port the command itself already holds, or one that cannot be bound, is left out.
+    let tunnels: Vec<(u16, TcpListener)> = policy
+        .loopback
+        .iter()
+        .filter_map(|port| Some((*port, TcpListener::bind(("127.0.0.1", *port)).ok()?)))
+        .collect();
     let child = sys::fork().map_err(|e| format!("fork: {e}"))?;
     if child == 0 {
         sys::die_with_parent(libc::SIGKILL);
+        for (port, tunnel) in tunnels {
+            std::thread::spawn(move || serve_tunnel(&tunnel, port, Path::new(crate::PROXY_SOCKET)));
+        }
         serve(&listener, Path::new(crate::PROXY_SOCKET));
         std::process::exit(0);
     }
-    // The listener is the bridge's: the command gets none of it (std opens it close-on-exec).
+    // The listeners are the bridge's: the command gets none (std opens them close-on-exec).
     drop(listener);
+    drop(tunnels);
     let url = format!("http://127.0.0.1:{port}");
     let mut env: Vec<(&'static str, String)> =
         PROXY_VARS.iter().map(|name| (*name, url.clone())).collect();
@@ -71,6 +81,41 @@ fn serve(listener: &TcpListener, socket: &Path) {
             }
         });
     }
+}
+
+/// Longest answer head the proxy gives a CONNECT.
+const MAX_CONNECT_ANSWER: usize = 8 * 1024;
+
+/// `127.0.0.1:port` inside the wall: each connection becomes a CONNECT to the host's
+/// `127.0.0.1:port` through the proxy, which decides as for any other host.
+fn serve_tunnel(listener: &TcpListener, port: u16, socket: &Path) {
+    for client in listener.incoming() {
+        let Ok(client) = client else { continue };
+        let socket = socket.to_path_buf();
+        std::thread::spawn(move || {
+            if let Some(upstream) = open_tunnel(&socket, port) {
+                carry(client, upstream);
+            }
+        });
+    }
+}
+
+/// Asks the proxy for a tunnel; `None` (the client is closed) when it refuses.
+fn open_tunnel(socket: &Path, port: u16) -> Option<UnixStream> {
+    let mut upstream = UnixStream::connect(socket).ok()?;
+    let ask = format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    upstream.write_all(ask.as_bytes()).ok()?;
+    // Read the answer's head byte by byte: nothing of the tunnel after it is taken.
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if head.len() > MAX_CONNECT_ANSWER || upstream.read(&mut byte).ok()? == 0 {
+            return None;
+        }
+        head.push(byte[0]);
+    }
+    let status = head.split(|b| *b == b' ').nth(1)?;
+    (status == b"200").then_some(upstream)
 }
 
 /// Both directions until each side is done; a half-close is passed on.
