@@ -117,3 +117,27 @@ async fn rules_explain_host_names_the_deciding_rule_and_what_waits_for_trust() {
         run.stdout
     );
 }
+
+/// A program that goes straight to `127.0.0.1:PORT` (as NO_PROXY tells it to) reaches the
+/// host's server when a rule names that port: inside the wall the port is a tunnel to the
+/// proxy. A port no rule names leads nowhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_loopback_port_is_reached_directly_and_no_other() {
+    let server = FakeServer::start().await.unwrap();
+    let env = Env::new(&server, json!({}));
+    let named = Counter::start().await;
+    let other = Counter::start().await;
+    let authority = named.url.trim_start_matches("http://").to_owned();
+    let direct = |url: &str| {
+        format!(
+            "/usr/bin/python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', \
+             {port}), timeout=5); s.sendall(b'GET / HTTP/1.0\\r\\n\\r\\n'); s.recv(10)\" 2>&1 \
+             | tail -1; echo tried",
+            port = url.rsplit(':').next().unwrap_or_default()
+        )
+    };
+    let command = format!("{}; {}", direct(&named.url), direct(&other.url));
+    let said = bash_run(&env, &server, &command, &["--allow-host", &authority]).await;
+    assert!(named.hits() >= 1, "the named port was not reached: {said}");
+    assert_eq!(other.hits(), 0, "a port no rule names was reached: {said}");
+}
