@@ -8,15 +8,21 @@
 //                         the status line
 //   plan                  sends a two-step plan
 //   hang                  waits until cancelled
+//   recall                says the earlier prompts of this session (kept in $HOME, so a
+//                         new process can load the session)
 // Anything else is answered "ok". Each result is said as "RESULT <what>: <detail>".
 import * as acp from "@agentclientprotocol/sdk";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { dirname, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 
 const sessions = new Map();
 let calls = 0;
+// What each session was asked, kept in the agent's home like a real agent's history.
+const store = `${process.env.HOME}/test-agent-sessions.json`;
+const kept = () => (existsSync(store) ? JSON.parse(readFileSync(store, "utf8")) : {});
+const keep = (id, prompts) => writeFileSync(store, JSON.stringify({ ...kept(), [id]: prompts }));
 
 const say = (client, sessionId, text) =>
   client.notify(acp.methods.client.session.update, {
@@ -117,20 +123,33 @@ const app = acp
   .agent({ name: "paddock-test-agent" })
   .onRequest(acp.methods.agent.initialize, () => ({
     protocolVersion: acp.PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: false },
+    agentCapabilities: { loadSession: true },
     agentInfo: { name: "paddock-test-agent", version: "1" },
     authMethods: [],
   }))
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
-    const sessionId = `s${sessions.size + 1}`;
-    sessions.set(sessionId, { cwd: params.cwd, cancelled: false });
+    const sessionId = `s${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+    sessions.set(sessionId, { cwd: params.cwd, cancelled: false, prompts: [] });
+    keep(sessionId, []);
     return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    const prompts = kept()[params.sessionId];
+    if (!prompts) throw acp.RequestError.resourceNotFound(params.sessionId);
+    sessions.set(params.sessionId, { cwd: params.cwd, cancelled: false, prompts });
+    for (const text of prompts) {
+      await update(client, params.sessionId, { sessionUpdate: "user_message_chunk", content: { type: "text", text } });
+    }
+    return {};
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
     const sid = params.sessionId;
     const session = sessions.get(sid);
     session.cancelled = false;
     const text = params.prompt.map((b) => b.text ?? "").join("\n");
+    const earlier = [...session.prompts];
+    session.prompts.push(text);
+    keep(sid, session.prompts);
     await update(client, sid, {
       sessionUpdate: "agent_thought_chunk",
       content: { type: "text", text: `HOME is ${process.env.HOME}` },
@@ -142,6 +161,7 @@ const app = acp
       else if (verb === "read") result = read(session.cwd, rest[0]);
       else if (verb === "connect") result = await tcp(rest[0], rest[1]);
       else if (verb === "get") result = await get(rest[0], rest[1], rest[2]);
+      else if (verb === "recall") result = `RESULT recall: ${earlier.join(" | ")}`;
       else if (verb === "plan") {
         await update(client, sid, {
           sessionUpdate: "plan",

@@ -344,6 +344,8 @@ impl SessionStore {
     pub fn delete(&self, project: &Path, id: &str) -> Result<(), SessionError> {
         let path = self.file(project, id)?;
         let _ = std::fs::remove_dir_all(crate::images::images_dir(&path));
+        // An external agent's own session id, kept beside (`host::external`).
+        let _ = std::fs::remove_file(path.with_extension("acp"));
         std::fs::remove_file(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => SessionError::NotFound(id.to_owned()),
             _ => SessionError::Io {

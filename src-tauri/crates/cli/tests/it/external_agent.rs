@@ -227,3 +227,40 @@ async fn an_agent_reaches_the_host_loopback_port_its_user_allowed_and_no_other()
     );
     assert_eq!(other.hits(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_loads_the_agents_own_session_so_it_remembers() {
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    let first = env.run(&["exec", "--agent", "tester", "plan"]).await;
+    first.expect_code(0);
+    let (id, _) = events(&env, &first.stderr);
+    // A new process, a new wall: the agent loads the session it kept in its own home.
+    let again = env
+        .run(&["resume", "--agent", "tester", &id, "recall"])
+        .await;
+    again.expect_code(0);
+    assert!(
+        again.stdout.contains("RESULT recall: plan"),
+        "{}\n{}",
+        again.stdout,
+        again.stderr
+    );
+    assert!(!again.stderr.contains("cannot load"), "{}", again.stderr);
+    let stored = env.load(&id);
+    let prompts: Vec<String> = stored
+        .messages
+        .iter()
+        .filter(|m| m.role == paddock_protocol::Role::User)
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(prompts, ["plan", "recall"]);
+    // Paddock's own agent does not take over an external agent's session.
+    let kernel = env.run(&["resume", &id, "hello"]).await;
+    kernel.expect_code(2);
+    assert!(
+        kernel.stderr.contains("external agent tester"),
+        "{}",
+        kernel.stderr
+    );
+}

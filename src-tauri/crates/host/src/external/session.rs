@@ -105,6 +105,7 @@ impl RunService {
         };
         let home = super::agent_home(&root, &request.agent)?;
         let turn = Turn {
+            agent_session: writer.path().with_extension("acp"),
             env,
             agent: &agent,
             name: &request.agent,
@@ -157,6 +158,9 @@ impl RunService {
 
 /// What one prompt needs.
 struct Turn<'a> {
+    /// Where the agent's own id for this session is kept (beside the session, out of the
+    /// wall's view), so the next prompt loads it.
+    agent_session: std::path::PathBuf,
     env: Arc<paddock_tools::ToolEnv>,
     agent: &'a config::AgentConfig,
     name: &'a str,
@@ -271,12 +275,10 @@ impl Turn<'_> {
                     }),
                 )
                 .await?;
-            let new = peer
-                .request("session/new", json!({"cwd": cwd, "mcpServers": []}))
-                .await?;
-            Ok::<_, RpcError>((init, new))
+            let loads = init["agentCapabilities"]["loadSession"] == true;
+            self.open_session(peer, &cwd, loads).await
         };
-        let (_, new) = tokio::select! {
+        let (session, loaded) = tokio::select! {
             r = tokio::time::timeout(START_TIMEOUT, setup) => match r {
                 Ok(Ok(v)) => v,
                 Ok(Err(e)) => return Err(format!("it refused to start a session: {}", e.message)),
@@ -284,7 +286,15 @@ impl Turn<'_> {
             },
             () = self.cancel.cancelled() => return Ok(ExitReason::Aborted),
         };
-        let session = new["sessionId"].as_str().unwrap_or_default().to_owned();
+        // A load replays the conversation first: the session already holds it.
+        while let Ok(m) = incoming.try_recv() {
+            if let Incoming::Request { id, .. } = m {
+                peer.respond(id, Err(RpcError::internal("not while loading")));
+            }
+        }
+        if let Some(note) = loaded.note() {
+            self.events.emit(AgentEvent::warning(note));
+        }
         let prompt_call = peer.request(
             "session/prompt",
             json!({"sessionId": session, "prompt": [{"type": "text", "text": prompt}]}),
@@ -313,6 +323,40 @@ impl Turn<'_> {
                 }
             }
         }
+    }
+
+    /// The agent's session for this Paddock session: the one it had, loaded when it can
+    /// load, else a new one (kept for the next prompt).
+    async fn open_session(
+        &self,
+        peer: &Arc<Peer>,
+        cwd: &str,
+        loads: bool,
+    ) -> Result<(String, Opened), RpcError> {
+        let earlier = std::fs::read_to_string(&self.agent_session)
+            .ok()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty());
+        let mut opened = Opened::New;
+        if let Some(id) = earlier {
+            if !loads {
+                opened = Opened::CannotLoad;
+            } else {
+                let load = json!({"sessionId": id, "cwd": cwd, "mcpServers": []});
+                match peer.request("session/load", load).await {
+                    Ok(_) => return Ok((id, Opened::Loaded)),
+                    Err(e) => opened = Opened::LoadFailed(e.message),
+                }
+            }
+        }
+        let new = peer
+            .request("session/new", json!({"cwd": cwd, "mcpServers": []}))
+            .await?;
+        let id = new["sessionId"].as_str().unwrap_or_default().to_owned();
+        if let Err(e) = std::fs::write(&self.agent_session, &id) {
+            tracing::warn!("the agent's session id was not kept: {e}");
+        }
+        Ok((id, opened))
     }
 
     fn handle(&self, peer: &Arc<Peer>, message: Incoming, mapped: &mut Events) {
@@ -407,6 +451,31 @@ impl Turn<'_> {
             Err(e) => self.events.emit(AgentEvent::warning(format!(
                 "the agent's changes could not be listed: {e}"
             ))),
+        }
+    }
+}
+
+/// How the agent's session was found.
+enum Opened {
+    New,
+    Loaded,
+    CannotLoad,
+    LoadFailed(String),
+}
+
+impl Opened {
+    fn note(&self) -> Option<String> {
+        match self {
+            Self::New | Self::Loaded => None,
+            Self::CannotLoad => Some(
+                "the agent cannot load its earlier session: it starts this prompt without the \
+                 conversation (Paddock's transcript keeps it)"
+                    .to_owned(),
+            ),
+            Self::LoadFailed(why) => Some(format!(
+                "the agent could not load its earlier session ({why}): it starts this prompt \
+                 without the conversation"
+            )),
         }
     }
 }
