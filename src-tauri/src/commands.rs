@@ -17,7 +17,7 @@ use paddock_protocol::{
 };
 use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
 use paddock_protocol::{ExpandedPrompt, SavedPrompt};
-use paddock_protocol::{HookInfo, MentionCandidate, PromptInput};
+use paddock_protocol::{ExternalAgentInfo, HookInfo, MentionCandidate, PromptInput};
 use paddock_protocol::{WorktreeLanded, WorktreeLanding};
 use tauri::{AppHandle, State, WebviewWindow};
 
@@ -175,13 +175,13 @@ commands! {
         Ok(state.service.hook_list(&canonical(&project)?)?)
     }
 
+    /// The external ACP agents the user added (`agents.json` in the config folder).
+    fn list_agents[state: State<'_, Desktop>]() -> Vec<ExternalAgentInfo> {
+        Ok(paddock_host::external::list(state.trust().config_dir())?)
+    }
+
     /// "Always for this project": `rule` into `network.allow`, the waiting connection let through.
-    fn always_allow_host[state: State<'_, Desktop>](
-        project: String,
-        session_id: String,
-        request_id: String,
-        rule: String,
-    ) -> () {
+    fn always_allow_host[state: State<'_, Desktop>](project: String, session_id: String, request_id: String, rule: String) -> () {
         let root = canonical(&project)?;
         grants::always_allow_host(&state, &root, &session_id, &request_id, &rule)
     }

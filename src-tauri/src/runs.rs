@@ -78,6 +78,9 @@ pub async fn send_prompt(
     events: Arc<dyn EventSink>,
 ) -> AppResult<String> {
     let prompt: PromptInput = prompt.into();
+    if let Some(agent) = external_agent(desktop, root, session.as_deref(), &prompt) {
+        return send_to_agent(desktop, root, session, prompt, agent, events).await;
+    }
     let request = RunRequest {
         target: session.map_or(SessionTarget::New, SessionTarget::Resume),
         prompt: prompt.text,
@@ -100,6 +103,59 @@ pub async fn send_prompt(
     for warning in &prepared.warnings {
         tracing::warn!(session = %prepared.session_id, "{warning}");
     }
+    let id = prepared.session_id.clone();
+    tauri::async_runtime::spawn(prepared.run());
+    Ok(id)
+}
+
+/// The external agent a prompt goes to: a stored session's own, or the one chosen for a new
+/// session.
+fn external_agent(
+    desktop: &Desktop,
+    root: &Path,
+    session: Option<&str>,
+    prompt: &PromptInput,
+) -> Option<String> {
+    match session {
+        Some(id) => {
+            let stored = desktop.service.store().load(root, id).ok()?;
+            (stored.header.provider.as_deref() == Some(paddock_host::external::EXTERNAL_PROVIDER))
+                .then_some(stored.header.model)
+        }
+        None => prompt.agent.clone(),
+    }
+}
+
+/// The prompt to an external agent behind the wall; its approvals are the window's cards.
+async fn send_to_agent(
+    desktop: &Desktop,
+    root: &Path,
+    session: Option<String>,
+    prompt: PromptInput,
+    agent: String,
+    events: Arc<dyn EventSink>,
+) -> AppResult<String> {
+    if !prompt.attachments.is_empty() {
+        let why = "an external agent takes the prompt's words only: remove the attached files \
+                   and images";
+        return Err(paddock_host::HostError::Usage(why.into()).app_error());
+    }
+    let request = paddock_host::external::ExternalRequest {
+        agent,
+        target: session.map_or(SessionTarget::New, SessionTarget::Resume),
+        prompt: prompt.text,
+        options: RunOptions::default(),
+        approver: Approver::Person,
+        events,
+        // Stopped through the live runs, as Paddock's own runs are.
+        cancel: None,
+        trust: TrustPolicy::SafeDefaults,
+    };
+    let project = desktop.project(root);
+    let prepared = desktop
+        .service
+        .prepare_external(&project, request)
+        .map_err(ToAppError::app_error)?;
     let id = prepared.session_id.clone();
     tauri::async_runtime::spawn(prepared.run());
     Ok(id)

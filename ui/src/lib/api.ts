@@ -15,7 +15,8 @@ export * from './commands';
 export { toAppError } from './invoke';
 
 /** Starts a run and resolves with its session id; the run's events then reach `onEvent`, in
- * order, until its `run_finished`. A new session works in `worktree` when one is named. */
+ * order, until its `run_finished`. A new session works in `worktree` when one is named, and
+ * goes to the external `agent` when one is named. */
 export async function sendPrompt(
   project: string,
   sessionId: string | null,
@@ -23,8 +24,10 @@ export async function sendPrompt(
   onEvent: (event: AgentEvent) => void,
   worktree: string | null = null,
   attachments: PromptAttachment[] = [],
+  agent: string | null = null,
 ): Promise<string> {
-  const started = await commands.sendPrompt(project, sessionId, { text: prompt, attachments }, worktree);
+  const input = agent === null ? { text: prompt, attachments } : { text: prompt, attachments, agent };
+  const started = await commands.sendPrompt(project, sessionId, input, worktree);
   void follow(commands.nextRunEvents, started.feed, onEvent);
   return started.session_id;
 }

@@ -330,6 +330,20 @@ needs_confirmation: boolean, };
 
 export type ExportFormat = "markdown" | "json";
 
+export type ExternalAgentInfo = { name: string, 
+/**
+ * The program and its arguments, as one line to show.
+ */
+command: string, 
+/**
+ * Hosts it may reach besides the project's network rules.
+ */
+hosts: Array<string>, 
+/**
+ * The stored key it is given, if any.
+ */
+key?: ProviderKind, };
+
 export type FileChange = { 
 /**
  * Relative to the workspace root, with `/` separators.
@@ -824,7 +838,12 @@ hooks?: Record<string, unknown>, };
 
 export type PromptAttachment = { "kind": "mention", path: string, } | { "kind": "image", media_type: string, data: string, name?: string, };
 
-export type PromptInput = { text: string, attachments: Array<PromptAttachment>, };
+export type PromptInput = { text: string, attachments: Array<PromptAttachment>, 
+/**
+ * For a new session: the external agent (by its name in the user's `agents.json`) to
+ * give it to instead of Paddock's own. A stored session keeps the agent it began with.
+ */
+agent?: string, };
 
 export type PromptSource = "project" | "user";
 

@@ -84,6 +84,8 @@ export class SessionController {
   waitingSessions = $state<string[]>([]);
   /** The next first prompt starts a session in its own worktree (branch and checkout). */
   inWorktree = $state(false);
+  /** The external agent a new session's first prompt goes to (null: Paddock's own). */
+  agent = $state<string | null>(null);
   /** The next worktree is a plain copy of the folder (it is outside git). */
   plainCopy = $state(false);
   /** The last worktree could not be made for want of git: a plain copy can be offered. */
@@ -232,6 +234,9 @@ export class SessionController {
   #send(sessionId: string | null, prompt: string, onEvent: (e: AgentEvent) => void, worktree: string | null): Promise<string> {
     const taken = this.#attachments;
     this.#attachments = [];
+    // A stored session keeps the agent it began with: only a new one is given one.
+    if (this.agent !== null && sessionId === null)
+      return api.sendPrompt(this.project, sessionId, prompt, onEvent, worktree, taken, this.agent);
     if (taken.length) return api.sendPrompt(this.project, sessionId, prompt, onEvent, worktree, taken);
     return worktree ? api.sendPrompt(this.project, sessionId, prompt, onEvent, worktree) : api.sendPrompt(this.project, sessionId, prompt, onEvent);
   }

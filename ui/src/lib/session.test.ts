@@ -41,6 +41,20 @@ beforeEach(() => {
 });
 
 describe('SessionController', () => {
+  it('gives a new session to the chosen external agent, and a stored one keeps its own', async () => {
+    const s = new SessionController('/p');
+    s.agent = 'tester';
+    s.draft = 'write a.txt hi';
+    expect(await s.send()).toBe(true);
+    expect(api.sendPrompt).toHaveBeenCalledWith('/p', null, 'write a.txt hi', expect.any(Function), null, [], 'tester');
+    events.forEach((e) => emit(e));
+    await vi.waitFor(() => expect(s.running).toBe(false));
+    s.draft = 'and again';
+    expect(await s.send()).toBe(true);
+    // The host routes a stored session to its agent: the shell names none.
+    expect(api.sendPrompt).toHaveBeenLastCalledWith('/p', 'session-1', 'and again', expect.any(Function));
+  });
+
   it('streams a run into the transcript and learns the session id', async () => {
     const s = new SessionController('/p');
     s.draft = 'Write hello.txt';

@@ -35,6 +35,7 @@ export const importMcpServers = fn<'importMcpServers'>();
 export const installUpdate = fn<'installUpdate'>();
 export const keyStatus = fn<'keyStatus'>();
 export const landWorktree = fn<'landWorktree'>();
+export const listAgents = fn<'listAgents'>();
 export const listModels = fn<'listModels'>();
 export const listSessions = fn<'listSessions'>();
 export const loadSession = fn<'loadSession'>();

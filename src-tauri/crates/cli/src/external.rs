@@ -73,7 +73,7 @@ pub async fn run(
         options: args.options(),
         approver: Approver::Headless(policy),
         events: printer.clone(),
-        cancel,
+        cancel: Some(cancel),
         trust: crate::run::trust_policy(args),
     };
     let report = service.run_external(&live, request).await?;

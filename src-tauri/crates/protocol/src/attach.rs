@@ -65,6 +65,11 @@ pub struct PromptInput {
     pub text: String,
     #[serde(default)]
     pub attachments: Vec<PromptAttachment>,
+    /// For a new session: the external agent (by its name in the user's `agents.json`) to
+    /// give it to instead of Paddock's own. A stored session keeps the agent it began with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub agent: Option<String>,
 }
 
 impl From<String> for PromptInput {
@@ -72,6 +77,7 @@ impl From<String> for PromptInput {
         Self {
             text,
             attachments: Vec::new(),
+            agent: None,
         }
     }
 }

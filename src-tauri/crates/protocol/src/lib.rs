@@ -2,6 +2,7 @@
 //!
 //! Everything here is plain data (serde + ts-rs). No async runtime, no HTTP, no Tauri.
 
+mod agents;
 mod app;
 mod attach;
 mod changes;
@@ -26,6 +27,7 @@ mod updates;
 mod usage;
 mod worktree;
 
+pub use agents::ExternalAgentInfo;
 pub use app::{
     AppError, AppErrorCode, Batch, ConnectionReport, ExportFormat, FilePreview, KeyStatus,
     ModelInfo, NotificationClick, Omitted, ProjectInfo, RecentProject, RunStarted,

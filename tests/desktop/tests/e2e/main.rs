@@ -7,6 +7,7 @@ use std::path::Path;
 mod changes;
 mod composer_extras;
 mod context;
+mod external_agent;
 mod hooks;
 mod network;
 mod polish;

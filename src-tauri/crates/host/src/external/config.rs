@@ -114,3 +114,19 @@ fn broken(path: &Path, why: &str) -> HostError {
         path.display()
     ))
 }
+
+/// The user's agents as the app lists them.
+pub fn list(config_dir: &Path) -> Result<Vec<paddock_protocol::ExternalAgentInfo>, HostError> {
+    Ok(agents(config_dir)?
+        .into_iter()
+        .map(|(name, a)| paddock_protocol::ExternalAgentInfo {
+            name,
+            command: std::iter::once(a.command.as_str())
+                .chain(a.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            hosts: a.hosts,
+            key: a.key.map(|k| k.provider),
+        })
+        .collect())
+}

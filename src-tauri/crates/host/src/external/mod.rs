@@ -10,6 +10,8 @@
 pub mod config;
 mod session;
 
+pub use session::PreparedExternal;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -19,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::trust::TrustPolicy;
 use crate::{Approver, RunOptions, SessionTarget};
 
-pub use config::{AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path};
+pub use config::{AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path, list};
 
 /// The provider recorded in an external agent's sessions (the model is the agent's name).
 pub const EXTERNAL_PROVIDER: &str = "acp";
@@ -39,7 +41,8 @@ pub struct ExternalRequest {
     pub options: RunOptions,
     pub approver: Approver,
     pub events: Arc<dyn EventSink>,
-    pub cancel: CancellationToken,
+    /// Cancels the prompt (the CLI's Ctrl-C); the app stops it through the live runs.
+    pub cancel: Option<CancellationToken>,
     pub trust: TrustPolicy,
 }
 

@@ -25,7 +25,25 @@ impl RunService {
         project: &LiveProject,
         request: ExternalRequest,
     ) -> Result<RunReport, HostError> {
+        Ok(self.prepare_external(project, request)?.run().await)
+    }
+
+    /// Everything up to starting the agent: checks, the session, the wall's settings; the
+    /// run is registered as live from here (the app answers with the session id at once).
+    pub fn prepare_external(
+        &self,
+        project: &LiveProject,
+        request: ExternalRequest,
+    ) -> Result<PreparedExternal, HostError> {
         let root = project.root().to_path_buf();
+        if let SessionTarget::Resume(id) = &request.target
+            && self.runs().is_running(&root, id)
+        {
+            return Err(HostError::Busy(
+                "a prompt is already running in this session; stop it or wait for it to finish"
+                    .into(),
+            ));
+        }
         let agent = config::agent(self.trust().config_dir(), &request.agent)?;
         if request.prompt.trim().is_empty() {
             return Err(HostError::Usage("the prompt is empty".into()));
@@ -85,7 +103,7 @@ impl RunService {
             Approver::Person => self.runs().approvals(&root, &session_id),
             Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
         };
-        let cancel = request.cancel.clone();
+        let cancel = request.cancel.unwrap_or_default();
         let run = self.runs().start(
             &root,
             &session_id,
@@ -107,18 +125,58 @@ impl RunService {
         let turn = Turn {
             agent_session: writer.path().with_extension("acp"),
             env,
-            agent: &agent,
-            name: &request.agent,
+            agent,
+            name: request.agent,
             home,
             vars,
             events: events.clone(),
             approvals,
-            cancel: cancel.clone(),
+            cancel,
             recorder,
         };
         let mut messages = history;
         messages.push(Message::user_text(request.prompt.clone()));
-        let outcome = turn.run(&request.prompt, messages.len() - 1).await;
+        Ok(PreparedExternal {
+            session_id,
+            turn,
+            prompt: request.prompt,
+            messages,
+            writer,
+            events,
+            root,
+            runs: self.runs().clone(),
+            run,
+        })
+    }
+}
+
+/// An external agent's prompt ready to start, registered as live.
+pub struct PreparedExternal {
+    pub session_id: String,
+    turn: Turn,
+    prompt: String,
+    messages: Vec<Message>,
+    writer: Arc<paddock_session::SessionWriter>,
+    events: Arc<dyn EventSink>,
+    root: std::path::PathBuf,
+    runs: Arc<crate::LiveRuns>,
+    run: u64,
+}
+
+impl PreparedExternal {
+    pub async fn run(self) -> RunReport {
+        let Self {
+            session_id,
+            turn,
+            prompt,
+            mut messages,
+            writer,
+            events,
+            root,
+            runs,
+            run,
+        } = self;
+        let outcome = turn.run(&prompt, messages.len() - 1).await;
         if !outcome.text.is_empty() {
             messages.push(Message {
                 role: Role::Assistant,
@@ -135,8 +193,8 @@ impl RunService {
             cost: None,
         });
         writer.flush();
-        self.runs().finish(&root, &session_id, run);
-        Ok(RunReport {
+        runs.finish(&root, &session_id, run);
+        RunReport {
             session_path: writer.path().to_path_buf(),
             session_id,
             result: AgentResult {
@@ -152,18 +210,18 @@ impl RunService {
                 output_error: None,
             },
             save_error: writer.error(),
-        })
+        }
     }
 }
 
 /// What one prompt needs.
-struct Turn<'a> {
+struct Turn {
     /// Where the agent's own id for this session is kept (beside the session, out of the
     /// wall's view), so the next prompt loads it.
     agent_session: std::path::PathBuf,
     env: Arc<paddock_tools::ToolEnv>,
-    agent: &'a config::AgentConfig,
-    name: &'a str,
+    agent: config::AgentConfig,
+    name: String,
     home: std::path::PathBuf,
     vars: Vec<(String, String)>,
     events: Arc<dyn EventSink>,
@@ -177,7 +235,7 @@ struct Outcome {
     text: String,
 }
 
-impl Turn<'_> {
+impl Turn {
     async fn run(&self, prompt: &str, prompt_at: usize) -> Outcome {
         let events = &self.events;
         events.emit(AgentEvent::RunStarted {
@@ -193,7 +251,7 @@ impl Turn<'_> {
             args: &args,
             home: &self.home,
             vars: &self.vars,
-            id: self.name,
+            id: &self.name,
         };
         let mut program = match paddock_tools::walled_program::start(&self.env, &spec, &self.cancel)
         {
