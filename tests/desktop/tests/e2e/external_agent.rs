@@ -32,7 +32,7 @@ async fn an_external_agents_permission_request_is_an_approval_card() -> Result<(
     app.select(&testid("agent-picker"), "tester").await?;
     app.type_into(
         &testid("prompt-input"),
-        "write notes.txt from the other agent\nplan",
+        "write notes.txt from the other agent",
     )
     .await?;
     app.click(&testid("send-button")).await?;

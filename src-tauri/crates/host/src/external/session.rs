@@ -427,6 +427,7 @@ impl Turn {
             Incoming::Notification { .. } => {}
             Incoming::Request { id, method, params } if method == "session/request_permission" => {
                 let (call, title) = mapped.call_for(&params["toolCall"]);
+                let why = format!("the external agent {} asked first", self.name);
                 let (peer, approvals, events, cancel) = (
                     peer.clone(),
                     self.approvals.clone(),
@@ -434,9 +435,8 @@ impl Turn {
                     self.cancel.clone(),
                 );
                 tokio::spawn(async move {
-                    let why = "the agent asks before this";
                     let verdict = approvals
-                        .request(&call, &title, None, (why, None), events.as_ref(), &cancel)
+                        .request(&call, &title, None, (&why, None), events.as_ref(), &cancel)
                         .await;
                     let allowed = verdict == Verdict::Approved;
                     let outcome = match verdict {
