@@ -17,7 +17,9 @@ use paddock_protocol::{
 };
 use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
 use paddock_protocol::{ExpandedPrompt, SavedPrompt};
-use paddock_protocol::{ExternalAgentInfo, HookInfo, MentionCandidate, PromptInput};
+use paddock_protocol::{
+    ExternalAgentInfo, ExternalAgentWall, HookInfo, MentionCandidate, PromptInput,
+};
 use paddock_protocol::{WorktreeLanded, WorktreeLanding};
 use tauri::{AppHandle, State, WebviewWindow};
 
@@ -176,9 +178,10 @@ commands! {
     }
 
     /// The external ACP agents the user added (`agents.json` in the config folder).
-    fn list_agents[state: State<'_, Desktop>]() -> Vec<ExternalAgentInfo> {
-        Ok(paddock_host::external::list(state.trust().config_dir())?)
-    }
+    fn list_agents[state: State<'_, Desktop>]() -> Vec<ExternalAgentInfo> { Ok(paddock_host::external::list(state.trust().config_dir())?) }
+
+    /// What the wall around each external agent enforces in the project (the Sandbox screen).
+    fn agent_walls[state: State<'_, Desktop>](project: String) -> Vec<ExternalAgentWall> { Ok(paddock_host::external::walls(state.trust(), &canonical(&project)?)?) }
 
     /// "Always for this project": `rule` into `network.allow`, the waiting connection let through.
     fn always_allow_host[state: State<'_, Desktop>](project: String, session_id: String, request_id: String, rule: String) -> () {

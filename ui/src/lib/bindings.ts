@@ -344,6 +344,24 @@ hosts: Array<string>,
  */
 key?: ProviderKind, };
 
+export type ExternalAgentWall = { name: string, command: string, 
+/**
+ * Where it may write: the agent's workspace and its own home folder.
+ */
+writable: Array<string>, 
+/**
+ * Its network, in words (none, the proxy with which hosts, or all of it).
+ */
+network: string, 
+/**
+ * The key it is given, in words (`anthropic key as ANTHROPIC_API_KEY`).
+ */
+key?: string, 
+/**
+ * It can start here: a wall can be built (or the user allowed running unconfined).
+ */
+runs: boolean, };
+
 export type FileChange = { 
 /**
  * Relative to the workspace root, with `/` separators.

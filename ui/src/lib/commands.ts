@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, ExternalAgentInfo, FileChange, FilePreview, Grant, HookInfo, KeyStatus, McpServerConfig, McpServerStatus, MentionCandidate, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, ExternalAgentInfo, ExternalAgentWall, FileChange, FilePreview, Grant, HookInfo, KeyStatus, McpServerConfig, McpServerStatus, MentionCandidate, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -82,6 +82,10 @@ export const hookList = (project: string) =>
 /** The external ACP agents the user added (`agents.json` in the config folder). */
 export const listAgents = () =>
   invokeCommand<Array<ExternalAgentInfo>>('list_agents');
+
+/** What the wall around each external agent enforces in the project (the Sandbox screen). */
+export const agentWalls = (project: string) =>
+  invokeCommand<Array<ExternalAgentWall>>('agent_walls', { project });
 
 /** "Always for this project": `rule` into `network.allow`, the waiting connection let through. */
 export const alwaysAllowHost = (project: string, sessionId: string, requestId: string, rule: string) =>

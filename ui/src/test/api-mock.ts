@@ -14,6 +14,7 @@ const fn = <K extends keyof typeof Api>(): Fn<K> => vi.fn<(typeof Api)[K]>();
 
 export const about = fn<'about'>();
 export const addMcpServer = fn<'addMcpServer'>();
+export const agentWalls = fn<'agentWalls'>();
 export const alwaysAllow = fn<'alwaysAllow'>();
 export const alwaysAllowHost = fn<'alwaysAllowHost'>();
 export const approve = fn<'approve'>();

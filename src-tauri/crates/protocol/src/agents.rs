@@ -16,3 +16,20 @@ pub struct ExternalAgentInfo {
     #[ts(optional)]
     pub key: Option<ProviderKind>,
 }
+
+/// What the wall around one external agent enforces in a project (the Sandbox screen).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ExternalAgentWall {
+    pub name: String,
+    pub command: String,
+    /// Where it may write: the agent's workspace and its own home folder.
+    pub writable: Vec<String>,
+    /// Its network, in words (none, the proxy with which hosts, or all of it).
+    pub network: String,
+    /// The key it is given, in words (`anthropic key as ANTHROPIC_API_KEY`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub key: Option<String>,
+    /// It can start here: a wall can be built (or the user allowed running unconfined).
+    pub runs: bool,
+}

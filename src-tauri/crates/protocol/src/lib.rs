@@ -27,7 +27,7 @@ mod updates;
 mod usage;
 mod worktree;
 
-pub use agents::ExternalAgentInfo;
+pub use agents::{ExternalAgentInfo, ExternalAgentWall};
 pub use app::{
     AppError, AppErrorCode, Batch, ConnectionReport, ExportFormat, FilePreview, KeyStatus,
     ModelInfo, NotificationClick, Omitted, ProjectInfo, RecentProject, RunStarted,

@@ -1,7 +1,8 @@
 //! An external ACP agent in the app (issue 39): the user's agent (`agents.json`; here the
 //! SDK-built test agent) is chosen for a new session, runs behind Paddock's wall, and its
 //! permission request is an approval card like Paddock's own; approved, its file lands in
-//! the workspace and the transcript shows the call.
+//! the workspace and the transcript shows the call; the Sandbox screen says what its wall
+//! enforces.
 
 use paddock_desktop_e2e::{Driver, Result, TestHome, testid};
 use paddock_fake_model::FakeServer;
@@ -55,6 +56,16 @@ async fn an_external_agents_permission_request_is_an_approval_card() -> Result<(
     );
     // Paddock's own model was never asked: the prompt went to the external agent.
     assert!(fake.model_requests().is_empty());
+
+    // The Sandbox screen says what its wall enforces.
+    app.click(&testid("tab-sandbox")).await?;
+    let wall = sel(
+        "agent-wall",
+        &[("data-agent", "tester"), ("data-runs", "true")],
+    );
+    app.wait_for(&wall).await?;
+    crate::wait_for_text(&app, &testid("agent-wall-network"), "none").await?;
+    app.screenshot("3-agent-wall").await?;
 
     app.quit().await?;
     driver.stop().await

@@ -59,3 +59,54 @@ pub fn agent_home(project: &std::path::Path, agent: &str) -> Result<PathBuf, cra
         .join(paddock_session::project_key(project))
         .join(agent))
 }
+
+/// What the wall around each of the user's agents enforces in the project at `root`, with
+/// the project's settings as they apply.
+pub fn walls(
+    trust: &crate::trust::TrustStore,
+    root: &std::path::Path,
+) -> Result<Vec<paddock_protocol::ExternalAgentWall>, crate::HostError> {
+    let effect = crate::edit::in_effect(trust, root)?;
+    let agents = config::agents(trust.config_dir())?;
+    let mut walls = Vec::new();
+    for (name, agent) in agents {
+        let mut settings = effect.settings.clone();
+        settings.network.allow.extend(agent.hosts.iter().cloned());
+        let project = crate::Project {
+            root: root.to_path_buf(),
+            settings: settings.clone(),
+            worktree: None,
+        };
+        let status = project.sandbox_status();
+        let home = agent_home(root, &name)?;
+        let network = if settings.bash_network {
+            "all of it: the project's settings give bash the whole network".to_owned()
+        } else if settings.network.allow.is_empty() && settings.network.ask.is_empty() {
+            "none: neither the project nor you allowed it a host".to_owned()
+        } else if agent.hosts.is_empty() {
+            "through Paddock's proxy, to the hosts the project's rules allow".to_owned()
+        } else {
+            format!(
+                "through Paddock's proxy, to the hosts the project's rules allow and {}",
+                agent.hosts.join(", ")
+            )
+        };
+        walls.push(paddock_protocol::ExternalAgentWall {
+            command: std::iter::once(agent.command.as_str())
+                .chain(agent.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            writable: vec![
+                project.workspace_root().to_string_lossy().into_owned(),
+                home.to_string_lossy().into_owned(),
+            ],
+            network,
+            key: agent
+                .key
+                .map(|k| format!("your {} key, as {}", k.provider.as_str(), k.env)),
+            runs: status.bash_runs,
+            name,
+        });
+    }
+    Ok(walls)
+}
