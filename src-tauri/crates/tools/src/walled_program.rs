@@ -95,6 +95,9 @@ pub fn start(
     };
     sandbox.proxy_socket = gate.as_ref().map(|g| g.socket.clone());
     sandbox.home = Some(home.clone());
+    // The program's own files, wherever it was installed (a home's npm prefix, a checkout in
+    // /tmp): read-only, as the wall hides homes and /tmp otherwise.
+    sandbox.readable.extend(program_dirs(spec));
     let confinement = Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable)
         .map_err(|e| e.to_string())?;
     let notes: Vec<String> = confinement.note().into_iter().collect();
@@ -174,5 +177,75 @@ impl WalledProgram {
             stderr: self.stderr(),
             connections,
         }
+    }
+}
+
+/// The folders the program's files are in: the program (found on PATH) and any argument
+/// naming an existing file, each taken up to the folder above its outermost `node_modules`
+/// (a package needs its dependencies), else its own folder. The wall refuses any that would
+/// show a whole home or Paddock's data.
+fn program_dirs(spec: &ProgramSpec<'_>) -> Vec<PathBuf> {
+    let program = Path::new(spec.program);
+    let found = if program.components().count() > 1 {
+        Some(program.to_path_buf())
+    } else {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+        })
+    };
+    let files = found
+        .into_iter()
+        .chain(spec.args.iter().map(PathBuf::from).filter(|p| p.is_absolute()));
+    let mut dirs: Vec<PathBuf> = files
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.is_file())
+        .filter_map(|file| {
+            let packages = file
+                .ancestors()
+                .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+                .last()
+                .and_then(Path::parent);
+            packages.or_else(|| file.parent()).map(Path::to_path_buf)
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_programs_files_are_its_package_tree_or_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let script = root.join("tools/agent.mjs");
+        let packaged = root.join("prefix/lib/node_modules/@x/agent/dist/index.js");
+        for f in [&script, &packaged] {
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, "").unwrap();
+        }
+        let args = [
+            script.clone().into_os_string(),
+            packaged.into_os_string(),
+            "--flag".into(),
+            root.join("missing.js").into_os_string(),
+        ];
+        let home = root.join("home");
+        let spec = ProgramSpec {
+            program: OsStr::new("node"),
+            args: &args,
+            home: &home,
+            vars: &[],
+            id: "t",
+        };
+        let dirs = program_dirs(&spec);
+        assert!(dirs.contains(&root.join("tools")), "{dirs:?}");
+        assert!(dirs.contains(&root.join("prefix/lib")), "{dirs:?}");
+        assert!(!dirs.iter().any(|d| d.starts_with(root.join("missing.js"))));
     }
 }
