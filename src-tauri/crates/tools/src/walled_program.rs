@@ -195,9 +195,12 @@ fn program_dirs(spec: &ProgramSpec<'_>) -> Vec<PathBuf> {
                 .find(|p| p.is_file())
         })
     };
-    let files = found
-        .into_iter()
-        .chain(spec.args.iter().map(PathBuf::from).filter(|p| p.is_absolute()));
+    let files = found.into_iter().chain(
+        spec.args
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute()),
+    );
     let mut dirs: Vec<PathBuf> = files
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .filter(|p| p.is_file())

@@ -65,6 +65,12 @@ async fn an_external_agents_permission_request_is_an_approval_card() -> Result<(
     );
     app.wait_for(&wall).await?;
     crate::wait_for_text(&app, &testid("agent-wall-network"), "none").await?;
+    app.wd
+        .execute(
+            "document.querySelector('[data-testid=\"agent-walls\"]').scrollIntoView()",
+            Vec::new(),
+        )
+        .await?;
     app.screenshot("3-agent-wall").await?;
 
     app.quit().await?;
