@@ -11,26 +11,13 @@ use crate::common::{Env, PADDOCK, RUN_LIMIT};
 /// The fixtures folder, when node and the SDK are installed; `None` (with a note) when not,
 /// a failure when `PADDOCK_REQUIRE_ACP=1`.
 pub(crate) fn fixtures() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3)?;
-    let fixtures = root.join("tests/acp-fixtures");
-    let sdk = fixtures.join("node_modules/@agentclientprotocol/sdk/package.json");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if sdk.is_file() && node {
-        return Some(fixtures);
-    }
-    let why = format!(
-        "needs node and the ACP SDK (npm ci --prefix {})",
-        fixtures.display()
-    );
-    assert!(
-        std::env::var("PADDOCK_REQUIRE_ACP").as_deref() != Ok("1"),
-        "PADDOCK_REQUIRE_ACP=1 but this test {why}"
-    );
-    eprintln!("SKIPPED: this test {why}");
-    None
+    let sdk = crate::common::npm_fixture(
+        "acp-fixtures",
+        "node_modules/@agentclientprotocol/sdk/package.json",
+        "the ACP SDK",
+        "PADDOCK_REQUIRE_ACP",
+    )?;
+    sdk.ancestors().nth(4).map(Path::to_path_buf)
 }
 
 /// What one step did, as the client saw it.

@@ -397,3 +397,28 @@ impl Counter {
         self.hits.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
+
+/// `tests/<folder>/<file>` when node and that npm fixture are installed (setup runs `npm ci`
+/// there); `None` with a note when not, a failure when `<require>=1` (CI).
+pub fn npm_fixture(folder: &str, file: &str, what: &str, require: &str) -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3)?;
+    let fixtures = root.join("tests").join(folder);
+    let path = fixtures.join(file);
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if path.is_file() && node {
+        return Some(path);
+    }
+    let why = format!(
+        "needs node and {what} (npm ci --prefix {})",
+        fixtures.display()
+    );
+    assert!(
+        std::env::var(require).as_deref() != Ok("1"),
+        "{require}=1 but this test {why}"
+    );
+    eprintln!("SKIPPED: this test {why}");
+    None
+}

@@ -11,26 +11,12 @@ use crate::common::{Env, chat_bodies, tool_contents};
 /// server-everything's entry point; `None` (with a note) when it is not installed, a
 /// failure when `PADDOCK_REQUIRE_MCP=1`.
 pub(crate) fn everything() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3)?;
-    let fixtures = root.join("tests/mcp-fixtures");
-    let js = fixtures.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if js.is_file() && node {
-        return Some(js);
-    }
-    let why = format!(
-        "needs node and server-everything (npm ci --prefix {})",
-        fixtures.display()
-    );
-    assert!(
-        std::env::var("PADDOCK_REQUIRE_MCP").as_deref() != Ok("1"),
-        "PADDOCK_REQUIRE_MCP=1 but this test {why}"
-    );
-    eprintln!("SKIPPED: this test {why}");
-    None
+    crate::common::npm_fixture(
+        "mcp-fixtures",
+        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        "server-everything",
+        "PADDOCK_REQUIRE_MCP",
+    )
 }
 
 /// The server, its tools granted for the whole server (MCP tools are not granted by default).
