@@ -118,9 +118,10 @@ fn external_agent(
 ) -> Option<String> {
     match session {
         Some(id) => {
-            let stored = desktop.service.store().load(root, id).ok()?;
-            (stored.header.provider.as_deref() == Some(paddock_host::external::EXTERNAL_PROVIDER))
-                .then_some(stored.header.model)
+            // The header alone: every prompt of the app passes here.
+            let header = desktop.service.store().header(root, id).ok()?;
+            (header.provider.as_deref() == Some(paddock_host::external::EXTERNAL_PROVIDER))
+                .then_some(header.model)
         }
         None => prompt.agent.clone(),
     }

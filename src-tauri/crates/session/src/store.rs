@@ -106,6 +106,15 @@ impl SessionStore {
         Ok((header, writer))
     }
 
+    /// A session's header alone (its first line): whose it is, without reading it all.
+    pub fn header(&self, project: &Path, id: &str) -> Result<SessionHeader, SessionError> {
+        let path = self.file(project, id)?;
+        if !path.is_file() {
+            return Err(SessionError::NotFound(id.to_owned()));
+        }
+        read_header(&path)
+    }
+
     /// Reads a session back. Unreadable lines are skipped and reported in `warnings`.
     pub fn load(&self, project: &Path, id: &str) -> Result<LoadedSession, SessionError> {
         let path = self.file(project, id)?;

@@ -333,7 +333,7 @@ async fn start_and_wait(
 
 /// The workspace's run-by-others files, scanned off the async threads; `None` if the scan
 /// itself failed.
-async fn scan(root: &Path, extra: &[String]) -> Option<Surfaces> {
+pub(crate) async fn scan(root: &Path, extra: &[String]) -> Option<Surfaces> {
     let (root, extra) = (root.to_path_buf(), extra.to_vec());
     tokio::task::spawn_blocking(move || Surfaces::scan(&root, &extra))
         .await

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
-use paddock_sandbox::autorun::Surfaces;
 use paddock_sandbox::{Confinement, scrubbed_env};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio_util::sync::CancellationToken;
@@ -63,7 +62,7 @@ pub struct Stopped {
 
 /// Starts `spec` behind `env`'s wall. Refused (with the reason) when no wall can be built
 /// and the user did not allow running unconfined.
-pub fn start(
+pub async fn start(
     env: &ToolEnv,
     spec: &ProgramSpec<'_>,
     cancel: &CancellationToken,
@@ -82,9 +81,10 @@ pub fn start(
     let writable: Vec<PathBuf> = vec![cwd.clone(), home.clone(), tmp.path.clone()];
     let mut sandbox = env.sandbox.clone();
     // What other programs run (git's metadata, .envrc...) stays read-only to it.
-    sandbox
-        .read_only
-        .extend(Surfaces::scan(&cwd, &env.sandbox.auto_run).read_only());
+    // Off the async threads: a large workspace takes a while.
+    if let Some(surfaces) = crate::walled::scan(&cwd, &env.sandbox.auto_run).await {
+        sandbox.read_only.extend(surfaces.read_only());
+    }
     let gate = match (&env.network, crate::walled::through_proxy(&sandbox)) {
         (Some(fence), true) => Some(
             fence

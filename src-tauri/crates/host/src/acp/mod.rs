@@ -40,6 +40,8 @@ struct Session {
     client_servers: Vec<String>,
     /// Project prompts shown in this session (name -> digest): sent when sent again.
     shown: Mutex<HashMap<String, String>>,
+    /// What the session has cost so far, in dollars (`None`: some price unknown).
+    spent: Mutex<Option<f64>>,
 }
 
 /// What one connection shares between its requests.
@@ -170,7 +172,7 @@ impl Server {
     fn new_session(&self, params: &Value) -> Result<Value, RpcError> {
         let (root, live) = self.project(params)?;
         let id = crate::session::new_session_id();
-        self.open(id.clone(), root.clone(), live, params);
+        self.open(id.clone(), root.clone(), live, params, Some(0.0));
         tracing::info!(session = %id, project = %root.display(), "acp: session created");
         Ok(json!({"sessionId": id, "modes": self.modes(&root, None)}))
     }
@@ -189,11 +191,18 @@ impl Server {
         for update in paddock_acp::replay::replay(&stored.messages, &stored.events, &updates) {
             self.update(&id, update);
         }
-        self.open(id.clone(), root.clone(), live, params);
+        self.open(id.clone(), root.clone(), live, params, spent);
         Ok(json!({"modes": self.modes(&root, None)}))
     }
 
-    fn open(&self, id: String, root: PathBuf, live: Arc<LiveProject>, params: &Value) {
+    fn open(
+        &self,
+        id: String,
+        root: PathBuf,
+        live: Arc<LiveProject>,
+        params: &Value,
+        spent: Option<f64>,
+    ) {
         let client_servers = params["mcpServers"]
             .as_array()
             .into_iter()
@@ -209,6 +218,7 @@ impl Server {
             first_said: std::sync::atomic::AtomicBool::new(false),
             client_servers,
             shown: Mutex::default(),
+            spent: Mutex::new(spent),
         };
         lock(&self.sessions).insert(id, Arc::new(session));
     }

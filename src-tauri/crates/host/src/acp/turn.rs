@@ -22,7 +22,10 @@ use crate::{Approver, RunOptions, RunRequest, SessionTarget};
 
 /// The agent's workspace in `root` as its settings in effect place it.
 pub(super) fn workspace(trust: &TrustStore, root: &Path) -> PathBuf {
-    PathBuf::from(crate::edit::info(trust, root).workspace_root)
+    let settings = crate::edit::in_effect(trust, root)
+        .map(|e| e.settings)
+        .unwrap_or_default();
+    settings.workspace.root(root)
 }
 
 pub(super) async fn prompt(
@@ -50,15 +53,12 @@ pub(super) async fn prompt(
             return Ok(json!({"stopReason": "end_turn"}));
         }
     }
-    let stored = service.store().load(&root, &session.id).ok();
-    let spent = match &stored {
-        Some(s) => crate::session::session_cost(&s.events).map(|c| c.usd),
-        None => Some(0.0),
+    // The session file exists once a prompt was run in it (or it was loaded).
+    let target = match service.store().header(&root, &session.id) {
+        Ok(_) => SessionTarget::Resume(session.id.clone()),
+        Err(_) => SessionTarget::NewAs(session.id.clone()),
     };
-    let target = match stored {
-        Some(_) => SessionTarget::Resume(session.id.clone()),
-        None => SessionTarget::NewAs(session.id.clone()),
-    };
+    let spent = *lock(&session.spent);
     let cancel = CancellationToken::new();
     let sink = Arc::new(Sink {
         server: server.clone(),
@@ -98,6 +98,7 @@ pub(super) async fn prompt(
         server.update(&session.id, note(&format!("warning: {w}")));
     }
     let report = prepared.run().await;
+    *lock(&session.spent) = lock(&sink.updates).session_cost();
     if let Some(e) = report.save_error {
         server.update(
             &session.id,

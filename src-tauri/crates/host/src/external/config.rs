@@ -34,6 +34,16 @@ pub struct AgentConfig {
     pub key: Option<AgentKey>,
 }
 
+impl AgentConfig {
+    /// The program and its arguments as one line to show.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.command.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 /// Which stored key an agent is given, as which variable.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -121,10 +131,7 @@ pub fn list(config_dir: &Path) -> Result<Vec<paddock_protocol::ExternalAgentInfo
         .into_iter()
         .map(|(name, a)| paddock_protocol::ExternalAgentInfo {
             name,
-            command: std::iter::once(a.command.as_str())
-                .chain(a.args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
+            command: a.command_line(),
             hosts: a.hosts,
             key: a.key.map(|k| k.provider),
         })

@@ -92,10 +92,7 @@ pub fn walls(
             )
         };
         walls.push(paddock_protocol::ExternalAgentWall {
-            command: std::iter::once(agent.command.as_str())
-                .chain(agent.args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
+            command: agent.command_line(),
             writable: vec![
                 project.workspace_root().to_string_lossy().into_owned(),
                 home.to_string_lossy().into_owned(),

@@ -253,8 +253,8 @@ impl Turn {
             vars: &self.vars,
             id: &self.name,
         };
-        let mut program = match paddock_tools::walled_program::start(&self.env, &spec, &self.cancel)
-        {
+        let started = paddock_tools::walled_program::start(&self.env, &spec, &self.cancel).await;
+        let mut program = match started {
             Ok(p) => p,
             Err(why) => return self.failed(&format!("{} could not start: {why}", self.name)),
         };
