@@ -90,6 +90,20 @@ async fn an_external_agents_edit_is_approved_recorded_and_rewound() {
         "{changed:?}"
     );
 
+    // The agent's own folder (its transcripts) is private like sessions: without the mode,
+    // another local user could read it.
+    use std::os::unix::fs::PermissionsExt;
+    let data = env.store().root().parent().unwrap().to_path_buf();
+    let name = data.file_name().unwrap().to_string_lossy().into_owned();
+    let agents = data.with_file_name(format!("{name}-agents"));
+    for dir in [
+        agents.clone(),
+        agents.read_dir().unwrap().next().unwrap().unwrap().path(),
+    ] {
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", dir.display());
+    }
+
     // The prompt can be rewound: the agent's file goes.
     env.run(&["rewind", &id, "--to", "1", "--files-only"])
         .await

@@ -49,15 +49,39 @@ pub struct ExternalRequest {
 /// Where an agent keeps its own files for a project: beside Paddock's data folder, never
 /// inside it (the wall hides that folder, and a writable place inside it would show it).
 pub fn agent_home(project: &std::path::Path, agent: &str) -> Result<PathBuf, crate::HostError> {
+    Ok(agents_root()?
+        .join(paddock_session::project_key(project))
+        .join(agent))
+}
+
+/// `<data>-agents`: every agent's home, one per project and agent.
+fn agents_root() -> Result<PathBuf, crate::HostError> {
     let data = paddock_session::data_dir()?;
     let name = data
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "paddock".to_owned());
-    Ok(data
-        .with_file_name(format!("{name}-agents"))
-        .join(paddock_session::project_key(project))
-        .join(agent))
+    Ok(data.with_file_name(format!("{name}-agents")))
+}
+
+/// Makes an agent's home, private to the user like sessions are (it holds the agent's own
+/// transcripts), from the agents' root down.
+pub(crate) fn make_home(home: &std::path::Path) -> Result<(), crate::HostError> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let root = agents_root()?;
+    let io = |e: std::io::Error| crate::HostError::Io {
+        context: format!("the agent's folder {}", home.display()),
+        source: e,
+    };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(home)
+        .map_err(io)?;
+    for dir in home.ancestors().take_while(|d| d.starts_with(&root)) {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+    }
+    Ok(())
 }
 
 /// What the wall around each of the user's agents enforces in the project at `root`, with

@@ -74,6 +74,10 @@ impl RunService {
             worktree: None,
         }
         .tool_env(secrets);
+        // What can fail is done before the session is written and the run registered.
+        let checkpoints = self.checkpoints(&root)?;
+        let home = super::agent_home(&root, &request.agent)?;
+        super::make_home(&home)?;
         let (writer, history) = match &request.target {
             SessionTarget::Resume(id) => {
                 let (loaded, writer) = self.store().resume(&root, id)?;
@@ -111,7 +115,6 @@ impl RunService {
         );
         let events: Arc<dyn EventSink> =
             Arc::new(Fanout(vec![writer.clone(), request.events.clone()]));
-        let checkpoints = self.checkpoints(&root)?;
         let guard = env.guard();
         checkpoints.begin_base(guard.clone());
         let recorder_events = Arc::new(std::sync::OnceLock::new());
@@ -121,7 +124,6 @@ impl RunService {
             guard,
             events: recorder_events,
         };
-        let home = super::agent_home(&root, &request.agent)?;
         let turn = Turn {
             agent_session: writer.path().with_extension("acp"),
             env,
