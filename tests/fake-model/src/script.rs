@@ -36,6 +36,10 @@ pub struct Script {
     /// default), and consume no reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refuse_tools: Option<ToolRefusal>,
+    /// The side reply: requests that offer no tools (an agent's side requests, such as
+    /// Claude Code's session title) get this reply, and take nothing from the queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_reply: Option<Reply>,
 }
 
 /// How a server that takes no `tools` parameter refuses a request offering tools.

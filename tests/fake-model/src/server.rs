@@ -33,6 +33,7 @@ struct Inner {
     probes: Probes,
     refuse_streaming_tools: Option<StreamRefusal>,
     refuse_tools: Option<ToolRefusal>,
+    side_reply: Option<Reply>,
     requests: Vec<RecordedRequest>,
 }
 
@@ -46,6 +47,7 @@ impl Inner {
         self.probes = script.probes;
         self.refuse_streaming_tools = script.refuse_streaming_tools;
         self.refuse_tools = script.refuse_tools;
+        self.side_reply = script.side_reply;
     }
 }
 
@@ -155,6 +157,12 @@ impl FakeServer {
     /// `None` ends it.
     pub fn set_refuse_tools(&self, refusal: Option<ToolRefusal>) {
         self.state.lock().refuse_tools = refusal;
+    }
+
+    /// The side reply: from now on, requests offering no tools get `reply` and take
+    /// nothing from the queue. `None` ends it.
+    pub fn set_side_reply(&self, reply: Option<Reply>) {
+        self.state.lock().side_reply = reply;
     }
 
     /// Replies not yet played.
@@ -312,7 +320,12 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
                     .map(|r| (r.status, r.body()))
             });
         let reply = if is_chat && authorized && !too_long && refusal.is_none() {
-            inner.replies.pop_front()
+            // An agent's side requests (titles, summaries) offer no tools: answered by the
+            // side reply when there is one, they leave the queue to the conversation.
+            match inner.side_reply.clone().filter(|_| !offers_tools) {
+                Some(side) => Some(side),
+                None => inner.replies.pop_front(),
+            }
         } else {
             None
         };
@@ -505,6 +518,13 @@ fn control(state: &State, method: &Method, what: &str, bytes: &[u8]) -> Response
                 Err(e) => bad(e),
             }
         }
+        (&Method::POST, "side_reply") => match serde_json::from_slice::<Option<Reply>>(bytes) {
+            Ok(reply) => {
+                state.lock().side_reply = reply.clone();
+                json_response(200, &json!({ "side_reply": reply }))
+            }
+            Err(e) => bad(e),
+        },
         (&Method::POST, "refuse_tools") => {
             match serde_json::from_slice::<Option<ToolRefusal>>(bytes) {
                 Ok(refusal) => {

@@ -566,3 +566,41 @@ async fn the_streaming_refusal_mode_refuses_only_streams_with_tools() {
         .collect();
     assert_eq!(statuses, vec![500, 200, 200, 200]);
 }
+
+#[tokio::test]
+async fn the_side_reply_answers_requests_without_tools_and_leaves_the_queue() {
+    let server = spawn(&[]);
+    post(
+        &format!("{}/_fake/replies", server.url),
+        json!([{"text": "convo"}]),
+    )
+    .await;
+    let set = post(
+        &format!("{}/_fake/side_reply", server.url),
+        json!({"text": "A title"}),
+    )
+    .await;
+    assert_eq!(set["side_reply"]["text"], "A title");
+    let tools = json!([{"name": "Write", "input_schema": {"type": "object"}}]);
+    let ask = |with_tools: bool| {
+        let mut body = json!({"model": "m", "stream": true, "messages": []});
+        if with_tools {
+            body["tools"] = tools.clone();
+        }
+        body
+    };
+    let anthropic = [("anthropic-version", "2023-06-01")];
+    let url = format!("{}/v1/messages", server.url);
+    // Twice: the side reply is not used up.
+    for _ in 0..2 {
+        let (status, body) = sse_lines(&url, ask(false), &anthropic).await;
+        assert_eq!(status, 200);
+        assert!(body.contains(r#""text":"A title""#), "{body}");
+    }
+    let (_, body) = sse_lines(&url, ask(true), &anthropic).await;
+    assert!(body.contains(r#""text":"convo""#), "{body}");
+    // Ended: a request without tools takes from the queue again (now empty).
+    post(&format!("{}/_fake/side_reply", server.url), json!(null)).await;
+    let (status, body) = sse_lines(&url, ask(false), &anthropic).await;
+    assert_eq!(status, 400, "{body}");
+}
