@@ -15,7 +15,7 @@ step() { printf '\n==> %s\n' "$*"; }
 # shellcheck source=scripts/build-ui.sh
 . "$(dirname "$0")/build-ui.sh"
 
-[ "${PADDOCK_SKIP_SETUP:-}" = 1 ] || ./scripts/setup.sh
+[ "${PADDOCK_SKIP_SETUP:-}" = 1 ] || PADDOCK_SETUP_TESTS=1 ./scripts/setup.sh
 
 # Fixed before HOME changes below, or rustup and cargo lose their homes.
 export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"

@@ -78,6 +78,17 @@ setup_node() {
   fi
 }
 
+# Published agents the tests run behind the wall; for the tests only (PADDOCK_SETUP_TESTS=1,
+# set by test.sh and the desktop test scripts): about 600 MB with the Node.js 22 they need.
+setup_test_agents() {
+  [ "${PADDOCK_SETUP_TESTS:-}" = 1 ] || return 0
+  if [ ! -d tests/acp-agents/node_modules ] || [ tests/acp-agents/package-lock.json -nt tests/acp-agents/node_modules ]; then
+    say "installing Claude Code's ACP adapter (and Node.js 22 for it), which the tests run behind the wall (npm)"
+    npm ci --prefix tests/acp-agents --no-audit --no-fund --loglevel=error
+    touch tests/acp-agents/node_modules
+  fi
+}
+
 # A build and the tests fill about 8 GB (target/, node_modules); a disk that runs out midway
 # fails with "No space left on device" deep in cargo's output, so say it first.
 check_disk() {
@@ -92,3 +103,4 @@ check_disk
 setup_system
 setup_rust
 setup_node
+setup_test_agents

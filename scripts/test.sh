@@ -7,7 +7,7 @@ here=$(pwd)
 step() { printf '\n==> %s\n' "$*"; }
 
 step "setup"
-./scripts/setup.sh
+PADDOCK_SETUP_TESTS=1 ./scripts/setup.sh
 
 step "format"
 cargo fmt --all -- --check

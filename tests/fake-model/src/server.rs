@@ -180,7 +180,11 @@ impl FakeServer {
     pub fn model_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path.ends_with("/chat/completions") || r.path.ends_with("/messages"))
+            .filter(|r| {
+                // Without the query (Claude Code sends `/v1/messages?beta=true`).
+                let path = r.path.split('?').next().unwrap_or_default();
+                path.ends_with("/chat/completions") || path.ends_with("/messages")
+            })
             .collect()
     }
 

@@ -22,6 +22,35 @@ struct Call {
     title: String,
     started: Instant,
     done: bool,
+    diffs: Vec<Diff>,
+}
+
+/// A file change an agent says a call makes (ACP's `diff` content): its word, shown with the
+/// call; what really changed is recorded by the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diff {
+    /// Absolute, as ACP sends it.
+    pub path: String,
+    /// `None`: a new file.
+    pub old: Option<String>,
+    pub new: String,
+}
+
+/// The diffs in an update's or a permission request's `content`.
+pub fn diffs_in(content: &Value) -> Vec<Diff> {
+    content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|item| item["type"] == "diff")
+        .filter_map(|item| {
+            Some(Diff {
+                path: item["path"].as_str()?.to_owned(),
+                old: item["oldText"].as_str().map(str::to_owned),
+                new: item["newText"].as_str()?.to_owned(),
+            })
+        })
+        .collect()
 }
 
 /// Turns one prompt's updates into events; keeps the calls between updates.
@@ -64,6 +93,11 @@ impl Events {
             .collect()
     }
 
+    /// The diffs the agent sent for call `id` so far.
+    pub fn diffs(&self, id: &str) -> &[Diff] {
+        self.calls.get(id).map_or(&[], |c| c.diffs.as_slice())
+    }
+
     /// The call a permission request is about, as a Paddock call (known or new).
     pub fn call_for(&mut self, tool_call: &Value) -> (Arc<ToolCall>, String) {
         let id = tool_call["toolCallId"]
@@ -88,6 +122,7 @@ impl Events {
                 title: title.clone(),
                 started: Instant::now(),
                 done: false,
+                diffs: Vec::new(),
             },
         );
         let mut events = vec![AgentEvent::ToolCallStarted {
@@ -111,6 +146,13 @@ impl Events {
     }
 
     fn ended(&mut self, id: &str, update: &Value) -> Vec<AgentEvent> {
+        let diffs = diffs_in(&update["content"]);
+        if let (Some(call), false) = (self.calls.get_mut(id), diffs.is_empty()) {
+            // The latest word for each path.
+            call.diffs
+                .retain(|d| !diffs.iter().any(|n| n.path == d.path));
+            call.diffs.extend(diffs);
+        }
         let status = match update["status"].as_str() {
             Some("completed") => ToolStatus::Ok,
             Some("failed") => ToolStatus::Failed,

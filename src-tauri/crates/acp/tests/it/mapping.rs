@@ -152,3 +152,38 @@ fn a_call_names_its_file_absolutely_and_its_kind() {
     assert_eq!(v["title"], "file_read src/a.rs");
     assert_eq!(v["locations"][0]["path"], "/w/src/a.rs");
 }
+
+#[test]
+fn an_agents_diffs_are_kept_per_call_across_updates_the_latest_word_per_file() {
+    use paddock_acp::client::{Diff, Events, diffs_in};
+    let mut events = Events::default();
+    // Claude Code's order: the call announced without content, the diff in an update, the
+    // completion without content.
+    events.of(
+        &json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Preparing file…",
+        "kind": "edit", "status": "pending", "content": []}),
+    );
+    let diff = |text: &str| {
+        json!([{"type": "diff", "path": "/w/a.txt", "oldText": null, "newText": text},
+        {"type": "content", "content": {"type": "text", "text": "not a diff"}}])
+    };
+    events.of(
+        &json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "content": diff("one\n")}),
+    );
+    events.of(
+        &json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "content": diff("two\n")}),
+    );
+    let done = events.of(
+        &json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}),
+    );
+    assert!(matches!(&done[..], [AgentEvent::ToolCallFinished { id, .. }] if id == "t1"));
+    let want = vec![Diff {
+        path: "/w/a.txt".into(),
+        old: None,
+        new: "two\n".into(),
+    }];
+    assert_eq!(events.diffs("t1"), want.as_slice());
+    assert!(events.diffs("unknown").is_empty());
+    // A diff item missing its new text is no diff.
+    assert!(diffs_in(&json!([{"type": "diff", "path": "/w/a.txt"}])).is_empty());
+}

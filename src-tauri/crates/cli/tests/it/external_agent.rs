@@ -278,3 +278,31 @@ async fn resume_loads_the_agents_own_session_so_it_remembers() {
         kernel.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mode_the_agent_does_not_offer_is_refused_by_name_not_dropped() {
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    let agents = json!({"agents": {"tester": {
+        "command": "node",
+        "args": [fixtures.join("agent.mjs")],
+        "mode": "default",
+    }}});
+    std::fs::write(env.config_dir().join("agents.json"), agents.to_string()).unwrap();
+    let run = env
+        .run(&[
+            "exec",
+            "--agent",
+            "tester",
+            "write a.txt not with the wrong mode",
+        ])
+        .await;
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("sets its mode to default, which it does not offer (it offers no modes)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.workspace().join("a.txt").exists());
+}

@@ -25,6 +25,7 @@ mod mentions;
 mod network;
 mod plan;
 mod prompts;
+mod published_agent;
 mod resume;
 mod rewind;
 mod rules;

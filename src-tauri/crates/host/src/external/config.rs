@@ -32,6 +32,10 @@ pub struct AgentConfig {
     /// The API key it gets from the keychain (or the environment), and the variable.
     #[serde(default)]
     pub key: Option<AgentKey>,
+    /// The ACP mode each session is put in (Claude Code's `default` asks before every edit,
+    /// so Paddock's approval cards decide); unset keeps the agent's own default.
+    #[serde(default)]
+    pub mode: Option<String>,
 }
 
 impl AgentConfig {

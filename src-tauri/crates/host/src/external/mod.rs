@@ -7,7 +7,9 @@
 //! run's changes listed after (rewind works on its files), its permission requests become
 //! Paddock approvals.
 
+mod claims;
 pub mod config;
+mod open;
 mod session;
 
 pub use session::PreparedExternal;

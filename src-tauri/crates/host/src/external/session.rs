@@ -336,7 +336,8 @@ impl Turn {
                 )
                 .await?;
             let loads = init["agentCapabilities"]["loadSession"] == true;
-            self.open_session(peer, &cwd, loads).await
+            let mode = self.agent.mode.as_deref();
+            super::open::open_session(peer, &cwd, loads, &self.agent_session, mode).await
         };
         let (session, loaded) = tokio::select! {
             r = tokio::time::timeout(START_TIMEOUT, setup) => match r {
@@ -385,50 +386,25 @@ impl Turn {
         }
     }
 
-    /// The agent's session for this Paddock session: the one it had, loaded when it can
-    /// load, else a new one (kept for the next prompt).
-    async fn open_session(
-        &self,
-        peer: &Arc<Peer>,
-        cwd: &str,
-        loads: bool,
-    ) -> Result<(String, Opened), RpcError> {
-        let earlier = std::fs::read_to_string(&self.agent_session)
-            .ok()
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty());
-        let mut opened = Opened::New;
-        if let Some(id) = earlier {
-            if !loads {
-                opened = Opened::CannotLoad;
-            } else {
-                let load = json!({"sessionId": id, "cwd": cwd, "mcpServers": []});
-                match peer.request("session/load", load).await {
-                    Ok(_) => return Ok((id, Opened::Loaded)),
-                    Err(e) => opened = Opened::LoadFailed(e.message),
-                }
-            }
-        }
-        let new = peer
-            .request("session/new", json!({"cwd": cwd, "mcpServers": []}))
-            .await?;
-        let id = new["sessionId"].as_str().unwrap_or_default().to_owned();
-        if let Err(e) = std::fs::write(&self.agent_session, &id) {
-            tracing::warn!("the agent's session id was not kept: {e}");
-        }
-        Ok((id, opened))
-    }
-
     fn handle(&self, peer: &Arc<Peer>, message: Incoming, mapped: &mut Events) {
         match message {
             Incoming::Notification { method, params } if method == "session/update" => {
-                for event in mapped.of(&params["update"]) {
+                for mut event in mapped.of(&params["update"]) {
+                    if let AgentEvent::ToolCallFinished { id, changes, .. } = &mut event
+                        && changes.is_empty()
+                    {
+                        *changes = super::claims::changes(mapped.diffs(id), self.workspace());
+                    }
                     self.events.emit(event);
                 }
             }
             Incoming::Notification { .. } => {}
             Incoming::Request { id, method, params } if method == "session/request_permission" => {
                 let (call, title) = mapped.call_for(&params["toolCall"]);
+                // The request's own word first, then what the call's updates said.
+                let mut claimed = paddock_acp::client::diffs_in(&params["toolCall"]["content"]);
+                claimed.extend(mapped.diffs(&call.id).iter().cloned());
+                let preview = super::claims::preview(&claimed, self.workspace());
                 let why = format!("the external agent {} asked first", self.name);
                 let (peer, approvals, events, cancel) = (
                     peer.clone(),
@@ -438,7 +414,14 @@ impl Turn {
                 );
                 tokio::spawn(async move {
                     let verdict = approvals
-                        .request(&call, &title, None, (&why, None), events.as_ref(), &cancel)
+                        .request(
+                            &call,
+                            &title,
+                            preview.as_ref(),
+                            (&why, None),
+                            events.as_ref(),
+                            &cancel,
+                        )
                         .await;
                     let allowed = verdict == Verdict::Approved;
                     let outcome = match verdict {
@@ -459,6 +442,10 @@ impl Turn {
                 );
             }
         }
+    }
+
+    fn workspace(&self) -> &std::path::Path {
+        &self.env.workspace_root
     }
 
     /// Records the workspace before the prompt (turn 0 and 1, as the kernel does).
@@ -511,31 +498,6 @@ impl Turn {
             Err(e) => self.events.emit(AgentEvent::warning(format!(
                 "the agent's changes could not be listed: {e}"
             ))),
-        }
-    }
-}
-
-/// How the agent's session was found.
-enum Opened {
-    New,
-    Loaded,
-    CannotLoad,
-    LoadFailed(String),
-}
-
-impl Opened {
-    fn note(&self) -> Option<String> {
-        match self {
-            Self::New | Self::Loaded => None,
-            Self::CannotLoad => Some(
-                "the agent cannot load its earlier session: it starts this prompt without the \
-                 conversation (Paddock's transcript keeps it)"
-                    .to_owned(),
-            ),
-            Self::LoadFailed(why) => Some(format!(
-                "the agent could not load its earlier session ({why}): it starts this prompt \
-                 without the conversation"
-            )),
         }
     }
 }

@@ -1,0 +1,233 @@
+//! A published agent from npm behind Paddock's wall: Claude Code's ACP adapter
+//! (`@agentclientprotocol/claude-agent-acp`, run by the Node.js 22 that `tests/acp-agents`
+//! installs for it) with its API base URL pointed at the fake model server, that host allowed
+//! for it alone. Its edit asks Paddock, lands with its diff under the call, is recorded and
+//! rewinds; a refusal stops it; the wall stops it reading the home's secrets or writing
+//! outside the workspace, however it is allowed.
+
+use std::path::{Path, PathBuf};
+
+use paddock_fake_model::{FakeServer, Reply};
+use paddock_protocol::{AgentEvent, ToolStatus};
+use serde_json::{Value, json};
+
+use crate::common::{Env, read};
+
+/// The key the user stored for Anthropic: it must reach the fake server from inside the wall.
+const KEY: &str = "sk-ant-walled-test";
+
+/// The adapter and the Node.js that runs it, when installed; a failure when
+/// `PADDOCK_REQUIRE_ACP=1`.
+fn claude_adapter() -> Option<(PathBuf, PathBuf)> {
+    let package = crate::common::npm_fixture(
+        "acp-agents",
+        "node_modules/@agentclientprotocol/claude-agent-acp/package.json",
+        "Claude Code's ACP adapter",
+        "PADDOCK_REQUIRE_ACP",
+    )?;
+    let adapter = package.parent()?.join("dist/index.js");
+    let node = package.ancestors().nth(3)?.join(".bin/node");
+    assert!(
+        node.exists(),
+        "Node.js 22 from npm missing: {}",
+        node.display()
+    );
+    Some((node, adapter))
+}
+
+/// A project whose user added Claude Code, pointed at `server`, in the mode that asks before
+/// every edit.
+fn env_with_claude(server: &FakeServer, node: &Path, adapter: &Path) -> Env {
+    let mut env = Env::new(server, json!({}));
+    env.set_env("ANTHROPIC_API_KEY", KEY);
+    let port = server.addr().port();
+    let agents = json!({"agents": {"claude": {
+        "command": node,
+        "args": [adapter],
+        "env": {
+            "ANTHROPIC_BASE_URL": server.url(),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            // No guess at the user's next prompt after each turn (a request of its own).
+            "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false",
+            // CI runs as root, where Claude Code wants to know it is sandboxed; it is.
+            "IS_SANDBOX": "1",
+        },
+        "hosts": [format!("127.0.0.1:{port}")],
+        "key": {"provider": "anthropic", "env": "ANTHROPIC_API_KEY"},
+        "mode": "default",
+    }}});
+    std::fs::create_dir_all(env.config_dir()).unwrap();
+    std::fs::write(env.config_dir().join("agents.json"), agents.to_string()).unwrap();
+    // Claude Code asks for a session title beside its first turn, with no tools.
+    server.set_side_reply(Some(Reply::text("Notes")));
+    env
+}
+
+fn session_events(env: &Env, stderr: &str) -> (String, Vec<AgentEvent>) {
+    let id = stderr
+        .split("session ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session in: {stderr}"))
+        .to_owned();
+    let events = env.load(&id).events;
+    (id, events)
+}
+
+/// The tool results the agent sent back to the model after its calls, once each (every
+/// later request repeats them).
+fn tool_results(server: &FakeServer) -> Vec<Value> {
+    let mut seen = std::collections::BTreeSet::new();
+    server
+        .model_requests()
+        .iter()
+        .filter(|r| r.body["tools"].as_array().is_some_and(|t| !t.is_empty()))
+        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .filter(|c| seen.insert(c["tool_use_id"].to_string()))
+        .collect()
+}
+
+fn result_text(result: &Value) -> String {
+    match &result["content"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_codes_edit_asks_paddock_shows_its_diff_is_recorded_and_rewinds() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    let env = env_with_claude(&server, &node, &adapter);
+    let target = env.workspace().join("notes/hello.txt");
+    server.push_all([
+        Reply::text("Writing it.").with_tool_call(
+            Some("toolu_write"),
+            "Write",
+            json!({"file_path": target, "content": "hello from Claude\n"}),
+        ),
+        Reply::text("Done."),
+    ]);
+    let run = env
+        .run(&["exec", "--agent", "claude", "--ask-allows", "write hello"])
+        .await;
+    run.expect_code(0);
+    assert_eq!(read(&target), "hello from Claude\n");
+    assert!(run.stdout.contains("Done."), "{}", run.stdout);
+
+    // Every model request came from inside the wall with the user's key.
+    let requests = server.model_requests();
+    assert!(requests.len() >= 2, "{requests:?}");
+    for r in &requests {
+        assert_eq!(
+            r.headers.get("x-api-key").map(String::as_str),
+            Some(KEY),
+            "{}",
+            r.path
+        );
+    }
+
+    let (id, events) = session_events(&env, &run.stderr);
+    let write = events.iter().find_map(|e| match e {
+        AgentEvent::ToolCallFinished {
+            name,
+            status,
+            changes,
+            ..
+        } if name == "Write" => Some((*status, changes.clone())),
+        _ => None,
+    });
+    let (status, changes) = write.unwrap_or_else(|| panic!("no Write call: {events:?}"));
+    assert_eq!(status, ToolStatus::Ok);
+    // The diff under the call, as Paddock's own edits show theirs.
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].path, "notes/hello.txt");
+    assert_eq!((changes[0].added, changes[0].removed), (1, 0));
+    // Paddock's own record of the run.
+    let recorded = events.iter().find_map(|e| match e {
+        AgentEvent::RunChanges { files, .. } => Some(files.clone()),
+        _ => None,
+    });
+    assert!(
+        recorded.is_some_and(|f| f.iter().any(|f| f.path == "notes/hello.txt")),
+        "{events:?}"
+    );
+
+    env.run(&["rewind", &id, "--to", "1", "--files-only"])
+        .await
+        .expect_code(0);
+    assert!(!target.exists(), "the rewind undid Claude Code's file");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headless_paddock_refuses_claude_codes_edit_and_nothing_is_written() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    let env = env_with_claude(&server, &node, &adapter);
+    let target = env.workspace().join("refused.txt");
+    server.push_all([
+        Reply::text("Writing.").with_tool_call(
+            Some("toolu_write"),
+            "Write",
+            json!({"file_path": target, "content": "should not be\n"}),
+        ),
+        Reply::text("Understood."),
+    ]);
+    // In its own default mode Claude Code would write it; the mode set from the agents file
+    // sends the question to Paddock, and nobody can approve here.
+    let run = env
+        .run(&["exec", "--agent", "claude", "write refused"])
+        .await;
+    assert!(!target.exists(), "{}\n{}", run.stdout, run.stderr);
+    let results = tool_results(&server);
+    assert!(
+        results.iter().any(|r| r["is_error"] == true),
+        "the model was told of the refusal: {results:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wall_holds_claude_code_in_even_when_its_calls_are_allowed() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    let env = env_with_claude(&server, &node, &adapter);
+    let ssh = env.home().join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_rsa"), "PRIVATE KEY MATERIAL").unwrap();
+    let outside = env.home().join("outside.txt");
+    server.push_all([
+        Reply::text("Looking around.")
+            .with_tool_call(
+                Some("toolu_read"),
+                "Read",
+                json!({"file_path": ssh.join("id_rsa")}),
+            )
+            .with_tool_call(
+                Some("toolu_write"),
+                "Write",
+                json!({"file_path": outside, "content": "escaped\n"}),
+            ),
+        Reply::text("Nothing there."),
+    ]);
+    // Every permission request approved: only the wall stands in the way.
+    let run = env
+        .run(&["exec", "--agent", "claude", "--ask-allows", "look around"])
+        .await;
+    assert!(!outside.exists(), "Claude Code wrote outside the workspace");
+    let results = tool_results(&server);
+    assert_eq!(results.len(), 2, "{results:?}\n{}", run.stderr);
+    for r in &results {
+        let text = result_text(r);
+        // Without the wall: the key's text, and a file written in the home.
+        assert!(!text.contains("PRIVATE KEY"), "{text}");
+        assert_eq!(r["is_error"], true, "{r}");
+    }
+}
