@@ -94,6 +94,23 @@ describe('batches', () => {
 });
 
 describe('tool cards', () => {
+  it("keeps an external agent's latest name for a call, and an empty one changes nothing", () => {
+    const t = play([
+      ...start,
+      { type: 'tool_call_started', summary: 'Preparing file…', call: call('c1', 'Write') },
+      { type: 'approval_requested', summary: 'Write hello.txt', request_id: 'r1', call: call('c1', 'Write') },
+    ]);
+    expect(t.runs[0]!.turns[0]!.cards[0]!.summary).toBe('Write hello.txt');
+    const done = play(
+      [
+        { type: 'approval_resolved', request_id: 'r1', decision: 'once' },
+        { type: 'tool_call_finished', summary: '', status: { kind: 'ok' }, id: 'c1', name: 'Write', output: '', is_error: false, duration_ms: 1 },
+      ],
+      t,
+    );
+    expect(done.runs[0]!.turns[0]!.cards[0]!.summary).toBe('Write hello.txt');
+  });
+
   it('goes running -> ok with output and duration', () => {
     let t = play([
       ...start,

@@ -433,7 +433,8 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
     case 'approval_requested': {
       const card = cardOf(d, run, event.call.id, () => fromCall(event.call), 1);
       card.input ??= event.call.input;
-      card.summary ||= event.summary;
+      // An external agent names a call better as it goes ("Preparing file…", then the path).
+      card.summary = event.summary || card.summary;
       card.state = 'waiting';
       card.approval = {
         requestId: event.request_id,
@@ -460,7 +461,7 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
       );
       card.state = stateOf(event.status);
       card.status = event.status;
-      card.summary ||= event.summary;
+      card.summary = event.summary || card.summary;
       card.output = event.output;
       card.durationMs = event.duration_ms;
       if (event.why) card.why = event.why;

@@ -59,20 +59,54 @@ pub struct Events {
     calls: HashMap<String, Call>,
     /// The agent's answer so far (what the session keeps as its message).
     pub text: String,
+    /// Turns so far: text after a tool call is the model's next turn, as in Paddock's own
+    /// runs, so the transcript shows each turn's text with its calls.
+    turns: u32,
+    call_since_text: bool,
 }
 
 impl Events {
     /// The events one `update` (the `update` object of a `session/update`) makes.
     pub fn of(&mut self, update: &Value) -> Vec<AgentEvent> {
         let text = |u: &Value| bounded(u["content"]["text"].as_str().unwrap_or_default());
-        match update["sessionUpdate"].as_str().unwrap_or_default() {
+        let kind = update["sessionUpdate"].as_str().unwrap_or_default();
+        let mut events = Vec::new();
+        let speaks = matches!(kind, "agent_message_chunk" | "agent_thought_chunk");
+        if (speaks && self.call_since_text) || (self.turns == 0 && (speaks || kind == "tool_call"))
+        {
+            self.turns += 1;
+            self.call_since_text = false;
+            if !self.text.is_empty() && !self.text.ends_with("\n\n") {
+                self.text.push_str("\n\n");
+            }
+            events.push(AgentEvent::TurnStarted { turn: self.turns });
+        }
+        events.extend(self.mapped(kind, update, text));
+        events
+    }
+
+    /// Turns the agent took so far (at least 1 once it said or did anything).
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    fn mapped(
+        &mut self,
+        kind: &str,
+        update: &Value,
+        text: impl Fn(&Value) -> String,
+    ) -> Vec<AgentEvent> {
+        match kind {
             "agent_message_chunk" => {
                 let t = text(update);
                 self.text.push_str(&t);
                 vec![AgentEvent::TextDelta { text: t }]
             }
             "agent_thought_chunk" => vec![AgentEvent::ThinkingDelta { text: text(update) }],
-            "tool_call" => self.started(update),
+            "tool_call" => {
+                self.call_since_text = true;
+                self.started(update)
+            }
             "tool_call_update" => self.updated(update),
             "plan" => vec![AgentEvent::Plan(plan_of(update))],
             "usage_update" => usage_of(update).into_iter().collect(),
@@ -239,6 +273,21 @@ fn plan_of(update: &Value) -> Plan {
         })
         .collect();
     Plan { items }
+}
+
+/// A prompt's answer's `usage` (tokens of the whole prompt) as Paddock counts them: input
+/// with the cached tokens included.
+pub fn answer_usage(answer: &Value) -> paddock_protocol::TokenUsage {
+    let n = |k: &str| answer["usage"][k].as_u64().unwrap_or(0);
+    let (read, written) = (n("cachedReadTokens"), n("cachedWriteTokens"));
+    paddock_protocol::TokenUsage {
+        input_tokens: n("inputTokens")
+            .saturating_add(read)
+            .saturating_add(written),
+        output_tokens: n("outputTokens"),
+        cache_read_tokens: read,
+        cache_write_tokens: written,
+    }
 }
 
 fn usage_of(update: &Value) -> Option<AgentEvent> {

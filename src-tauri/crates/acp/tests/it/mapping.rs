@@ -187,3 +187,44 @@ fn an_agents_diffs_are_kept_per_call_across_updates_the_latest_word_per_file() {
     // A diff item missing its new text is no diff.
     assert!(diffs_in(&json!([{"type": "diff", "path": "/w/a.txt"}])).is_empty());
 }
+
+#[test]
+fn text_after_a_call_is_the_next_turn_and_the_answers_usage_counts_cached_input() {
+    use paddock_acp::client::{Events, answer_usage};
+    let mut events = Events::default();
+    let say = |t: &str| json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": t}});
+    let turns = |evs: &[AgentEvent]| -> Vec<u32> {
+        evs.iter()
+            .filter_map(|e| match e {
+                AgentEvent::TurnStarted { turn } => Some(*turn),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(turns(&events.of(&say("Writing."))), [1]);
+    assert_eq!(turns(&events.of(&say(" More."))), Vec::<u32>::new());
+    events.of(&json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Write", "status": "pending"}));
+    events.of(&json!({"sessionUpdate": "tool_call", "toolCallId": "t2", "title": "Read", "status": "pending"}));
+    assert_eq!(turns(&events.of(&say("Done."))), [2]);
+    assert_eq!(events.turns(), 2);
+    assert_eq!(events.text, "Writing. More.\n\nDone.");
+    // A call before any text opens the first turn.
+    let mut quiet = Events::default();
+    let first =
+        quiet.of(&json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read"}));
+    assert!(matches!(first[0], AgentEvent::TurnStarted { turn: 1 }));
+
+    let usage = answer_usage(
+        &json!({"stopReason": "end_turn", "usage": {"inputTokens": 10,
+        "outputTokens": 3, "cachedReadTokens": 100, "cachedWriteTokens": 5, "totalTokens": 118}}),
+    );
+    assert_eq!((usage.input_tokens, usage.output_tokens), (115, 3));
+    assert_eq!(
+        (usage.cache_read_tokens, usage.cache_write_tokens),
+        (100, 5)
+    );
+    assert_eq!(
+        answer_usage(&json!({"stopReason": "end_turn"})).input_tokens,
+        0
+    );
+}

@@ -110,7 +110,7 @@ async fn claude_codes_edit_asks_paddock_shows_its_diff_is_recorded_and_rewinds()
             "Write",
             json!({"file_path": target, "content": "hello from Claude\n"}),
         ),
-        Reply::text("Done."),
+        Reply::text("Done.").with_usage(120, 30),
     ]);
     let run = env
         .run(&["exec", "--agent", "claude", "--ask-allows", "write hello"])
@@ -147,6 +147,14 @@ async fn claude_codes_edit_asks_paddock_shows_its_diff_is_recorded_and_rewinds()
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0].path, "notes/hello.txt");
     assert_eq!((changes[0].added, changes[0].removed), (1, 0));
+    // Text after the call is the second turn; the tokens are what the agent reported.
+    let finished = events.iter().find_map(|e| match e {
+        AgentEvent::RunFinished { turns, usage, .. } => Some((*turns, *usage)),
+        _ => None,
+    });
+    let (turns, usage) = finished.expect("the run finished");
+    assert_eq!(turns, 2);
+    assert!(usage.output_tokens >= 30, "{usage:?}");
     // Paddock's own record of the run.
     let recorded = events.iter().find_map(|e| match e {
         AgentEvent::RunChanges { files, .. } => Some(files.clone()),

@@ -190,8 +190,8 @@ impl PreparedExternal {
         paddock_core::HistoryLog::save(writer.as_ref(), &messages);
         events.emit(AgentEvent::RunFinished {
             exit: outcome.exit,
-            turns: 1,
-            usage: TokenUsage::default(),
+            turns: outcome.turns,
+            usage: outcome.usage,
             cost: None,
         });
         writer.flush();
@@ -205,9 +205,9 @@ impl PreparedExternal {
                 structured: None,
                 success: outcome.exit == ExitReason::EndTurn,
                 new_from: 0,
-                usage: TokenUsage::default(),
+                usage: outcome.usage,
                 cost: paddock_protocol::Cost::NONE,
-                turns: 1,
+                turns: outcome.turns,
                 error: None,
                 output_error: None,
             },
@@ -235,6 +235,9 @@ struct Turn {
 struct Outcome {
     exit: ExitReason,
     text: String,
+    /// What the agent said its prompt took (its answer's `usage`; none when it says none).
+    usage: TokenUsage,
+    turns: u32,
 }
 
 impl Turn {
@@ -243,7 +246,8 @@ impl Turn {
         events.emit(AgentEvent::RunStarted {
             agent: self.name.to_owned(),
             model: format!("{} (external agent)", self.name),
-            max_turns: 1,
+            // The agent decides how many turns it takes.
+            max_turns: 0,
             pricing: None,
         });
         let before = self.record(0, prompt_at).await;
@@ -278,8 +282,8 @@ impl Turn {
                 "the agent's connections: {lines}"
             )));
         }
-        let exit = match exit {
-            Ok(exit) => exit,
+        let (exit, usage) = match exit {
+            Ok(done) => done,
             Err(why) => {
                 let stderr = stopped.stderr.trim();
                 let tail = if stderr.is_empty() {
@@ -291,7 +295,7 @@ impl Turn {
                     kind: paddock_protocol::ErrorKind::Other,
                     message: format!("{}: {why}{tail}", self.name),
                 });
-                ExitReason::Error
+                (ExitReason::Error, TokenUsage::default())
             }
         };
         if let Some(from) = before {
@@ -299,7 +303,9 @@ impl Turn {
         }
         Outcome {
             exit,
+            turns: mapped.turns().max(1),
             text: mapped.text,
+            usage,
         }
     }
 
@@ -311,6 +317,8 @@ impl Turn {
         Outcome {
             exit: ExitReason::Error,
             text: String::new(),
+            usage: TokenUsage::default(),
+            turns: 1,
         }
     }
 
@@ -321,7 +329,7 @@ impl Turn {
         mut incoming: tokio::sync::mpsc::UnboundedReceiver<Incoming>,
         prompt: &str,
         mapped: &mut Events,
-    ) -> Result<ExitReason, String> {
+    ) -> Result<(ExitReason, TokenUsage), String> {
         let cwd = self.env.workspace_root.to_string_lossy().into_owned();
         let setup = async {
             let init = peer
@@ -345,7 +353,7 @@ impl Turn {
                 Ok(Err(e)) => return Err(format!("it refused to start a session: {}", e.message)),
                 Err(_) => return Err(format!("it did not start within {} s", START_TIMEOUT.as_secs())),
             },
-            () = self.cancel.cancelled() => return Ok(ExitReason::Aborted),
+            () = self.cancel.cancelled() => return Ok((ExitReason::Aborted, TokenUsage::default())),
         };
         // A load replays the conversation first: the session already holds it.
         while let Ok(m) = incoming.try_recv() {
@@ -370,7 +378,7 @@ impl Turn {
                         self.handle(peer, m, mapped);
                     }
                     return match answer {
-                        Ok(r) => Ok(exit_of(&r, cancelled)),
+                        Ok(r) => Ok((exit_of(&r, cancelled), paddock_acp::client::answer_usage(&r))),
                         Err(e) => Err(e.message),
                     };
                 }
