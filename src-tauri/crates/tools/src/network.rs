@@ -254,12 +254,23 @@ impl Decider for Askers {
 /// `--allow-host`) widens the network there.
 pub(crate) fn asker_for(ctx: &ToolContext) -> Option<Asker> {
     let call = ctx.call.clone()?;
-    let (approvals, events, cancel) = (
+    Some(asker(
+        call,
         ctx.approvals.clone(),
         ctx.events.clone(),
         ctx.cancel.clone(),
-    );
-    Some(Arc::new(move |request: AskRequest| {
+    ))
+}
+
+/// The same for any program Paddock runs behind the wall (an external agent): `call` names
+/// it on the approval card.
+pub fn asker(
+    call: Arc<paddock_protocol::ToolCall>,
+    approvals: Arc<paddock_core::Approvals>,
+    events: Arc<dyn paddock_core::EventSink>,
+    cancel: Arc<CancellationToken>,
+) -> Asker {
+    Arc::new(move |request: AskRequest| {
         let (call, approvals, events, cancel) = (
             call.clone(),
             approvals.clone(),
@@ -290,7 +301,7 @@ pub(crate) fn asker_for(ctx: &ToolContext) -> Option<Asker> {
                 .await;
             matches!(verdict, Verdict::Approved)
         })
-    }))
+    })
 }
 
 /// What a call's connections did, a line per host, port and outcome, for its result.

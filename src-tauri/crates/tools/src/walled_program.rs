@@ -22,7 +22,7 @@ use crate::process::{ProcessGroup, TmpDir};
 pub const PROGRAM_STDERR_CAP_BYTES: usize = 16_000;
 
 /// What to start.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ProgramSpec<'a> {
     /// The program (a path, or a name found on the wall's PATH).
     pub program: &'a OsStr,
@@ -33,6 +33,10 @@ pub struct ProgramSpec<'a> {
     pub vars: &'a [(String, String)],
     /// Names its connections in the network log.
     pub id: &'a str,
+    /// Who answers its questions about hosts no rule settles (none: refused).
+    pub asker: Option<crate::network::Asker>,
+    /// Where its connections are shown as they happen.
+    pub events: Option<Arc<dyn paddock_core::EventSink>>,
 }
 
 /// A program running behind the wall.
@@ -88,7 +92,7 @@ pub async fn start(
     let gate = match (&env.network, crate::walled::through_proxy(&sandbox)) {
         (Some(fence), true) => Some(
             fence
-                .open(spec.id, cancel, None, None)
+                .open(spec.id, cancel, spec.asker.clone(), spec.events.clone())
                 .map_err(|e| format!("the network fence could not be opened: {e}"))?,
         ),
         _ => None,
@@ -245,6 +249,8 @@ mod tests {
             home: &home,
             vars: &[],
             id: "t",
+            asker: None,
+            events: None,
         };
         let dirs = program_dirs(&spec);
         assert!(dirs.contains(&root.join("tools")), "{dirs:?}");

@@ -38,21 +38,34 @@ fn claude_adapter() -> Option<(PathBuf, PathBuf)> {
 /// A project whose user added Claude Code, pointed at `server`, in the mode that asks before
 /// every edit.
 fn env_with_claude(server: &FakeServer, node: &Path, adapter: &Path) -> Env {
+    let hosts = [format!("127.0.0.1:{}", server.addr().port())];
+    env_with_claude_at(server, &server.url(), &hosts, node, adapter)
+}
+
+/// The same with its API at `api`, allowed `hosts`.
+fn env_with_claude_at(
+    server: &FakeServer,
+    api: &str,
+    hosts: &[String],
+    node: &Path,
+    adapter: &Path,
+) -> Env {
     let mut env = Env::new(server, json!({}));
     env.set_env("ANTHROPIC_API_KEY", KEY);
-    let port = server.addr().port();
     let agents = json!({"agents": {"claude": {
         "command": node,
         "args": [adapter],
         "env": {
-            "ANTHROPIC_BASE_URL": server.url(),
+            "ANTHROPIC_BASE_URL": api,
+            // One attempt per request: a refused host fails at once.
+            "CLAUDE_CODE_MAX_RETRIES": "0",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             // No guess at the user's next prompt after each turn (a request of its own).
             "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false",
             // CI runs as root, where Claude Code wants to know it is sandboxed; it is.
             "IS_SANDBOX": "1",
         },
-        "hosts": [format!("127.0.0.1:{port}")],
+        "hosts": hosts,
         "key": {"provider": "anthropic", "env": "ANTHROPIC_API_KEY"},
         "mode": "default",
     }}});
@@ -238,4 +251,63 @@ async fn the_wall_holds_claude_code_in_even_when_its_calls_are_allowed() {
         assert!(!text.contains("PRIVATE KEY"), "{text}");
         assert_eq!(r["is_error"], true, "{r}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_address_its_wall_refuses_stops_claude_code_before_it_starts() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    // The user forgot to allow the fake server for it: inside the wall 127.0.0.1 is its own.
+    let env = env_with_claude_at(&server, &server.url(), &[], &node, &adapter);
+    let run = env.run(&["exec", "--agent", "claude", "hello"]).await;
+    run.expect_code(2);
+    let port = server.addr().port();
+    assert!(
+        run.stderr.contains(&format!(
+            "claude's ANTHROPIC_BASE_URL is {}, but its wall has no network",
+            server.url()
+        )) && run.stderr.contains(&format!(
+            "add \"127.0.0.1:{port}\" to its hosts in agents.json"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(server.model_requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_nobody_allowed_claude_code_is_refused_and_named_with_its_rule() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    // Its vendor's real API, which no rule names: the proxy would ask, and nobody can answer
+    // here. (Nothing leaves the machine: the proxy refuses before any lookup.)
+    // Another host allowed: the wall's network is the proxy, which decides every host.
+    let env = env_with_claude_at(
+        &server,
+        "https://api.anthropic.com",
+        &["registry.npmjs.org".to_owned()],
+        &node,
+        &adapter,
+    );
+    let run = env.run(&["exec", "--agent", "claude", "hello"]).await;
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("claude was refused api.anthropic.com:443")
+            && run
+                .stderr
+                .contains("add \"api.anthropic.com:443\" to its hosts in agents.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("its wall refused api.anthropic.com:443"),
+        "the failure names it too: {}",
+        run.stderr
+    );
 }

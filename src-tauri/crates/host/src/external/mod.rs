@@ -10,6 +10,7 @@
 mod claims;
 pub mod config;
 mod open;
+mod reach;
 mod session;
 
 pub use session::PreparedExternal;

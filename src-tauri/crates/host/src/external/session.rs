@@ -74,6 +74,10 @@ impl RunService {
             worktree: None,
         }
         .tool_env(secrets);
+        // An API address its wall refuses: said now, not after minutes of retries.
+        let named: Vec<(String, String)> = agent.env.clone().into_iter().collect();
+        let reach_note =
+            super::reach::check(&request.agent, &named, &env).map_err(HostError::Usage)?;
         // What can fail is done before the session is written and the run registered.
         let checkpoints = self.checkpoints(&root)?;
         let home = super::agent_home(&root, &request.agent)?;
@@ -135,6 +139,7 @@ impl RunService {
             approvals,
             cancel,
             recorder,
+            reach_note,
         };
         let mut messages = history;
         messages.push(Message::user_text(request.prompt.clone()));
@@ -230,6 +235,8 @@ struct Turn {
     approvals: Arc<Approvals>,
     cancel: tokio_util::sync::CancellationToken,
     recorder: Recorder,
+    /// Said when it starts (its wall has no network).
+    reach_note: Option<String>,
 }
 
 struct Outcome {
@@ -250,14 +257,33 @@ impl Turn {
             max_turns: 0,
             pricing: None,
         });
+        if let Some(note) = &self.reach_note {
+            events.emit(AgentEvent::warning(note.clone()));
+        }
         let before = self.record(0, prompt_at).await;
         let args: Vec<std::ffi::OsString> = self.agent.args.iter().map(Into::into).collect();
+        // Its questions about hosts are the user's, on an approval card naming the agent.
+        let itself = Arc::new(paddock_protocol::ToolCall {
+            id: self.name.clone(),
+            name: self.name.clone(),
+            input: Value::Null,
+            parsed_from_text: false,
+        });
+        let asker = paddock_tools::network::asker(
+            itself,
+            self.approvals.clone(),
+            events.clone(),
+            Arc::new(self.cancel.clone()),
+        );
+        let refused = Arc::new(super::reach::RefusedHosts::new(&self.name, events.clone()));
         let spec = paddock_tools::walled_program::ProgramSpec {
             program: self.agent.command.as_ref(),
             args: &args,
             home: &self.home,
             vars: &self.vars,
             id: &self.name,
+            asker: Some(asker),
+            events: Some(refused.clone()),
         };
         let started = paddock_tools::walled_program::start(&self.env, &spec, &self.cancel).await;
         let mut program = match started {
@@ -286,11 +312,15 @@ impl Turn {
             Ok(done) => done,
             Err(why) => {
                 let stderr = stopped.stderr.trim();
-                let tail = if stderr.is_empty() {
+                let mut tail = if stderr.is_empty() {
                     String::new()
                 } else {
                     format!("; it said: {stderr}")
                 };
+                let hosts = refused.refused();
+                if !hosts.is_empty() {
+                    tail = format!(" (its wall refused {}){tail}", hosts.join(", "));
+                }
                 events.emit(AgentEvent::Error {
                     kind: paddock_protocol::ErrorKind::Other,
                     message: format!("{}: {why}{tail}", self.name),
