@@ -15,6 +15,7 @@ use paddock_protocol::{
     RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript,
     ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree,
 };
+use paddock_protocol::{AgentConfig, KnownAgent};
 use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
 use paddock_protocol::{ExpandedPrompt, SavedPrompt};
 use paddock_protocol::{
@@ -23,6 +24,7 @@ use paddock_protocol::{
 use paddock_protocol::{WorktreeLanded, WorktreeLanding};
 use tauri::{AppHandle, State, WebviewWindow};
 
+use crate::agents;
 use crate::contract::commands;
 use crate::error::{AppResult, internal};
 use crate::projects::canonical;
@@ -41,14 +43,10 @@ commands! {
 
     /// Recently opened projects, newest first; stored in the app data dir (no secrets);
     /// `last_opened` in the machine's local offset.
-    fn recent_projects[state: State<'_, Desktop>]() -> Vec<RecentProject> {
-        Ok(state.recent.list())
-    }
+    fn recent_projects[state: State<'_, Desktop>]() -> Vec<RecentProject> { Ok(state.recent.list()) }
 
     /// The native folder dialog, run from Rust; null when cancelled.
-    fn pick_project_folder<R>[app: AppHandle<R>]() -> Option<String> {
-        windows::pick_folder(&app).await
-    }
+    fn pick_project_folder<R>[app: AppHandle<R>]() -> Option<String> { windows::pick_folder(&app).await }
 
     /// One window per project (focused if open, else opened at `index.html?project=<path>`);
     /// adds to recents, closes the picker; finishes a crash-cut rewind, starts trusted MCP
@@ -62,9 +60,7 @@ commands! {
     }
 
     /// Focuses the picker window, or opens it again (a project window's "Open project…").
-    fn show_picker<R>[app: AppHandle<R>]() -> () {
-        windows::show_picker(&app).await
-    }
+    fn show_picker<R>[app: AppHandle<R>]() -> () { windows::show_picker(&app).await }
 
     /// Settings as written (or `settings_error` when the file is broken), workspace root and
     /// sandbox status as they apply, `trust` (what waits for the user's trust).
@@ -168,17 +164,22 @@ commands! {
     }
 
     /// Replaces the `network` setting (trusted; `invalid` names `network.<list>[i]`).
-    fn set_network[state: State<'_, Desktop>](project: String, network: NetworkSettings) -> NetworkView {
-        grants::set_network(&state, &canonical(&project)?, network)
-    }
+    fn set_network[state: State<'_, Desktop>](project: String, network: NetworkSettings) -> NetworkView { grants::set_network(&state, &canonical(&project)?, network) }
 
     /// The user's hooks and the project's, each with its source and whether it waits for trust.
-    fn hook_list[state: State<'_, Desktop>](project: String) -> Vec<HookInfo> {
-        Ok(state.service.hook_list(&canonical(&project)?)?)
-    }
+    fn hook_list[state: State<'_, Desktop>](project: String) -> Vec<HookInfo> { Ok(state.service.hook_list(&canonical(&project)?)?) }
 
     /// The external ACP agents the user added (`agents.json` in the config folder).
     fn list_agents[state: State<'_, Desktop>]() -> Vec<ExternalAgentInfo> { Ok(paddock_host::external::list(state.trust().config_dir())?) }
+
+    /// The agents Paddock knows how to run, each with whether it is installed ("Add agent").
+    fn known_agents[_state: State<'_, Desktop>]() -> Vec<KnownAgent> { Ok(paddock_host::external::known()) }
+
+    /// Adds (with `replace`, replaces) an agent in the user's `agents.json`; the list after.
+    fn save_agent[state: State<'_, Desktop>](name: String, config: AgentConfig, replace: bool) -> Vec<ExternalAgentInfo> { agents::save(&state, &name, config, replace) }
+
+    /// Removes an agent from `agents.json` (its sessions stay); the list after.
+    fn remove_agent[state: State<'_, Desktop>](name: String) -> Vec<ExternalAgentInfo> { agents::remove(&state, &name) }
 
     /// What the wall around each external agent enforces in the project (the Sandbox screen).
     fn agent_walls[state: State<'_, Desktop>](project: String) -> Vec<ExternalAgentWall> { Ok(paddock_host::external::walls(state.trust(), &canonical(&project)?)?) }
@@ -275,9 +276,7 @@ commands! {
 
     /// Opens an `http(s)` or `mailto` address in the browser (the opener plugin's Rust side; the
     /// webview has none); anything else is `invalid`. The UI asks first.
-    fn open_link<R>[app: AppHandle<R>](url: String) -> () {
-        links::open(&app, &url)
-    }
+    fn open_link<R>[app: AppHandle<R>](url: String) -> () { links::open(&app, &url) }
 
     /// The next click on the window's notifications after number `after` (null: after those
     /// so far); null once it closes. Polled, not a Tauri event (a script the app evaluates).
@@ -571,9 +570,7 @@ commands! {
     // About and updates (updates.rs)
 
     /// This copy's version, how it was installed and whether it looks for updates.
-    fn about<R>[app: AppHandle<R>]() -> AboutInfo {
-        Ok(updates::about(&app))
-    }
+    fn about<R>[app: AppHandle<R>]() -> AboutInfo { Ok(updates::about(&app)) }
 
     /// Asks the update server (`plugins.updater`, or `PADDOCK_UPDATE_URL`); nothing installed.
     fn check_update<R>[
@@ -594,7 +591,5 @@ commands! {
     }
 
     /// Restarts the app (after an installed update).
-    fn restart_app<R>[app: AppHandle<R>]() -> () {
-        app.restart()
-    }
+    fn restart_app<R>[app: AppHandle<R>]() -> () { app.restart() }
 }

@@ -2,6 +2,7 @@
 //! Every command is one entry of `commands.rs`'s table and a short delegation to the host;
 //! docs/desktop-ipc.md and the page's typed client are generated from that table.
 
+pub mod agents;
 pub mod commands;
 pub mod contract;
 pub mod deltas;

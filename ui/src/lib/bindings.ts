@@ -15,6 +15,30 @@ location: string,
  */
 updates_off?: string, };
 
+export type AgentConfig = { 
+/**
+ * The program (a path, or a name on PATH) that speaks ACP on stdin/stdout.
+ */
+command: string, args?: Array<string>, 
+/**
+ * Variables it gets on top of the wall's scrubbed environment (its API base URL...).
+ */
+env?: { [key in string]: string }, 
+/**
+ * Hosts it may reach besides the project's network allow list (its vendor's API):
+ * rules as in `network.allow` (`api.anthropic.com`, `127.0.0.1:8080`).
+ */
+hosts?: Array<string>, 
+/**
+ * The API key it gets from the keychain (or the environment), and the variable.
+ */
+key?: AgentKey, 
+/**
+ * The ACP mode each session is put in (Claude Code's `default` asks before every edit,
+ * so Paddock's approval cards decide); unset keeps the agent's own default.
+ */
+mode?: string, };
+
 export type AgentEvent = { "type": "run_started", agent: string, model: string, 
 /**
  * Model calls the run may make (0 in sessions written before it was said).
@@ -73,6 +97,16 @@ cost?: Cost, } | { "type": "checkpoint_saved" } & CheckpointInfo | { "type": "ru
  * Checkpoint ids of the workspace before and after the run.
  */
 from: string, to: string, files: Array<ChangeSummary>, } | { "type": "rewound" } & RewindInfo | { "type": "context" } & ContextInfo | { "type": "compacted" } & CompactionInfo | { "type": "compaction_undone", id: string, } | { "type": "compaction_edited", id: string, summary: string, } | { "type": "connection" } & NetworkConnection | { "type": "plan" } & Plan | { "type": "hook" } & HookRun | { "type": "delegated", agent: string, depth: number, call_id: string, event: AgentEvent, };
+
+export type AgentKey = { provider?: ProviderKind, 
+/**
+ * A keychain value's name (as MCP servers' `${NAME}` values are kept).
+ */
+value?: string, 
+/**
+ * e.g. `ANTHROPIC_API_KEY`.
+ */
+env: string, };
 
 export type AppError = { code: AppErrorCode, 
 /**
@@ -340,9 +374,13 @@ command: string,
  */
 hosts: Array<string>, 
 /**
- * The stored key it is given, if any.
+ * The stored key it is given, in words, if any.
  */
-key?: ProviderKind, };
+key?: string, 
+/**
+ * The whole entry, for editing.
+ */
+config: AgentConfig, };
 
 export type ExternalAgentWall = { name: string, command: string, 
 /**
@@ -494,6 +532,20 @@ env_var?: string,
  * Why the keychain could not be asked, and how to fix it.
  */
 keychain_error?: string, };
+
+export type KnownAgent = { 
+/**
+ * The name it is added under (`claude`).
+ */
+id: string, title: string, 
+/**
+ * How to install it, when its program is not found.
+ */
+install: string, config: AgentConfig, 
+/**
+ * Its program is on PATH here.
+ */
+installed: boolean, };
 
 export type LineEnd = "crlf" | "cr" | "missing";
 

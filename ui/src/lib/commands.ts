@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, ExternalAgentInfo, ExternalAgentWall, FileChange, FilePreview, Grant, HookInfo, KeyStatus, McpServerConfig, McpServerStatus, MentionCandidate, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
+import type { AboutInfo, AgentConfig, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, ExternalAgentInfo, ExternalAgentWall, FileChange, FilePreview, Grant, HookInfo, KeyStatus, KnownAgent, McpServerConfig, McpServerStatus, MentionCandidate, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -82,6 +82,18 @@ export const hookList = (project: string) =>
 /** The external ACP agents the user added (`agents.json` in the config folder). */
 export const listAgents = () =>
   invokeCommand<Array<ExternalAgentInfo>>('list_agents');
+
+/** The agents Paddock knows how to run, each with whether it is installed ("Add agent"). */
+export const knownAgents = () =>
+  invokeCommand<Array<KnownAgent>>('known_agents');
+
+/** Adds (with `replace`, replaces) an agent in the user's `agents.json`; the list after. */
+export const saveAgent = (name: string, config: AgentConfig, replace: boolean) =>
+  invokeCommand<Array<ExternalAgentInfo>>('save_agent', { name, config, replace });
+
+/** Removes an agent from `agents.json` (its sessions stay); the list after. */
+export const removeAgent = (name: string) =>
+  invokeCommand<Array<ExternalAgentInfo>>('remove_agent', { name });
 
 /** What the wall around each external agent enforces in the project (the Sandbox screen). */
 export const agentWalls = (project: string) =>

@@ -17,7 +17,13 @@ describe('AgentPicker', () => {
 
   it('offers Paddock and each external agent, and says a choice', async () => {
     api.listAgents.mockResolvedValue([
-      { name: 'claude', command: 'claude-agent-acp', hosts: ['api.anthropic.com'], key: 'anthropic' },
+      {
+        name: 'claude',
+        command: 'claude-agent-acp',
+        hosts: ['api.anthropic.com'],
+        key: 'your anthropic key, as ANTHROPIC_API_KEY',
+        config: { command: 'claude-agent-acp', hosts: ['api.anthropic.com'] },
+      },
     ]);
     render(AgentPicker, { props: { value: null, disabled: false } });
     const select = (await screen.findByTestId('agent-picker')) as HTMLSelectElement;

@@ -27,7 +27,7 @@ mod updates;
 mod usage;
 mod worktree;
 
-pub use agents::{ExternalAgentInfo, ExternalAgentWall};
+pub use agents::{AgentConfig, AgentKey, ExternalAgentInfo, ExternalAgentWall, KnownAgent};
 pub use app::{
     AppError, AppErrorCode, Batch, ConnectionReport, ExportFormat, FilePreview, KeyStatus,
     ModelInfo, NotificationClick, Omitted, ProjectInfo, RecentProject, RunStarted,

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use paddock_protocol::ProviderKind;
-use serde::Deserialize;
+pub use paddock_protocol::{AgentConfig, AgentKey};
+use serde::{Deserialize, Serialize};
 
 use crate::HostError;
 
@@ -14,55 +14,15 @@ use crate::HostError;
 pub const AGENTS_FILE: &str = "agents.json";
 const MAX_AGENTS_FILE_BYTES: u64 = 256 * 1024;
 
-/// One external ACP agent.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AgentConfig {
-    /// The program (a path, or a name on PATH) that speaks ACP on stdin/stdout.
-    pub command: String,
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Variables it gets on top of the wall's scrubbed environment (its API base URL...).
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Hosts it may reach besides the project's network allow list (its vendor's API):
-    /// rules as in `network.allow` (`api.anthropic.com`, `127.0.0.1:8080`).
-    #[serde(default)]
-    pub hosts: Vec<String>,
-    /// The API key it gets from the keychain (or the environment), and the variable.
-    #[serde(default)]
-    pub key: Option<AgentKey>,
-    /// The ACP mode each session is put in (Claude Code's `default` asks before every edit,
-    /// so Paddock's approval cards decide); unset keeps the agent's own default.
-    #[serde(default)]
-    pub mode: Option<String>,
-}
-
-impl AgentConfig {
-    /// The program and its arguments as one line to show.
-    pub fn command_line(&self) -> String {
-        std::iter::once(self.command.as_str())
-            .chain(self.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
-/// Which stored key an agent is given, as which variable.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AgentKey {
-    pub provider: ProviderKind,
-    /// e.g. `ANTHROPIC_API_KEY`.
-    pub env: String,
-}
-
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct AgentsFile {
     #[serde(default)]
     agents: BTreeMap<String, AgentConfig>,
 }
+
+/// Most characters in an agent's name.
+const MAX_NAME_CHARS: usize = 40;
 
 pub fn agents_path(config_dir: &Path) -> PathBuf {
     config_dir.join(AGENTS_FILE)
@@ -90,10 +50,7 @@ pub fn agents(config_dir: &Path) -> Result<BTreeMap<String, AgentConfig>, HostEr
     let parsed: AgentsFile =
         serde_json::from_str(&text).map_err(|e| broken(&path, &e.to_string()))?;
     for (name, agent) in &parsed.agents {
-        for host in &agent.hosts {
-            crate::network::check_rule(host)
-                .map_err(|e| broken(&path, &format!("agent {name}: host {host}: {e}")))?;
-        }
+        check(name, agent).map_err(|e| broken(&path, &format!("agent {name}: {e}")))?;
     }
     Ok(parsed.agents)
 }
@@ -136,8 +93,235 @@ pub fn list(config_dir: &Path) -> Result<Vec<paddock_protocol::ExternalAgentInfo
         .map(|(name, a)| paddock_protocol::ExternalAgentInfo {
             name,
             command: a.command_line(),
-            hosts: a.hosts,
-            key: a.key.map(|k| k.provider),
+            hosts: a.hosts.clone(),
+            key: a
+                .key
+                .as_ref()
+                .map(|k| format!("{}, as {}", k.describe(), k.env)),
+            config: a,
         })
         .collect())
+}
+
+/// What makes an entry unusable, in words: a name the app and the CLI cannot take, no
+/// program, a host rule that does not parse, a key that names nothing.
+pub fn check(name: &str, agent: &AgentConfig) -> Result<(), String> {
+    let name_ok = !name.is_empty()
+        && name.chars().count() <= MAX_NAME_CHARS
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && !name.starts_with(['-', '.']);
+    if !name_ok {
+        return Err(format!(
+            "the name {name:?} is not usable: letters, digits, '-', '_' and '.', at most \
+             {MAX_NAME_CHARS}, not starting with '-' or '.'"
+        ));
+    }
+    if agent.command.trim().is_empty() {
+        return Err("it names no program".to_owned());
+    }
+    for host in &agent.hosts {
+        crate::network::check_rule(host).map_err(|e| format!("host {host}: {e}"))?;
+    }
+    if let Some(key) = &agent.key {
+        let variable = |v: &str| {
+            !v.is_empty()
+                && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !v.starts_with(|c: char| c.is_ascii_digit())
+        };
+        match (&key.provider, &key.value) {
+            (Some(_), None) => {}
+            (None, Some(v)) if variable(v) => {}
+            (None, Some(v)) => return Err(format!("key: {v:?} is not a value's name")),
+            _ => {
+                return Err("key: name either a provider or a keychain value, not both".to_owned());
+            }
+        }
+        if !variable(&key.env) {
+            return Err(format!("key: {:?} is not a variable's name", key.env));
+        }
+    }
+    Ok(())
+}
+
+/// Adds `name` (or, with `replace`, replaces it) in the user's agents file, written
+/// atomically and private to them; the file's other agents stay as they were.
+pub fn save(
+    config_dir: &Path,
+    name: &str,
+    agent: AgentConfig,
+    replace: bool,
+) -> Result<(), HostError> {
+    check(name, &agent).map_err(|e| HostError::Usage(format!("agent {name}: {e}")))?;
+    let mut all = agents(config_dir)?;
+    if !replace && all.contains_key(name) {
+        return Err(HostError::Usage(format!(
+            "you already have an agent named {name}: choose another name, or edit it"
+        )));
+    }
+    all.insert(name.to_owned(), agent);
+    write(config_dir, all)
+}
+
+/// Removes `name` from the user's agents file (its sessions and home stay).
+pub fn remove(config_dir: &Path, name: &str) -> Result<(), HostError> {
+    let mut all = agents(config_dir)?;
+    if all.remove(name).is_none() {
+        return Err(HostError::Usage(format!("no external agent '{name}'")));
+    }
+    write(config_dir, all)
+}
+
+fn write(config_dir: &Path, agents: BTreeMap<String, AgentConfig>) -> Result<(), HostError> {
+    let path = agents_path(config_dir);
+    let io = |e: std::io::Error| HostError::Io {
+        context: format!("your agents file {}", path.display()),
+        source: e,
+    };
+    crate::trust::create_private_dir(config_dir).map_err(io)?;
+    let mut text = serde_json::to_string_pretty(&AgentsFile { agents })
+        .map_err(|e| io(std::io::Error::other(e)))?;
+    text.push('\n');
+    let tmp = config_dir.join(format!(".{AGENTS_FILE}.tmp-{}", std::process::id()));
+    crate::trust::write_private(&tmp, text.as_bytes()).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+/// The key `agent` is given: a provider's (the environment's variable, else the keychain),
+/// or a named keychain value (the environment's variable of that name, else the keychain).
+pub(crate) fn key_value(
+    agent: &str,
+    key: &AgentKey,
+    keys: &dyn crate::KeyStore,
+) -> Result<String, HostError> {
+    match (&key.provider, &key.value) {
+        (Some(provider), _) => crate::keys::resolve_key(*provider, Some(keys))?
+            .map(|k| k.expose().to_owned())
+            .ok_or_else(|| {
+                HostError::Usage(format!(
+                    "the agent {agent} needs a {} key: store one (the app's Settings) or set {}",
+                    provider.as_str(),
+                    provider.key_env_var()
+                ))
+            }),
+        (None, Some(name)) => {
+            let from_env = std::env::var(name).ok().filter(|v| !v.is_empty());
+            match from_env {
+                Some(v) => Ok(v),
+                None => keys
+                    .get_var(name)?
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| {
+                        HostError::Usage(format!(
+                            "the agent {agent} needs the key kept as {name}: store it (the app's \
+                         Sandbox screen, under its agent) or set {name}"
+                        ))
+                    }),
+            }
+        }
+        (None, None) => Err(HostError::Usage(format!(
+            "the agent {agent}'s key names neither a provider nor a keychain value"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(command: &str) -> AgentConfig {
+        AgentConfig {
+            command: command.into(),
+            hosts: vec!["api.example.com".into()],
+            ..AgentConfig::default()
+        }
+    }
+
+    #[test]
+    fn saving_adds_replaces_and_removes_keeping_the_others_and_the_files_privacy() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("paddock");
+        save(&config, "one", agent("first"), false).unwrap();
+        save(&config, "two", agent("second"), false).unwrap();
+        let again = save(&config, "one", agent("other"), false).unwrap_err();
+        assert!(
+            again
+                .to_string()
+                .contains("already have an agent named one"),
+            "{again}"
+        );
+        save(&config, "one", agent("replaced"), true).unwrap();
+        let all = agents(&config).unwrap();
+        assert_eq!(all["one"].command, "replaced");
+        assert_eq!(all["two"].command, "second");
+        let mode = std::fs::metadata(agents_path(&config))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        remove(&config, "one").unwrap();
+        assert_eq!(agents(&config).unwrap().keys().collect::<Vec<_>>(), ["two"]);
+        assert!(remove(&config, "one").is_err());
+    }
+
+    #[test]
+    fn unusable_entries_are_refused_by_name_and_a_broken_file_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path();
+        for (name, entry, says) in [
+            ("../x", agent("a"), "is not usable"),
+            ("-rf", agent("a"), "is not usable"),
+            ("ok", agent("  "), "names no program"),
+            (
+                "ok",
+                AgentConfig {
+                    hosts: vec!["http://".into()],
+                    ..agent("a")
+                },
+                "host http://",
+            ),
+            (
+                "ok",
+                AgentConfig {
+                    key: Some(AgentKey {
+                        provider: Some(paddock_protocol::ProviderKind::Anthropic),
+                        value: Some("X".into()),
+                        env: "K".into(),
+                    }),
+                    ..agent("a")
+                },
+                "not both",
+            ),
+            (
+                "ok",
+                AgentConfig {
+                    key: Some(AgentKey {
+                        provider: None,
+                        value: Some("GEMINI_API_KEY".into()),
+                        env: "1BAD".into(),
+                    }),
+                    ..agent("a")
+                },
+                "not a variable's name",
+            ),
+        ] {
+            let err = save(config, name, entry, false).unwrap_err().to_string();
+            assert!(err.contains(says), "{name}: {err}");
+        }
+        std::fs::write(agents_path(config), "{ not json").unwrap();
+        let err = save(config, "fine", agent("a"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot be used"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(agents_path(config)).unwrap(),
+            "{ not json",
+            "the user's broken file is left for them to mend"
+        );
+    }
 }

@@ -9,6 +9,7 @@
 
 mod claims;
 pub mod config;
+mod known;
 mod open;
 mod reach;
 mod session;
@@ -24,7 +25,8 @@ use tokio_util::sync::CancellationToken;
 use crate::trust::TrustPolicy;
 use crate::{Approver, RunOptions, SessionTarget};
 
-pub use config::{AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path, list};
+pub use config::{AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path, list, remove, save};
+pub use known::known;
 
 /// The provider recorded in an external agent's sessions (the model is the agent's name).
 pub const EXTERNAL_PROVIDER: &str = "acp";
@@ -125,9 +127,7 @@ pub fn walls(
                 home.to_string_lossy().into_owned(),
             ],
             network,
-            key: agent
-                .key
-                .map(|k| format!("your {} key, as {}", k.provider.as_str(), k.env)),
+            key: agent.key.map(|k| format!("{}, as {}", k.describe(), k.env)),
             runs: status.bash_runs,
             name,
         });

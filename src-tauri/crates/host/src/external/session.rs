@@ -15,7 +15,6 @@ use serde_json::{Value, json};
 
 use super::{EXIT_GRACE, EXTERNAL_PROVIDER, ExternalRequest, START_TIMEOUT, config};
 use crate::checkpoints::Recorder;
-use crate::keys::resolve_key;
 use crate::{Approver, HostError, LiveProject, Project, RunReport, RunService, SessionTarget};
 
 impl RunService {
@@ -55,18 +54,9 @@ impl RunService {
         let mut vars: Vec<(String, String)> = agent.env.clone().into_iter().collect();
         let mut secrets = Vec::new();
         if let Some(key) = &agent.key {
-            let found =
-                resolve_key(key.provider, Some(self.keys().as_ref()))?.ok_or_else(|| {
-                    HostError::Usage(format!(
-                        "the agent {} needs a {} key: store one (the app's Keys screen) or set \
-                     {}",
-                        request.agent,
-                        key.provider.as_str(),
-                        key.provider.key_env_var()
-                    ))
-                })?;
-            secrets.push(found.expose().to_owned());
-            vars.push((key.env.clone(), found.expose().to_owned()));
+            let found = config::key_value(&request.agent, key, self.keys().as_ref())?;
+            secrets.push(found.clone());
+            vars.push((key.env.clone(), found));
         }
         let env = Project {
             root: root.clone(),
