@@ -180,10 +180,61 @@ pub enum Command {
         #[command(subcommand)]
         action: HooksAction,
     },
+    /// Your external ACP agents (`agents.json` in the config folder): the ones `exec --agent`
+    /// runs behind Paddock's wall.
+    Agents {
+        #[command(subcommand)]
+        action: AgentsAction,
+    },
     /// Serve the Agent Client Protocol on stdin/stdout, for an editor (Zed, JetBrains,
     /// Neovim, Emacs) to drive Paddock's agent. Each session works in the folder the editor
     /// names, under its trust, grants and wall; approvals are asked of the editor.
     Acp,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsAction {
+    /// Each agent: its command line, the hosts it may reach, its key.
+    List {
+        /// One JSON line per agent.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The agents Paddock knows how to run, and whether each is installed.
+    Known,
+    /// Adds an agent (a known one, or a command line after `--`).
+    Add {
+        name: String,
+        /// Start from a known agent (`claude`, `gemini`, `codex`); the flags below change it.
+        #[arg(long, value_name = "ID")]
+        known: Option<String>,
+        /// A host it may reach besides the project's rules (its API), as in `network.allow`.
+        #[arg(long = "host", value_name = "RULE")]
+        hosts: Vec<String>,
+        /// A variable it gets (`NAME=value`).
+        #[arg(long = "env", value_name = "NAME=VALUE")]
+        env: Vec<String>,
+        /// Give it a provider's key (`anthropic`, `openai`, `openai-compatible`)...
+        #[arg(long, value_name = "PROVIDER", conflicts_with = "key_value")]
+        key_provider: Option<String>,
+        /// ...or a keychain value's (as MCP servers' `${NAME}`s are kept).
+        #[arg(long, value_name = "NAME")]
+        key_value: Option<String>,
+        /// The variable the key goes in (`ANTHROPIC_API_KEY`).
+        #[arg(long, value_name = "VAR")]
+        key_env: Option<String>,
+        /// The ACP mode its sessions are put in.
+        #[arg(long)]
+        mode: Option<String>,
+        /// Replace an agent of that name.
+        #[arg(long)]
+        replace: bool,
+        /// The program and its arguments.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Removes an agent (its sessions stay).
+    Remove { name: String },
 }
 
 #[derive(Debug, Subcommand)]

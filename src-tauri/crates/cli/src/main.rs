@@ -2,6 +2,7 @@
 //! stored sessions and checks the setup (`doctor`). Exit codes are listed in `cli.rs`.
 
 mod acp;
+mod agents;
 mod cli;
 mod compact;
 mod doctor;
@@ -165,6 +166,7 @@ async fn dispatch(cli: Cli) -> Result<Code, CliError> {
         } => trust::run(project.as_deref(), *yes, *revoke, *list),
         Command::Prompts { project, action } => prompts::run(project.as_deref(), action),
         Command::Hooks { project, action } => hooks::run(project.as_deref(), action),
+        Command::Agents { action } => agents::run(action),
         Command::Acp => acp::run().await,
     }
 }

@@ -306,3 +306,73 @@ async fn a_mode_the_agent_does_not_offer_is_refused_by_name_not_dropped() {
     );
     assert!(!env.workspace().join("a.txt").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_are_added_listed_and_removed_from_the_command_line() {
+    let env = Env::bare();
+    let added = env
+        .run(&[
+            "agents",
+            "add",
+            "mine",
+            "--host",
+            "api.example.com",
+            "--env",
+            "A=b=c",
+            "--key-provider",
+            "anthropic",
+            "--",
+            "prog",
+            "--acp",
+        ])
+        .await;
+    added.expect_code(0);
+    assert!(
+        added.stdout.contains("paddock exec --agent mine"),
+        "{}",
+        added.stdout
+    );
+    let again = env.run(&["agents", "add", "mine", "--", "other"]).await;
+    again.expect_code(2);
+    assert!(
+        again.stderr.contains("already have an agent named mine"),
+        "{}",
+        again.stderr
+    );
+    env.run(&["agents", "add", "claude", "--known", "claude"])
+        .await
+        .expect_code(0);
+    env.run(&["agents", "add", "../x", "--", "prog"])
+        .await
+        .expect_code(2);
+
+    let listed = env.run(&["agents", "list", "--json"]).await;
+    listed.expect_code(0);
+    let agents: Vec<serde_json::Value> = listed
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(agents.len(), 2, "{}", listed.stdout);
+    let claude = &agents[0]["config"];
+    assert_eq!(claude["command"], "claude-agent-acp");
+    assert_eq!(claude["hosts"], json!(["api.anthropic.com"]));
+    assert_eq!(claude["mode"], "default");
+    assert_eq!(
+        agents[1]["config"],
+        json!({"command": "prog", "args": ["--acp"], "env": {"A": "b=c"},
+            "hosts": ["api.example.com"],
+            "key": {"provider": "anthropic", "env": "ANTHROPIC_API_KEY"}})
+    );
+    let known = env.run(&["agents", "known"]).await;
+    for id in ["claude", "gemini", "codex"] {
+        assert!(known.stdout.contains(id), "{}", known.stdout);
+    }
+    env.run(&["agents", "remove", "mine"]).await.expect_code(0);
+    let left = env.run(&["agents", "list"]).await;
+    assert!(
+        !left.stdout.contains("mine") && left.stdout.contains("claude"),
+        "{}",
+        left.stdout
+    );
+}
