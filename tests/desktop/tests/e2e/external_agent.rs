@@ -1,6 +1,6 @@
-//! An external ACP agent in the app (issue 39): the user's agent (`agents.json`; the
-//! SDK-built test agent, then Claude Code's published ACP adapter against the fake model
-//! server) is chosen for a new session, runs behind Paddock's wall, and its permission
+//! An external ACP agent in the app (issue 39): the user's agent (added on the Sandbox
+//! screen: the SDK-built test agent; then Claude Code's published ACP adapter against the
+//! fake model server, from `agents.json`) is chosen for a new session, runs behind Paddock's wall, and its permission
 //! request is an approval card like Paddock's own; approved, its file lands in the workspace
 //! and the transcript shows the call (with its diff); the Sandbox screen says what its wall
 //! enforces.
@@ -17,17 +17,30 @@ async fn an_external_agents_permission_request_is_an_approval_card() -> Result<(
     let fake = FakeServer::start().await?;
     let home = TestHome::new()?;
     let agent = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../acp-fixtures/agent.mjs");
-    let config = home.path().join(".config/paddock");
-    std::fs::create_dir_all(&config)?;
-    std::fs::write(
-        config.join("agents.json"),
-        json!({"agents": {"tester": {"command": "node", "args": [agent]}}}).to_string(),
-    )?;
+    let agent = std::fs::canonicalize(agent)?;
     let settings = fake_settings(&fake, json!({"preset": "readonly"}));
     let root = home.project("external", Some(&settings))?;
     let driver = Driver::start(&home, "external_agent").await?;
     let app = driver.launch().await?;
     open_project(&app, &root).await?;
+
+    // The user adds it on the Sandbox screen: a command line.
+    app.click(&testid("tab-sandbox")).await?;
+    app.click(&testid("agent-add-open")).await?;
+    app.type_into(&testid("agent-name"), "tester").await?;
+    app.type_into(&testid("agent-command"), "node").await?;
+    app.type_into(&testid("agent-args"), &agent.to_string_lossy())
+        .await?;
+    app.screenshot("0-add-agent").await?;
+    app.click(&testid("agent-save")).await?;
+    app.wait_for(&sel("agent-wall", &[("data-agent", "tester")]))
+        .await?;
+    let saved = std::fs::read_to_string(home.path().join(".config/paddock/agents.json"))?;
+    let saved: serde_json::Value = serde_json::from_str(&saved)?;
+    assert_eq!(
+        saved["agents"]["tester"],
+        json!({"command": "node", "args": [agent]})
+    );
 
     app.click(&testid("tab-transcript")).await?;
     app.wait_for(&testid("agent-picker")).await?;
