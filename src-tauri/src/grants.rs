@@ -94,7 +94,8 @@ pub fn explain_call(
 }
 
 /// "Always allow" on an approval card: saves the (possibly edited) rules as the user's own
-/// change (applied to the runs going on), and lets this call run once.
+/// change (applied to the runs going on; an external agent's to its entry in agents.json),
+/// and lets this call run once.
 pub fn always_allow(
     desktop: &Desktop,
     root: &Path,
@@ -103,8 +104,16 @@ pub fn always_allow(
     tool: &str,
     patterns: &[String],
 ) -> AppResult<()> {
-    let live = desktop.project(root);
-    edit(desktop, root, &live).allow(tool, patterns)?;
+    // An external agent's tools are its own: its rules go in the user's agents file.
+    match crate::runs::agent_of(desktop, root, session) {
+        Some(agent) => {
+            paddock_host::external::allow(desktop.trust().config_dir(), &agent, patterns)?;
+        }
+        None => {
+            let live = desktop.project(root);
+            edit(desktop, root, &live).allow(tool, patterns)?;
+        }
+    }
     Ok(desktop
         .runs()
         .approve(root, session, request_id, ApprovalDecision::Once)?)

@@ -221,6 +221,7 @@ mod tests {
             summary: "rm -rf build".into(),
             why: String::new(),
             proposed_rules: None,
+            rules_for_agent: None,
             preview: None,
         }
     }

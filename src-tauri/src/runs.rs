@@ -117,14 +117,17 @@ fn external_agent(
     prompt: &PromptInput,
 ) -> Option<String> {
     match session {
-        Some(id) => {
-            // The header alone: every prompt of the app passes here.
-            let header = desktop.service.store().header(root, id).ok()?;
-            (header.provider.as_deref() == Some(paddock_host::external::EXTERNAL_PROVIDER))
-                .then_some(header.model)
-        }
+        Some(id) => agent_of(desktop, root, id),
         None => prompt.agent.clone(),
     }
+}
+
+/// The external agent a stored session belongs to, if it is one's (from its header alone:
+/// every prompt of the app passes here).
+pub fn agent_of(desktop: &Desktop, root: &Path, session: &str) -> Option<String> {
+    let header = desktop.service.store().header(root, session).ok()?;
+    (header.provider.as_deref() == Some(paddock_host::external::EXTERNAL_PROVIDER))
+        .then_some(header.model)
 }
 
 /// The prompt to an external agent behind the wall; its approvals are the window's cards.

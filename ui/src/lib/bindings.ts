@@ -37,7 +37,13 @@ key?: AgentKey,
  * The ACP mode each session is put in (Claude Code's `default` asks before every edit,
  * so Paddock's approval cards decide); unset keeps the agent's own default.
  */
-mode?: string, };
+mode?: string, 
+/**
+ * Its tools whose permission requests Paddock answers yes without asking ("Always
+ * allow" on its approval cards): names as it gives them (`Write`), `*` at the end for a
+ * prefix (`mcp__*`).
+ */
+allow?: Array<string>, };
 
 export type AgentEvent = { "type": "run_started", agent: string, model: string, 
 /**
@@ -75,6 +81,12 @@ why?: string,
  * when no rule could (the call has a construct that always asks).
  */
 proposed_rules?: Array<string>, 
+/**
+ * Where "Always allow" saves those rules when not in the project's settings: an
+ * external agent's tools are its own, and its rules go in its entry of the user's
+ * `agents.json` (the agent's name).
+ */
+rules_for_agent?: string, 
 /**
  * What the call would do (a diff, a command and where it runs), when the tool can
  * tell without running.

@@ -51,6 +51,8 @@ export interface Approval {
   why?: string;
   /** The allow rules "Always allow" would save; none when no rule could allow the call. */
   proposedRules?: string[];
+  /** The external agent whose own rules those are (saved in its agents.json entry). */
+  rulesForAgent?: string;
 }
 
 export interface DelegatedRun {
@@ -440,6 +442,7 @@ function applyToRun(d: Draft, run: Run, event: AgentEvent): void {
         requestId: event.request_id,
         why: event.why || undefined,
         proposedRules: event.proposed_rules ?? [],
+        rulesForAgent: event.rules_for_agent,
       };
       if (event.preview) card.preview = event.preview;
       return;

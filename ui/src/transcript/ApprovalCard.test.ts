@@ -152,6 +152,18 @@ describe('ApprovalCard rules', () => {
     expect(approver).toHaveBeenCalledWith('r7', { tool: 'bash', patterns: ['git status', 'touch *'] });
   });
 
+  it("says an external agent's rule goes in its agents.json entry", async () => {
+    const approver = vi.fn<Approver>().mockResolvedValue(true);
+    render(ApprovalCard, {
+      props: { requestId: 'r8', tool: 'Write', approver, proposedRules: ['Write'], rulesForAgent: 'claude' },
+    });
+    await fireEvent.click(screen.getByTestId('approve-always'));
+    expect(screen.getByTestId('always-note')).toHaveTextContent("in claude's allow list");
+    expect(screen.getByTestId('always-note')).toHaveTextContent('agents.json');
+    await fireEvent.click(screen.getByTestId('always-save'));
+    expect(approver).toHaveBeenCalledWith('r8', { tool: 'Write', patterns: ['Write'] });
+  });
+
   it('drops emptied rules and cannot save none', async () => {
     const approver = withRules(['ls']);
     await fireEvent.click(screen.getByTestId('approve-always'));

@@ -23,6 +23,8 @@ struct Call {
     started: Instant,
     done: bool,
     diffs: Vec<Diff>,
+    /// What let it run without asking (the user's rule), shown with it.
+    why: String,
 }
 
 /// A file change an agent says a call makes (ACP's `diff` content): its word, shown with the
@@ -132,6 +134,13 @@ impl Events {
         self.calls.get(id).map_or(&[], |c| c.diffs.as_slice())
     }
 
+    /// Says what let call `id` run without asking (kept for when it finishes).
+    pub fn set_why(&mut self, id: &str, why: &str) {
+        if let Some(call) = self.calls.get_mut(id) {
+            call.why = why.to_owned();
+        }
+    }
+
     /// The call a permission request is about, as a Paddock call (known or new).
     pub fn call_for(&mut self, tool_call: &Value) -> (Arc<ToolCall>, String) {
         let id = tool_call["toolCallId"]
@@ -157,6 +166,7 @@ impl Events {
                 started: Instant::now(),
                 done: false,
                 diffs: Vec::new(),
+                why: String::new(),
             },
         );
         let mut events = vec![AgentEvent::ToolCallStarted {
@@ -210,7 +220,7 @@ impl Events {
             is_error: !status.is_ok(),
             status,
             duration_ms: u64::try_from(call.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            why: String::new(),
+            why: call.why.clone(),
             changes: Vec::new(),
         })
     }

@@ -92,7 +92,7 @@ impl Approvals {
         call: &ToolCall,
         summary: &str,
         preview: Option<&CallPreview>,
-        why: (&str, Option<Vec<String>>),
+        why: Reason<'_>,
         events: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
@@ -143,7 +143,7 @@ impl Approvals {
             );
         }
         match self
-            .ask(call, summary, preview, (why, None), events, cancel)
+            .ask(call, summary, preview, (why, None).into(), events, cancel)
             .await
         {
             Some(ApprovalDecision::Session) => Verdict::Approved,
@@ -158,7 +158,7 @@ impl Approvals {
         call: &ToolCall,
         summary: &str,
         preview: Option<&CallPreview>,
-        why: (&str, Option<Vec<String>>),
+        why: Reason<'_>,
         events: &dyn EventSink,
         cancel: &CancellationToken,
     ) -> Option<ApprovalDecision> {
@@ -170,8 +170,9 @@ impl Approvals {
             request_id: request_id.clone(),
             call: call.clone(),
             summary: summary.to_owned(),
-            why: why.0.to_owned(),
-            proposed_rules: why.1,
+            why: why.why.to_owned(),
+            proposed_rules: why.rules,
+            rules_for_agent: why.rules_for_agent,
             preview: preview.cloned(),
         });
         let decision = tokio::select! {
@@ -185,6 +186,26 @@ impl Approvals {
             decision,
         });
         Some(decision)
+    }
+}
+
+/// Why a call asks, and what "Always allow" would save where.
+#[derive(Debug, Clone, Default)]
+pub struct Reason<'a> {
+    pub why: &'a str,
+    /// The narrowest rules that would allow calls like it; none: no such button.
+    pub rules: Option<Vec<String>>,
+    /// An external agent's name when the rules are its own (its `agents.json` entry).
+    pub rules_for_agent: Option<String>,
+}
+
+impl<'a> From<(&'a str, Option<Vec<String>>)> for Reason<'a> {
+    fn from((why, rules): (&'a str, Option<Vec<String>>)) -> Self {
+        Self {
+            why,
+            rules,
+            rules_for_agent: None,
+        }
     }
 }
 

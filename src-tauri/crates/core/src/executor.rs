@@ -160,7 +160,7 @@ impl ToolExecutor {
                         call,
                         summary,
                         preview.as_ref(),
-                        (&decision.why, proposed),
+                        (decision.why.as_str(), proposed).into(),
                         &*ctx.events,
                         &ctx.cancel,
                     )

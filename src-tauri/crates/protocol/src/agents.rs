@@ -33,9 +33,26 @@ pub struct AgentConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub mode: Option<String>,
+    /// Its tools whose permission requests Paddock answers yes without asking ("Always
+    /// allow" on its approval cards): names as it gives them (`Write`), `*` at the end for a
+    /// prefix (`mcp__*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub allow: Vec<String>,
 }
 
 impl AgentConfig {
+    /// The `allow` entry that covers a call of `tool`, if one does.
+    pub fn allowed(&self, tool: &str) -> Option<&str> {
+        self.allow
+            .iter()
+            .find(|rule| match rule.strip_suffix('*') {
+                Some(prefix) => tool.starts_with(prefix),
+                None => rule.as_str() == tool,
+            })
+            .map(String::as_str)
+    }
+
     /// The program and its arguments as one line to show.
     pub fn command_line(&self) -> String {
         std::iter::once(self.command.as_str())

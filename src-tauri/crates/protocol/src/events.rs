@@ -218,6 +218,12 @@ pub enum AgentEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         proposed_rules: Option<Vec<String>>,
+        /// Where "Always allow" saves those rules when not in the project's settings: an
+        /// external agent's tools are its own, and its rules go in its entry of the user's
+        /// `agents.json` (the agent's name).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        rules_for_agent: Option<String>,
         /// What the call would do (a diff, a command and where it runs), when the tool can
         /// tell without running.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -27,6 +27,9 @@ pub struct SessionHeader {
 }
 
 /// One line of a session file.
+// One record is read or written at a time, never kept in bulk: boxing the event would only
+// add an allocation per line.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SessionRecord {

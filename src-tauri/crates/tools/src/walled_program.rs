@@ -98,7 +98,9 @@ pub async fn start(
         _ => None,
     };
     sandbox.proxy_socket = gate.as_ref().map(|g| g.socket.clone());
-    sandbox.home = Some(home.clone());
+    // `sandbox.home` stays the user's: its credentials are the ones masked. The agent's
+    // own home is only writable; masking the credential folders there would hide its own
+    // files (Claude Code's `.claude`, its sessions) from its next start.
     // The program's own files, wherever it was installed (a home's npm prefix, a checkout in
     // /tmp): read-only, as the wall hides homes and /tmp otherwise.
     sandbox.readable.extend(program_dirs(spec));

@@ -110,6 +110,7 @@ async fn claude_codes_edit_is_an_approval_card_with_its_diff() -> Result<()> {
     let settings = fake_settings(&fake, json!({"preset": "readonly"}));
     let root = home.project("claude", Some(&settings))?;
     let target = std::fs::canonicalize(&root)?.join(".agent-workspace/hello.txt");
+    let second = target.with_file_name("second.txt");
     claude_api.push_all([
         Reply::text("Writing the greeting.").with_tool_call(
             Some("toolu_write"),
@@ -117,6 +118,12 @@ async fn claude_codes_edit_is_an_approval_card_with_its_diff() -> Result<()> {
             json!({"file_path": target, "content": "hello from Claude Code\n"}),
         ),
         Reply::text("Written."),
+        Reply::text("Another.").with_tool_call(
+            Some("toolu_write_2"),
+            "Write",
+            json!({"file_path": second, "content": "no question asked\n"}),
+        ),
+        Reply::text("Done again."),
     ]);
     let config = home.path().join(".config/paddock");
     std::fs::create_dir_all(&config)?;
@@ -151,7 +158,10 @@ async fn claude_codes_edit_is_an_approval_card_with_its_diff() -> Result<()> {
     crate::wait_for_text(&app, &testid("approval-card"), "hello.txt").await?;
     app.screenshot("4-claude-asks").await?;
     assert!(!target.exists(), "nothing written before the answer");
-    app.click(&testid("approve-once")).await?;
+    // "Always allow…": the rule is the agent's own, saved in its agents.json entry.
+    app.click(&testid("approve-always")).await?;
+    crate::wait_for_text(&app, &testid("always-note"), "claude's allow list").await?;
+    app.click(&testid("always-save")).await?;
     app.wait_for(&sel("tool-card", &[("data-state", "ok")]))
         .await?;
     app.wait_for(&testid("tool-card-changes")).await?;
@@ -167,6 +177,27 @@ async fn claude_codes_edit_is_an_approval_card_with_its_diff() -> Result<()> {
     for r in claude_api.model_requests() {
         assert_eq!(r.headers.get("x-api-key").map(String::as_str), Some(key));
     }
+    let saved = std::fs::read_to_string(config.join("agents.json"))?;
+    let saved: serde_json::Value = serde_json::from_str(&saved)?;
+    assert_eq!(saved["agents"]["claude"]["allow"], json!(["Write"]));
+
+    // The next prompt of the session: its Write is answered by the rule, no card.
+    app.type_into(&testid("prompt-input"), "write another")
+        .await?;
+    app.click(&testid("send-button")).await?;
+    app.wait_until("the second file is written", || async {
+        Ok(second.exists())
+    })
+    .await?;
+    crate::wait_for_text(&app, &testid("message-assistant"), "Done again.").await?;
+    crate::wait_for_text(
+        &app,
+        &testid("tool-card-why"),
+        "allowed by your rule for claude",
+    )
+    .await?;
+    assert_eq!(app.count(&testid("approval-card")).await?, 0);
+    app.screenshot("6-claude-allowed-by-rule").await?;
 
     app.quit().await?;
     driver.stop().await

@@ -311,3 +311,74 @@ async fn a_host_nobody_allowed_claude_code_is_refused_and_named_with_its_rule() 
         run.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_users_always_allow_for_claude_codes_write_answers_without_asking() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    let env = env_with_claude(&server, &node, &adapter);
+    // "Always allow" on its card saved this, in the user's file.
+    let file = env.config_dir().join("agents.json");
+    let mut agents: Value = serde_json::from_str(&read(&file)).unwrap();
+    agents["agents"]["claude"]["allow"] = json!(["Write"]);
+    std::fs::write(&file, agents.to_string()).unwrap();
+    let target = env.workspace().join("allowed.txt");
+    server.push_all([
+        Reply::text("Writing.").with_tool_call(
+            Some("toolu_write"),
+            "Write",
+            json!({"file_path": target, "content": "by the rule\n"}),
+        ),
+        Reply::text("Done."),
+    ]);
+    // Headless, nobody to ask: only the rule lets it through.
+    let run = env
+        .run(&["exec", "--agent", "claude", "write allowed"])
+        .await;
+    run.expect_code(0);
+    assert_eq!(read(&target), "by the rule\n");
+    let (_, events) = session_events(&env, &run.stderr);
+    let why = events.iter().find_map(|e| match e {
+        AgentEvent::ToolCallFinished { name, why, .. } if name == "Write" => Some(why.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        why.as_deref(),
+        Some("allowed by your rule for claude: Write"),
+        "{events:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_loads_its_own_session_on_the_next_prompt() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    let env = env_with_claude(&server, &node, &adapter);
+    server.push_all([Reply::text("One."), Reply::text("Two.")]);
+    let first = env
+        .run(&["exec", "--agent", "claude", "remember the word heron"])
+        .await;
+    first.expect_code(0);
+    let (id, _) = session_events(&env, &first.stderr);
+    // A new process, a new wall: Claude Code finds its transcript in its own home. (Its
+    // `.claude` there is its own, not a credential folder of the user's to mask.)
+    let again = env
+        .run(&["resume", "--agent", "claude", &id, "which word?"])
+        .await;
+    again.expect_code(0);
+    assert!(!again.stderr.contains("could not load"), "{}", again.stderr);
+    let last = server
+        .model_requests()
+        .into_iter()
+        .rfind(|r| r.body["tools"].as_array().is_some_and(|t| !t.is_empty()))
+        .expect("the second prompt's request");
+    let sent = last.body["messages"].to_string();
+    assert!(
+        sent.contains("remember the word heron") && sent.contains("One."),
+        "the earlier conversation went with it: {sent}"
+    );
+}

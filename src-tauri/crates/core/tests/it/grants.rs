@@ -574,7 +574,7 @@ async fn confirmations_are_always_asked() {
         Default::default(),
     );
     let v = approvals
-        .request(&call, "run", None, ("why", None), &session, &cancel)
+        .request(&call, "run", None, ("why", None).into(), &session, &cancel)
         .await;
     assert_eq!(v, Verdict::Approved);
     assert_eq!(approvals.session_allowed(), ["bash"]);

@@ -124,6 +124,17 @@ pub fn check(name: &str, agent: &AgentConfig) -> Result<(), String> {
     for host in &agent.hosts {
         crate::network::check_rule(host).map_err(|e| format!("host {host}: {e}"))?;
     }
+    for rule in &agent.allow {
+        let star = rule.find('*');
+        if rule.is_empty()
+            || rule.chars().any(|c| c.is_whitespace() || c.is_control())
+            || star.is_some_and(|at| at + 1 != rule.len())
+        {
+            return Err(format!(
+                "allow: {rule:?} is not a tool's name (`*` only at the end)"
+            ));
+        }
+    }
     if let Some(key) = &agent.key {
         let variable = |v: &str| {
             !v.is_empty()
@@ -161,6 +172,21 @@ pub fn save(
         )));
     }
     all.insert(name.to_owned(), agent);
+    write(config_dir, all)
+}
+
+/// "Always allow" on an agent's approval card: `rules` join its `allow` list.
+pub fn allow(config_dir: &Path, name: &str, rules: &[String]) -> Result<(), HostError> {
+    let mut all = agents(config_dir)?;
+    let agent = all
+        .get_mut(name)
+        .ok_or_else(|| HostError::Usage(format!("no external agent '{name}'")))?;
+    for rule in rules.iter().map(|r| r.trim()).filter(|r| !r.is_empty()) {
+        if !agent.allow.iter().any(|a| a == rule) {
+            agent.allow.push(rule.to_owned());
+        }
+    }
+    check(name, agent).map_err(|e| HostError::Usage(format!("agent {name}: {e}")))?;
     write(config_dir, all)
 }
 

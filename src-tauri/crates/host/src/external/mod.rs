@@ -25,7 +25,9 @@ use tokio_util::sync::CancellationToken;
 use crate::trust::TrustPolicy;
 use crate::{Approver, RunOptions, SessionTarget};
 
-pub use config::{AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path, list, remove, save};
+pub use config::{
+    AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path, allow, list, remove, save,
+};
 pub use known::known;
 
 /// The provider recorded in an external agent's sessions (the model is the agent's name).

@@ -130,6 +130,7 @@ impl RunService {
             cancel,
             recorder,
             reach_note,
+            config_dir: self.trust().config_dir().to_path_buf(),
         };
         let mut messages = history;
         messages.push(Message::user_text(request.prompt.clone()));
@@ -227,6 +228,8 @@ struct Turn {
     recorder: Recorder,
     /// Said when it starts (its wall has no network).
     reach_note: Option<String>,
+    /// The user's config folder: the agent's "Always allow" rules are read from there.
+    config_dir: std::path::PathBuf,
 }
 
 struct Outcome {
@@ -429,11 +432,26 @@ impl Turn {
             Incoming::Notification { .. } => {}
             Incoming::Request { id, method, params } if method == "session/request_permission" => {
                 let (call, title) = mapped.call_for(&params["toolCall"]);
+                // The user's "Always allow" for this agent, as their file says now (a rule
+                // saved during this prompt counts).
+                let rule = config::agent(&self.config_dir, &self.name)
+                    .ok()
+                    .and_then(|a| a.allowed(&call.name).map(str::to_owned));
+                if let Some(rule) = rule {
+                    let why = format!("allowed by your rule for {}: {rule}", self.name);
+                    mapped.set_why(&call.id, &why);
+                    peer.respond(
+                        id,
+                        Ok(paddock_acp::permission::outcome(&params["options"], true)),
+                    );
+                    return;
+                }
                 // The request's own word first, then what the call's updates said.
                 let mut claimed = paddock_acp::client::diffs_in(&params["toolCall"]["content"]);
                 claimed.extend(mapped.diffs(&call.id).iter().cloned());
                 let preview = super::claims::preview(&claimed, self.workspace());
                 let why = format!("the external agent {} asked first", self.name);
+                let agent = self.name.clone();
                 let (peer, approvals, events, cancel) = (
                     peer.clone(),
                     self.approvals.clone(),
@@ -446,7 +464,11 @@ impl Turn {
                             &call,
                             &title,
                             preview.as_ref(),
-                            (&why, None),
+                            paddock_core::approval::Reason {
+                                why: &why,
+                                rules: Some(vec![call.name.clone()]),
+                                rules_for_agent: Some(agent),
+                            },
                             events.as_ref(),
                             &cancel,
                         )
