@@ -79,7 +79,12 @@ pub async fn send_prompt(
 ) -> AppResult<String> {
     let prompt: PromptInput = prompt.into();
     if let Some(agent) = external_agent(desktop, root, session.as_deref(), &prompt) {
-        return send_to_agent(desktop, root, session, prompt, agent, events).await;
+        let to = AgentTarget {
+            session,
+            agent,
+            worktree,
+        };
+        return send_to_agent(desktop, root, to, prompt, events).await;
     }
     let request = RunRequest {
         target: session.map_or(SessionTarget::New, SessionTarget::Resume),
@@ -130,30 +135,38 @@ pub fn agent_of(desktop: &Desktop, root: &Path, session: &str) -> Option<String>
         .then_some(header.model)
 }
 
+/// Which agent a prompt goes to, in which session, and for a new one in which worktree.
+struct AgentTarget {
+    session: Option<String>,
+    agent: String,
+    worktree: Option<String>,
+}
+
 /// The prompt to an external agent behind the wall; its approvals are the window's cards.
 async fn send_to_agent(
     desktop: &Desktop,
     root: &Path,
-    session: Option<String>,
+    to: AgentTarget,
     prompt: PromptInput,
-    agent: String,
     events: Arc<dyn EventSink>,
 ) -> AppResult<String> {
-    if !prompt.attachments.is_empty() {
-        let why = "an external agent takes the prompt's words only: remove the attached files \
-                   and images";
-        return Err(paddock_host::HostError::Usage(why.into()).app_error());
-    }
+    let AgentTarget {
+        session,
+        agent,
+        worktree,
+    } = to;
     let request = paddock_host::external::ExternalRequest {
         agent,
         target: session.map_or(SessionTarget::New, SessionTarget::Resume),
         prompt: prompt.text,
+        attachments: prompt.attachments,
         options: RunOptions::default(),
         approver: Approver::Person,
         events,
         // Stopped through the live runs, as Paddock's own runs are.
         cancel: None,
         trust: TrustPolicy::SafeDefaults,
+        worktree,
     };
     let project = desktop.project(root);
     let prepared = desktop

@@ -8,6 +8,7 @@
 //! Paddock never uses them: the agent's files are reached through its own fenced tools.
 
 pub mod client;
+pub mod outgoing;
 pub mod peer;
 pub mod permission;
 pub mod prompt;

@@ -29,7 +29,6 @@ pub async fn run(
     let prompt = crate::run::read_prompt(prompt)?;
     // What only Paddock's own agent does is refused, not silently dropped.
     let unsupported = [
-        (!args.image.is_empty(), "--image"),
         (args.output_schema.is_some(), "--output-schema"),
         (args.output_last_message.is_some(), "--output-last-message"),
         (args.max_turns.is_some(), "--max-turns"),
@@ -46,6 +45,8 @@ pub async fn run(
         Arc::new(CliKeys),
         TrustStore::open_default()?,
     );
+    let live = LiveProject::new(root.clone(), ServerPath::Inherit).with_keys(Arc::new(CliKeys));
+    let mut worktree = None;
     let target = match target {
         Target::New => SessionTarget::New,
         Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
@@ -53,10 +54,23 @@ pub async fn run(
             Some(s) => SessionTarget::Resume(s.id),
             None => return Err(CliError::usage("there is no session to continue")),
         },
-        Target::NewIn(..) => {
-            return Err(CliError::usage(
-                "--agent does not take --worktree yet: run the agent in the project's workspace",
-            ));
+        Target::NewIn(name, plain_copy) => {
+            // Its own checkout and branch, as for Paddock's agent: several agents can work
+            // on one project at once.
+            let new = paddock_host::NewWorktree {
+                name: Some(name.to_owned()).filter(|n| !n.is_empty()),
+                hint: Some(prompt.clone()),
+                plain_copy,
+            };
+            let trust = crate::run::trust_policy(args);
+            let made = service.create_worktree(&root, new, trust)?;
+            crate::worktree::say_created(&made, args.json);
+            let settings = service.settings_for_run(&root, &args.options(), trust)?;
+            let effective = args.options().apply(&settings);
+            crate::worktree::setup(&service, &root, &made.worktree.name, &effective, args.json)
+                .await?;
+            worktree = Some(made.worktree.name);
+            SessionTarget::New
         }
     };
     let printer = Printer::new(args.json);
@@ -65,16 +79,21 @@ pub async fn run(
     } else {
         AskPolicy::HeadlessDeny
     };
-    let live = LiveProject::new(root, ServerPath::Inherit).with_keys(Arc::new(CliKeys));
+    let mut attachments = crate::mentions::attachments_in(&prompt);
+    for path in &args.image {
+        attachments.push(paddock_host::attach::image_file(path)?);
+    }
     let request = ExternalRequest {
         agent: agent.to_owned(),
         target,
         prompt,
+        attachments,
         options: args.options(),
         approver: Approver::Headless(policy),
         events: printer.clone(),
         cancel: Some(cancel),
         trust: crate::run::trust_policy(args),
+        worktree,
     };
     let report = service.run_external(&live, request).await?;
     printer.finish_text();

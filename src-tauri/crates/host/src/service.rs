@@ -413,7 +413,7 @@ impl RunService {
 
     /// The worktree a run works in: the one named for a new session, the session's own on
     /// resume. It must still have its checkout.
-    fn worktree_for(
+    pub(crate) fn worktree_for(
         &self,
         root: &Path,
         target: &SessionTarget,

@@ -228,3 +228,84 @@ fn text_after_a_call_is_the_next_turn_and_the_answers_usage_counts_cached_input(
         0
     );
 }
+
+#[test]
+fn a_prompt_goes_out_as_blocks_within_what_the_agent_takes() {
+    use paddock_acp::outgoing::{Takes, blocks};
+    use paddock_protocol::{ContentBlock, ImageBlock, Mention, Message, Role};
+    let image = ImageBlock {
+        media_type: "image/png".into(),
+        sha256: "ab".repeat(32),
+        name: Some("shot.png".into()),
+        width: 1,
+        height: 1,
+        tool_call_id: None,
+        data: Some(Arc::from(&b"\x89PNG"[..])),
+    };
+    let file = |folder: bool| Mention {
+        path: "src/a.rs".into(),
+        folder,
+        text: "fn a() {}".into(),
+        cut: None,
+    };
+    let message = |content: Vec<ContentBlock>| Message {
+        role: Role::User,
+        content,
+    };
+    let ws = Path::new("/w");
+    let all = Takes {
+        images: true,
+        embedded: true,
+    };
+    let sent = blocks(
+        &message(vec![
+            ContentBlock::Text {
+                text: "look".into(),
+            },
+            ContentBlock::Mention(file(false)),
+            ContentBlock::Image(image.clone()),
+        ]),
+        ws,
+        all,
+    )
+    .unwrap();
+    assert_eq!(sent[0], json!({"type": "text", "text": "look"}));
+    assert_eq!(sent[1]["type"], "resource");
+    assert_eq!(sent[1]["resource"]["uri"], "file:///w/src/a.rs");
+    assert_eq!(sent[1]["resource"]["text"], "fn a() {}");
+    assert_eq!(
+        sent[2],
+        json!({"type": "image", "mimeType": "image/png", "data": "iVBORw=="})
+    );
+    // Without embedded context, and for a folder: a link.
+    let links = blocks(
+        &message(vec![ContentBlock::Mention(file(false))]),
+        ws,
+        Takes::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        links[0],
+        json!({"type": "resource_link", "uri": "file:///w/src/a.rs", "name": "src/a.rs"})
+    );
+    let folder = blocks(&message(vec![ContentBlock::Mention(file(true))]), ws, all).unwrap();
+    assert_eq!(folder[0]["type"], "resource_link");
+    // An image for an agent that takes none: said, nothing sent.
+    let err = blocks(
+        &message(vec![ContentBlock::Image(image)]),
+        ws,
+        Takes::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("takes no images") && err.contains("shot.png"),
+        "{err}"
+    );
+    assert_eq!(
+        Takes::of(&json!({"agentCapabilities": {"promptCapabilities": {"image": true}}})),
+        Takes {
+            images: true,
+            embedded: false
+        }
+    );
+}

@@ -376,3 +376,36 @@ async fn agents_are_added_listed_and_removed_from_the_command_line() {
         left.stdout
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_for_an_agent_that_takes_none_is_refused_by_name() {
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(2, 2)
+        .write_to(&mut png, image::ImageFormat::Png)
+        .unwrap();
+    let shot = env.home().join("shot.png");
+    std::fs::write(&shot, png.into_inner()).unwrap();
+    let run = env
+        .run(&[
+            "exec",
+            "--agent",
+            "tester",
+            "--image",
+            &shot.display().to_string(),
+            "plan",
+        ])
+        .await;
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("it takes no images") && run.stderr.contains("shot.png"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("RESULT"),
+        "nothing reached it: {}",
+        run.stdout
+    );
+}

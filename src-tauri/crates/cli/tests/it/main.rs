@@ -10,6 +10,7 @@ mod doctor;
 mod exec;
 mod exit_codes;
 mod external_agent;
+mod external_worktree;
 mod hooks;
 mod hooks_hostile;
 mod hostile;

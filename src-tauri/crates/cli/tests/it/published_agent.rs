@@ -382,3 +382,61 @@ async fn claude_code_loads_its_own_session_on_the_next_prompt() {
         "the earlier conversation went with it: {sent}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_and_an_at_file_go_to_claude_code_as_acp_blocks() {
+    let Some((node, adapter)) = claude_adapter() else {
+        return;
+    };
+    let server = FakeServer::start().await.unwrap();
+    let env = env_with_claude(&server, &node, &adapter);
+    std::fs::create_dir_all(env.workspace().join("notes")).unwrap();
+    std::fs::write(env.workspace().join("notes/spec.md"), "SPEC-CONTENT-42\n").unwrap();
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(4, 3)
+        .write_to(&mut png, image::ImageFormat::Png)
+        .unwrap();
+    let shot = env.home().join("shot.png");
+    std::fs::write(&shot, png.into_inner()).unwrap();
+    server.push(Reply::text("Seen."));
+    let run = env
+        .run(&[
+            "exec",
+            "--agent",
+            "claude",
+            "--image",
+            &shot.display().to_string(),
+            "compare @notes/spec.md with the picture",
+        ])
+        .await;
+    run.expect_code(0);
+    let asked = server
+        .model_requests()
+        .into_iter()
+        .rfind(|r| r.body["tools"].as_array().is_some_and(|t| !t.is_empty()))
+        .expect("the conversation's request");
+    let sent = asked.body["messages"].to_string();
+    assert!(
+        sent.contains("SPEC-CONTENT-42"),
+        "the file's text went along: {sent}"
+    );
+    let image = asked.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|c| c["type"] == "image")
+        .unwrap_or_else(|| panic!("no image block: {sent}"));
+    assert_eq!(image["source"]["media_type"], "image/png");
+    // Kept with the session as Paddock's own prompts are.
+    let (id, _) = session_events(&env, &run.stderr);
+    let stored = env.load(&id);
+    let first = &stored.messages[0];
+    assert!(
+        first
+            .content
+            .iter()
+            .any(|b| matches!(b, paddock_protocol::ContentBlock::Image(_))),
+        "{first:?}"
+    );
+}

@@ -11,6 +11,7 @@ mod claims;
 pub mod config;
 mod known;
 mod open;
+mod place;
 mod reach;
 mod session;
 
@@ -44,6 +45,9 @@ pub struct ExternalRequest {
     pub agent: String,
     pub target: SessionTarget,
     pub prompt: String,
+    /// `@` files and images: read and scaled as for Paddock's agent, sent within what the
+    /// agent says it takes.
+    pub attachments: Vec<paddock_protocol::PromptAttachment>,
     /// Flags over the project's settings (its network allow list, its wall).
     pub options: RunOptions,
     pub approver: Approver,
@@ -51,6 +55,9 @@ pub struct ExternalRequest {
     /// Cancels the prompt (the CLI's Ctrl-C); the app stops it through the live runs.
     pub cancel: Option<CancellationToken>,
     pub trust: TrustPolicy,
+    /// For a new session: the worktree (made by [`crate::RunService::create_worktree`]) it
+    /// works in; a resumed session works in its own.
+    pub worktree: Option<String>,
 }
 
 /// Where an agent keeps its own files for a project: beside Paddock's data folder, never

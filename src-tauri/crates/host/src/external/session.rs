@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::{EXIT_GRACE, EXTERNAL_PROVIDER, ExternalRequest, START_TIMEOUT, config};
 use crate::checkpoints::Recorder;
-use crate::{Approver, HostError, LiveProject, Project, RunReport, RunService, SessionTarget};
+use crate::{Approver, HostError, LiveProject, RunReport, RunService, SessionTarget};
 
 impl RunService {
     /// Runs one prompt with the external agent `request.agent`, behind the wall.
@@ -58,18 +58,34 @@ impl RunService {
             secrets.push(found.clone());
             vars.push((key.env.clone(), found));
         }
-        let env = Project {
-            root: root.clone(),
+        let (project_in, mut worktree) = super::place::place(
+            self,
+            &root,
+            &request.target,
+            request.worktree.clone(),
             settings,
-            worktree: None,
-        }
-        .tool_env(secrets);
+        )?;
+        let env = project_in.tool_env(secrets);
         // An API address its wall refuses: said now, not after minutes of retries.
         let named: Vec<(String, String)> = agent.env.clone().into_iter().collect();
         let reach_note =
             super::reach::check(&request.agent, &named, &env).map_err(HostError::Usage)?;
+        // The prompt with its files and images, read now through the guard (an agent that
+        // takes no images is told apart once it says so).
+        let vision = crate::attach::Vision {
+            provider: paddock_protocol::ProviderKind::Anthropic,
+            model: &request.agent,
+            takes: None,
+        };
+        let message = crate::attach::prompt_message(
+            &env.guard(),
+            &request.prompt,
+            &request.attachments,
+            vision,
+        )?;
         // What can fail is done before the session is written and the run registered.
-        let checkpoints = self.checkpoints(&root)?;
+        // A worktree's checkpoints are its own (a checkpoint is put back only where taken).
+        let checkpoints = self.checkpoints(&project_in.root)?;
         let home = super::agent_home(&root, &request.agent)?;
         super::make_home(&home)?;
         let (writer, history) = match &request.target {
@@ -97,6 +113,9 @@ impl RunService {
         };
         let writer = Arc::new(writer);
         let session_id = writer.id().to_owned();
+        if let Some(w) = worktree.as_mut() {
+            w.bind_session(&session_id)?;
+        }
         let approvals = match request.approver {
             Approver::Person => self.runs().approvals(&root, &session_id),
             Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
@@ -133,7 +152,7 @@ impl RunService {
             config_dir: self.trust().config_dir().to_path_buf(),
         };
         let mut messages = history;
-        messages.push(Message::user_text(request.prompt.clone()));
+        messages.push(message);
         Ok(PreparedExternal {
             session_id,
             turn,
@@ -144,6 +163,7 @@ impl RunService {
             root,
             runs: self.runs().clone(),
             run,
+            worktree,
         })
     }
 }
@@ -159,6 +179,7 @@ pub struct PreparedExternal {
     root: std::path::PathBuf,
     runs: Arc<crate::LiveRuns>,
     run: u64,
+    worktree: Option<paddock_worktree::Worktree>,
 }
 
 impl PreparedExternal {
@@ -173,8 +194,13 @@ impl PreparedExternal {
             root,
             runs,
             run,
+            worktree,
         } = self;
-        let outcome = turn.run(&prompt, messages.len() - 1).await;
+        let message = messages
+            .last()
+            .cloned()
+            .unwrap_or_else(|| Message::user_text(prompt));
+        let outcome = turn.run(&message, messages.len().saturating_sub(1)).await;
         if !outcome.text.is_empty() {
             messages.push(Message {
                 role: Role::Assistant,
@@ -184,6 +210,9 @@ impl PreparedExternal {
             });
         }
         paddock_core::HistoryLog::save(writer.as_ref(), &messages);
+        if let Some(w) = worktree {
+            super::place::sync(w, &session_id).await;
+        }
         events.emit(AgentEvent::RunFinished {
             exit: outcome.exit,
             turns: outcome.turns,
@@ -241,7 +270,7 @@ struct Outcome {
 }
 
 impl Turn {
-    async fn run(&self, prompt: &str, prompt_at: usize) -> Outcome {
+    async fn run(&self, prompt: &Message, prompt_at: usize) -> Outcome {
         let events = &self.events;
         events.emit(AgentEvent::RunStarted {
             agent: self.name.to_owned(),
@@ -350,7 +379,7 @@ impl Turn {
         &self,
         peer: &Arc<Peer>,
         mut incoming: tokio::sync::mpsc::UnboundedReceiver<Incoming>,
-        prompt: &str,
+        prompt: &Message,
         mapped: &mut Events,
     ) -> Result<(ExitReason, TokenUsage), String> {
         let cwd = self.env.workspace_root.to_string_lossy().into_owned();
@@ -368,9 +397,11 @@ impl Turn {
                 .await?;
             let loads = init["agentCapabilities"]["loadSession"] == true;
             let mode = self.agent.mode.as_deref();
-            super::open::open_session(peer, &cwd, loads, &self.agent_session, mode).await
+            let opened =
+                super::open::open_session(peer, &cwd, loads, &self.agent_session, mode).await?;
+            Ok::<_, RpcError>((opened, paddock_acp::outgoing::Takes::of(&init)))
         };
-        let (session, loaded) = tokio::select! {
+        let ((session, loaded), takes) = tokio::select! {
             r = tokio::time::timeout(START_TIMEOUT, setup) => match r {
                 Ok(Ok(v)) => v,
                 Ok(Err(e)) => return Err(format!("it refused to start a session: {}", e.message)),
@@ -387,9 +418,10 @@ impl Turn {
         if let Some(note) = loaded.note() {
             self.events.emit(AgentEvent::warning(note));
         }
+        let blocks = paddock_acp::outgoing::blocks(prompt, &self.env.workspace_root, takes)?;
         let prompt_call = peer.request(
             "session/prompt",
-            json!({"sessionId": session, "prompt": [{"type": "text", "text": prompt}]}),
+            json!({"sessionId": session, "prompt": blocks}),
         );
         tokio::pin!(prompt_call);
         let mut cancelled = false;
