@@ -107,8 +107,12 @@ pub async fn start(
     let confinement = Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable)
         .map_err(|e| e.to_string())?;
     let notes: Vec<String> = confinement.note().into_iter().collect();
-    let args: Vec<&OsStr> = spec.args.iter().map(OsString::as_os_str).collect();
-    let mut cmd = confinement.command(spec.program, &args);
+    // Only the files' folders are shown inside, so a path through others (`a/../b`, a link)
+    // would not resolve there: the program and its file arguments go by their real paths.
+    let program = real_file(spec.program);
+    let args: Vec<OsString> = spec.args.iter().map(|a| real_file(a)).collect();
+    let args: Vec<&OsStr> = args.iter().map(OsString::as_os_str).collect();
+    let mut cmd = confinement.command(&program, &args);
     cmd.current_dir(&cwd)
         .env_clear()
         .envs(scrubbed_env(
@@ -186,6 +190,16 @@ impl WalledProgram {
     }
 }
 
+/// `path` resolved (links, `..`) when it is an absolute path to an existing file; as given
+/// otherwise (a name on PATH, a flag).
+fn real_file(path: &OsStr) -> OsString {
+    let p = Path::new(path);
+    match std::fs::canonicalize(p) {
+        Ok(real) if p.is_absolute() && real.is_file() => real.into_os_string(),
+        _ => path.to_os_string(),
+    }
+}
+
 /// The folders the program's files are in: the program (found on PATH) and any argument
 /// naming an existing file, each taken up to the folder above its outermost `node_modules`
 /// (a package needs its dependencies), else its own folder. The wall refuses any that would
@@ -258,5 +272,30 @@ mod tests {
         assert!(dirs.contains(&root.join("tools")), "{dirs:?}");
         assert!(dirs.contains(&root.join("prefix/lib")), "{dirs:?}");
         assert!(!dirs.iter().any(|d| d.starts_with(root.join("missing.js"))));
+    }
+
+    #[test]
+    fn a_file_goes_in_by_its_real_path_and_anything_else_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let real = root.join("pkg/bin/node");
+        std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::write(&real, "").unwrap();
+        std::os::unix::fs::symlink(&real, root.join("pkg/link")).unwrap();
+        // Inside the wall only pkg/bin is shown: neither `other/..` nor the link resolves.
+        let through = root.join("other/../pkg/bin/node");
+        assert_eq!(real_file(through.as_os_str()), real.as_os_str());
+        assert_eq!(
+            real_file(root.join("pkg/link").as_os_str()),
+            real.as_os_str()
+        );
+        for given in ["node", "--flag", "/no/such/file", "relative/../x"] {
+            assert_eq!(real_file(OsStr::new(given)), OsStr::new(given));
+        }
+        assert_eq!(
+            real_file(root.join("pkg").as_os_str()),
+            root.join("pkg").as_os_str()
+        );
     }
 }
