@@ -25,8 +25,13 @@ import {
 } from './transcript';
 import { MAKING, waitsForApproval } from './worktrees';
 
+/** The provider an external agent's sessions are recorded with (its name is the model). */
+const EXTERNAL_PROVIDER = 'acp';
+
 interface LiveRun {
   sessionId: string | null;
+  /** The external agent the run's prompt went to (null: Paddock's own). */
+  agent: string | null;
   /** Resolves with the session id once `send_prompt` answered. */
   id: Promise<string>;
   transcript: Transcript;
@@ -86,6 +91,9 @@ export class SessionController {
   inWorktree = $state(false);
   /** The external agent a new session's first prompt goes to (null: Paddock's own). */
   agent = $state<string | null>(null);
+  /** The external agent the shown session belongs to (null: Paddock's own): its model is
+   * its own, so the model picker does not apply to it. */
+  externalAgent = $state<string | null>(null);
   /** The next worktree is a plain copy of the folder (it is outside git). */
   plainCopy = $state(false);
   /** The last worktree could not be made for want of git: a plain copy can be offered. */
@@ -183,6 +191,7 @@ export class SessionController {
     const before = show ? this.transcript : emptyTranscript();
     const run: LiveRun = {
       sessionId: show ? this.sessionId : null,
+      agent: worktree !== null || this.sessionId === null ? this.agent : this.externalAgent,
       id: Promise.resolve(''),
       transcript: reduce(before, { type: 'user_prompt', text: prompt, ...attachedAction(this.#attachments) }),
       queue: [],
@@ -430,6 +439,7 @@ export class SessionController {
     this.#shown = null;
     this.#switchDraft(null);
     this.sessionId = null;
+    this.externalAgent = null;
     this.transcript = emptyTranscript();
     this.loadWarnings = [];
     this.running = false;
@@ -461,6 +471,7 @@ export class SessionController {
     this.placed++;
     this.#shown = null;
     this.transcript = fromStored(stored.messages, stored.events, stored.omitted);
+    this.externalAgent = stored.header.provider === EXTERNAL_PROVIDER ? stored.header.model : null;
     this.loadWarnings = stored.warnings;
     this.running = false;
   }
@@ -469,6 +480,7 @@ export class SessionController {
     this.placed++;
     this.#shown = run;
     this.transcript = run.transcript;
+    this.externalAgent = run.agent;
     this.loadWarnings = [];
     this.running = !run.finished;
   }

@@ -228,6 +228,33 @@ describe('SessionController', () => {
     expect(s.transcript.runs[0]!.turns[0]!.cards).toHaveLength(2);
   });
 
+  it("knows an external agent's session, stored or live, and a new session is Paddock's again", async () => {
+    api.loadSession.mockResolvedValue({
+      header: { format: 1, id: 'c1', project: '/p', provider: 'acp', model: 'claude', created: '', title: '' },
+      messages: [],
+      events: [],
+      warnings: [],
+    });
+    const s = new SessionController('/p');
+    await s.open('c1');
+    expect(s.externalAgent).toBe('claude');
+    s.newSession();
+    expect(s.externalAgent).toBeNull();
+    s.agent = 'gemini';
+    s.draft = 'hello';
+    await s.send();
+    expect(api.sendPrompt.mock.calls.at(-1)?.at(-1)).toBe('gemini');
+    expect(s.externalAgent).toBe('gemini');
+    api.loadSession.mockResolvedValue({
+      header: { format: 1, id: 'k', project: '/p', provider: 'anthropic', model: 'claude-x', created: '', title: '' },
+      messages: [],
+      events: [],
+      warnings: [],
+    });
+    await s.open('k');
+    expect(s.externalAgent).toBeNull();
+  });
+
   it('keeps a run streaming while another session is open, and shows it again live', async () => {
     api.loadSession.mockResolvedValue({
       header: { format: 1, id: 'old', project: '/p', model: 'm', created: '', title: '' },

@@ -168,6 +168,13 @@ async fn claude_codes_edit_is_an_approval_card_with_its_diff() -> Result<()> {
     app.wait_for(&sel("run-banner", &[("data-exit", "end_turn")]))
         .await?;
     crate::wait_for_text(&app, &testid("message-assistant"), "Written.").await?;
+    // The session's agent is named where the model picker was: its model is its own.
+    crate::wait_for_text(
+        &app,
+        &testid("external-agent-chip"),
+        "claude (external agent)",
+    )
+    .await?;
     app.screenshot("5-claude-wrote").await?;
     assert_eq!(
         std::fs::read_to_string(&target)?,
