@@ -78,14 +78,7 @@ pub async fn send_prompt(
     events: Arc<dyn EventSink>,
 ) -> AppResult<String> {
     let prompt: PromptInput = prompt.into();
-    if let Some(agent) = external_agent(desktop, root, session.as_deref(), &prompt) {
-        let to = AgentTarget {
-            session,
-            agent,
-            worktree,
-        };
-        return send_to_agent(desktop, root, to, prompt, events).await;
-    }
+    let agent = external_agent(desktop, root, session.as_deref(), &prompt);
     let request = RunRequest {
         target: session.map_or(SessionTarget::New, SessionTarget::Resume),
         prompt: prompt.text,
@@ -93,12 +86,16 @@ pub async fn send_prompt(
         options: RunOptions::default(),
         approver: Approver::Person,
         events,
+        // Stopped through the live runs (`LiveRuns::stop`).
         cancel: None,
         // The trust screen decides what applies; until then, Paddock's safe defaults.
         trust: TrustPolicy::SafeDefaults,
         output_schema: None,
         worktree,
     };
+    if let Some(agent) = agent {
+        return send_to_agent(desktop, root, &agent, request);
+    }
     let project = desktop.project(root);
     let prepared = desktop
         .service
@@ -135,43 +132,17 @@ pub fn agent_of(desktop: &Desktop, root: &Path, session: &str) -> Option<String>
         .then_some(header.model)
 }
 
-/// Which agent a prompt goes to, in which session, and for a new one in which worktree.
-struct AgentTarget {
-    session: Option<String>,
-    agent: String,
-    worktree: Option<String>,
-}
-
 /// The prompt to an external agent behind the wall; its approvals are the window's cards.
-async fn send_to_agent(
+fn send_to_agent(
     desktop: &Desktop,
     root: &Path,
-    to: AgentTarget,
-    prompt: PromptInput,
-    events: Arc<dyn EventSink>,
+    agent: &str,
+    request: RunRequest,
 ) -> AppResult<String> {
-    let AgentTarget {
-        session,
-        agent,
-        worktree,
-    } = to;
-    let request = paddock_host::external::ExternalRequest {
-        agent,
-        target: session.map_or(SessionTarget::New, SessionTarget::Resume),
-        prompt: prompt.text,
-        attachments: prompt.attachments,
-        options: RunOptions::default(),
-        approver: Approver::Person,
-        events,
-        // Stopped through the live runs, as Paddock's own runs are.
-        cancel: None,
-        trust: TrustPolicy::SafeDefaults,
-        worktree,
-    };
     let project = desktop.project(root);
     let prepared = desktop
         .service
-        .prepare_external(&project, request)
+        .prepare_external(&project, agent, request)
         .map_err(ToAppError::app_error)?;
     let id = prepared.session_id.clone();
     tauri::async_runtime::spawn(prepared.run());

@@ -3,12 +3,9 @@
 
 use std::sync::Arc;
 
-use paddock_host::external::ExternalRequest;
 use paddock_host::session::SessionStore;
 use paddock_host::trust::TrustStore;
-use paddock_host::{
-    Approver, AskPolicy, LiveProject, RunService, ServerPath, SessionTarget, canonical_dir,
-};
+use paddock_host::{LiveProject, RunService, ServerPath, canonical_dir};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -46,56 +43,26 @@ pub async fn run(
         TrustStore::open_default()?,
     );
     let live = LiveProject::new(root.clone(), ServerPath::Inherit).with_keys(Arc::new(CliKeys));
-    let mut worktree = None;
-    let target = match target {
-        Target::New => SessionTarget::New,
-        Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
-        Target::Last => match service.store().list(&root)?.into_iter().next() {
-            Some(s) => SessionTarget::Resume(s.id),
-            None => return Err(CliError::usage("there is no session to continue")),
-        },
-        Target::NewIn(name, plain_copy) => {
-            // Its own checkout and branch, as for Paddock's agent: several agents can work
-            // on one project at once.
-            let new = paddock_host::NewWorktree {
-                name: Some(name.to_owned()).filter(|n| !n.is_empty()),
-                hint: Some(prompt.clone()),
-                plain_copy,
-            };
-            let trust = crate::run::trust_policy(args);
-            let made = service.create_worktree(&root, new, trust)?;
-            crate::worktree::say_created(&made, args.json);
-            let settings = service.settings_for_run(&root, &args.options(), trust)?;
-            let effective = args.options().apply(&settings);
-            crate::worktree::setup(&service, &root, &made.worktree.name, &effective, args.json)
-                .await?;
-            worktree = Some(made.worktree.name);
-            SessionTarget::New
-        }
-    };
+    // Decided before anything is started or sent, as for Paddock's agent.
+    let settings =
+        service.settings_for_run(&root, &args.options(), crate::run::trust_policy(args))?;
     let printer = Printer::new(args.json);
-    let policy = if args.ask_allows {
-        AskPolicy::HeadlessAllow
-    } else {
-        AskPolicy::HeadlessDeny
+    let prompt = crate::run::Prompt {
+        text: prompt,
+        output_schema: None,
+        settings: &settings,
     };
-    let mut attachments = crate::mentions::attachments_in(&prompt);
-    for path in &args.image {
-        attachments.push(paddock_host::attach::image_file(path)?);
-    }
-    let request = ExternalRequest {
-        agent: agent.to_owned(),
+    let request = crate::run::request_for(
+        args,
+        &service,
+        &root,
         target,
         prompt,
-        attachments,
-        options: args.options(),
-        approver: Approver::Headless(policy),
-        events: printer.clone(),
-        cancel: Some(cancel),
-        trust: crate::run::trust_policy(args),
-        worktree,
-    };
-    let report = service.run_external(&live, request).await?;
+        printer.clone(),
+        cancel,
+    )
+    .await?;
+    let report = service.run_external(&live, agent, request).await?;
     printer.finish_text();
     let result = report.result;
     let denied = printer.denied();

@@ -106,26 +106,29 @@ fn say_while_mcp_starts(
 }
 
 /// One prompt to run, with the trusted settings `run` read before anything started.
-struct Prompt<'a> {
-    text: String,
-    output_schema: Option<serde_json::Value>,
-    settings: &'a ProjectSettings,
+pub(crate) struct Prompt<'a> {
+    pub text: String,
+    pub output_schema: Option<serde_json::Value>,
+    pub settings: &'a ProjectSettings,
 }
 
-async fn run_prompt(
+/// The request Paddock's agent and an external one both take from the flags: the session
+/// (a new worktree made and set up first), the prompt's `@` files and `--image`s, the
+/// headless approver.
+pub(crate) async fn request_for(
     args: &RunArgs,
     service: &RunService,
-    live: &LiveProject,
+    root: &Path,
     target: Target<'_>,
     prompt: Prompt<'_>,
+    events: Arc<dyn paddock_host::EventSink>,
     cancel: CancellationToken,
-) -> Result<Code, CliError> {
+) -> Result<RunRequest, CliError> {
     let Prompt {
         text: prompt,
         output_schema,
         settings,
     } = prompt;
-    let printer = Printer::new(args.json);
     let mut worktree = None;
     let target = match target {
         Target::New => SessionTarget::New,
@@ -135,29 +138,23 @@ async fn run_prompt(
                 hint: Some(prompt.clone()),
                 plain_copy,
             };
-            let made = service.create_worktree(live.root(), new, trust_policy(args))?;
+            let made = service.create_worktree(root, new, trust_policy(args))?;
             crate::worktree::say_created(&made, args.json);
             let effective = args.options().apply(settings);
-            crate::worktree::setup(
-                service,
-                live.root(),
-                &made.worktree.name,
-                &effective,
-                args.json,
-            )
-            .await?;
+            crate::worktree::setup(service, root, &made.worktree.name, &effective, args.json)
+                .await?;
             worktree = Some(made.worktree.name);
             SessionTarget::New
         }
         Target::Resume(id) => SessionTarget::Resume(id.to_owned()),
         Target::Last => {
-            let last = service.store().list(live.root())?.into_iter().next();
+            let last = service.store().list(root)?.into_iter().next();
             match last {
                 Some(s) => SessionTarget::Resume(s.id),
                 None => {
                     return Err(CliError::usage(format!(
                         "there is no session to continue in {}; start one with paddock exec",
-                        live.root().display()
+                        root.display()
                     )));
                 }
             }
@@ -178,12 +175,34 @@ async fn run_prompt(
         prompt,
         options: args.options(),
         approver: Approver::Headless(policy),
-        events: printer.clone(),
+        events,
         cancel: Some(cancel),
         trust: trust_policy(args),
         output_schema,
         worktree,
     };
+    Ok(request)
+}
+
+async fn run_prompt(
+    args: &RunArgs,
+    service: &RunService,
+    live: &LiveProject,
+    target: Target<'_>,
+    prompt: Prompt<'_>,
+    cancel: CancellationToken,
+) -> Result<Code, CliError> {
+    let printer = Printer::new(args.json);
+    let request = request_for(
+        args,
+        service,
+        live.root(),
+        target,
+        prompt,
+        printer.clone(),
+        cancel,
+    )
+    .await?;
     let prepared = service.prepare(live, request).await?;
     let session_id = prepared.session_id.clone();
     for w in &prepared.warnings {

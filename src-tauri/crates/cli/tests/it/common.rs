@@ -422,3 +422,31 @@ pub fn npm_fixture(folder: &str, file: &str, what: &str, require: &str) -> Optio
     eprintln!("SKIPPED: this test {why}");
     None
 }
+
+/// `git ARGS` in `dir` (a fixed author), its output; a failure fails the test.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The session a run named on stderr (`session ID`), and its recorded events.
+pub fn session_events(env: &Env, stderr: &str) -> (String, Vec<paddock_protocol::AgentEvent>) {
+    let id = stderr
+        .split("session ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session in: {stderr}"))
+        .to_owned();
+    let events = env.load(&id).events;
+    (id, events)
+}

@@ -11,7 +11,7 @@ use paddock_protocol::AgentEvent;
 use serde_json::json;
 
 use crate::acp_client::fixtures;
-use crate::common::{Counter, Env, read};
+use crate::common::{Counter, Env, read, session_events};
 
 /// A project whose user added the test agent.
 async fn env_with_agent(fixtures: &Path) -> (FakeServer, Env) {
@@ -31,18 +31,6 @@ async fn env_with_agent_reaching(fixtures: &Path, hosts: &[String]) -> (FakeServ
     std::fs::create_dir_all(env.config_dir()).unwrap();
     std::fs::write(env.config_dir().join("agents.json"), agents.to_string()).unwrap();
     (server, env)
-}
-
-/// The session's recorded events.
-fn events(env: &Env, stderr: &str) -> (String, Vec<AgentEvent>) {
-    let id = stderr
-        .split("session ")
-        .nth(1)
-        .and_then(|s| s.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no session in: {stderr}"))
-        .to_owned();
-    let events = env.load(&id).events;
-    (id, events)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -69,7 +57,7 @@ async fn an_external_agents_edit_is_approved_recorded_and_rewound() {
         "hello from outside\n"
     );
 
-    let (id, events) = events(&env, &run.stderr);
+    let (id, events) = session_events(&env, &run.stderr);
     let stored = env.load(&id);
     assert_eq!(stored.header.provider.as_deref(), Some("acp"));
     assert_eq!(stored.header.model, "tester");
@@ -248,7 +236,7 @@ async fn resume_loads_the_agents_own_session_so_it_remembers() {
     let (_server, env) = env_with_agent(&fixtures).await;
     let first = env.run(&["exec", "--agent", "tester", "plan"]).await;
     first.expect_code(0);
-    let (id, _) = events(&env, &first.stderr);
+    let (id, _) = session_events(&env, &first.stderr);
     // A new process, a new wall: the agent loads the session it kept in its own home.
     let again = env
         .run(&["resume", "--agent", "tester", &id, "recall"])

@@ -4,28 +4,12 @@
 //! worktree. Without the worktree, both would write the one workspace.
 
 use std::path::Path;
-use std::process::Command;
 
 use paddock_fake_model::FakeServer;
 use serde_json::{Value, json};
 
 use crate::acp_client::fixtures;
-use crate::common::{Env, Run, read};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+use crate::common::{Env, Run, git, read};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_agent_prompts_work_in_two_worktrees_and_a_resume_returns_to_its_own() {

@@ -11,7 +11,7 @@ use paddock_fake_model::{FakeServer, Reply};
 use paddock_protocol::{AgentEvent, ToolStatus};
 use serde_json::{Value, json};
 
-use crate::common::{Env, read};
+use crate::common::{Env, read, session_events};
 
 /// The key the user stored for Anthropic: it must reach the fake server from inside the wall.
 const KEY: &str = "sk-ant-walled-test";
@@ -74,17 +74,6 @@ fn env_with_claude_at(
     // Claude Code asks for a session title beside its first turn, with no tools.
     server.set_side_reply(Some(Reply::text("Notes")));
     env
-}
-
-fn session_events(env: &Env, stderr: &str) -> (String, Vec<AgentEvent>) {
-    let id = stderr
-        .split("session ")
-        .nth(1)
-        .and_then(|s| s.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no session in: {stderr}"))
-        .to_owned();
-    let events = env.load(&id).events;
-    (id, events)
 }
 
 /// The tool results the agent sent back to the model after its calls, once each (every

@@ -3,28 +3,12 @@
 //! untouched until a merge; the first merges, the second reports its conflict and changes
 //! nothing; discarding asks before losing work.
 
-use std::path::Path;
 use std::process::Command;
 
 use paddock_fake_model::{FakeServer, Reply};
 use serde_json::{Value, json};
 
-use crate::common::Env;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+use crate::common::{Env, git};
 
 /// The fake model of one run: edit app.txt's second line to `line`, commit with bash, end.
 async fn model(line: &str, who: &str) -> FakeServer {

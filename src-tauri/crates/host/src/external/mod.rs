@@ -18,13 +18,6 @@ mod session;
 pub use session::PreparedExternal;
 
 use std::path::PathBuf;
-use std::sync::Arc;
-
-use paddock_core::EventSink;
-use tokio_util::sync::CancellationToken;
-
-use crate::trust::TrustPolicy;
-use crate::{Approver, RunOptions, SessionTarget};
 
 pub use config::{
     AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path, allow, list, remove, save,
@@ -38,27 +31,6 @@ pub const EXTERNAL_PROVIDER: &str = "acp";
 pub const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 /// How long an agent gets to exit once its stdin is closed.
 pub const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// One prompt to an external agent.
-pub struct ExternalRequest {
-    /// The agent's name in the user's `agents.json`.
-    pub agent: String,
-    pub target: SessionTarget,
-    pub prompt: String,
-    /// `@` files and images: read and scaled as for Paddock's agent, sent within what the
-    /// agent says it takes.
-    pub attachments: Vec<paddock_protocol::PromptAttachment>,
-    /// Flags over the project's settings (its network allow list, its wall).
-    pub options: RunOptions,
-    pub approver: Approver,
-    pub events: Arc<dyn EventSink>,
-    /// Cancels the prompt (the CLI's Ctrl-C); the app stops it through the live runs.
-    pub cancel: Option<CancellationToken>,
-    pub trust: TrustPolicy,
-    /// For a new session: the worktree (made by [`crate::RunService::create_worktree`]) it
-    /// works in; a resumed session works in its own.
-    pub worktree: Option<String>,
-}
 
 /// Where an agent keeps its own files for a project: beside Paddock's data folder, never
 /// inside it (the wall hides that folder, and a writable place inside it would show it).

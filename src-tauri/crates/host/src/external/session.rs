@@ -13,18 +13,20 @@ use paddock_protocol::{
 };
 use serde_json::{Value, json};
 
-use super::{EXIT_GRACE, EXTERNAL_PROVIDER, ExternalRequest, START_TIMEOUT, config};
+use super::{EXIT_GRACE, EXTERNAL_PROVIDER, START_TIMEOUT, config};
 use crate::checkpoints::Recorder;
-use crate::{Approver, HostError, LiveProject, RunReport, RunService, SessionTarget};
+use crate::{Approver, HostError, LiveProject, RunReport, RunRequest, RunService, SessionTarget};
 
 impl RunService {
-    /// Runs one prompt with the external agent `request.agent`, behind the wall.
+    /// Runs one prompt with the external agent `agent` (its name in the user's
+    /// `agents.json`), behind the wall.
     pub async fn run_external(
         &self,
         project: &LiveProject,
-        request: ExternalRequest,
+        agent: &str,
+        request: RunRequest,
     ) -> Result<RunReport, HostError> {
-        Ok(self.prepare_external(project, request)?.run().await)
+        Ok(self.prepare_external(project, agent, request)?.run().await)
     }
 
     /// Everything up to starting the agent: checks, the session, the wall's settings; the
@@ -32,9 +34,16 @@ impl RunService {
     pub fn prepare_external(
         &self,
         project: &LiveProject,
-        request: ExternalRequest,
+        name: &str,
+        request: RunRequest,
     ) -> Result<PreparedExternal, HostError> {
         let root = project.root().to_path_buf();
+        if request.output_schema.is_some() {
+            return Err(HostError::Usage(format!(
+                "the external agent {name} answers in its own words: an output schema is for \
+                 Paddock's agent"
+            )));
+        }
         if let SessionTarget::Resume(id) = &request.target
             && self.runs().is_running(&root, id)
         {
@@ -43,7 +52,7 @@ impl RunService {
                     .into(),
             ));
         }
-        let agent = config::agent(self.trust().config_dir(), &request.agent)?;
+        let agent = config::agent(self.trust().config_dir(), name)?;
         if request.prompt.trim().is_empty() {
             return Err(HostError::Usage("the prompt is empty".into()));
         }
@@ -51,10 +60,11 @@ impl RunService {
         let mut settings = request.options.apply(&stored);
         // The user's hosts for this agent, never the folder's: from the user's own file.
         settings.network.allow.extend(agent.hosts.iter().cloned());
-        let mut vars: Vec<(String, String)> = agent.env.clone().into_iter().collect();
+        let named: Vec<(String, String)> = agent.env.clone().into_iter().collect();
+        let mut vars = named.clone();
         let mut secrets = Vec::new();
         if let Some(key) = &agent.key {
-            let found = config::key_value(&request.agent, key, self.keys().as_ref())?;
+            let found = config::key_value(name, key, self.keys().as_ref())?;
             secrets.push(found.clone());
             vars.push((key.env.clone(), found));
         }
@@ -67,14 +77,12 @@ impl RunService {
         )?;
         let env = project_in.tool_env(secrets);
         // An API address its wall refuses: said now, not after minutes of retries.
-        let named: Vec<(String, String)> = agent.env.clone().into_iter().collect();
-        let reach_note =
-            super::reach::check(&request.agent, &named, &env).map_err(HostError::Usage)?;
+        let reach_note = super::reach::check(name, &named, &env).map_err(HostError::Usage)?;
         // The prompt with its files and images, read now through the guard (an agent that
         // takes no images is told apart once it says so).
         let vision = crate::attach::Vision {
             provider: paddock_protocol::ProviderKind::Anthropic,
-            model: &request.agent,
+            model: name,
             takes: None,
         };
         let message = crate::attach::prompt_message(
@@ -86,28 +94,24 @@ impl RunService {
         // What can fail is done before the session is written and the run registered.
         // A worktree's checkpoints are its own (a checkpoint is put back only where taken).
         let checkpoints = self.checkpoints(&project_in.root)?;
-        let home = super::agent_home(&root, &request.agent)?;
+        let home = super::agent_home(&root, name)?;
         super::make_home(&home)?;
         let (writer, history) = match &request.target {
             SessionTarget::Resume(id) => {
                 let (loaded, writer) = self.store().resume(&root, id)?;
                 if loaded.header.provider.as_deref() != Some(EXTERNAL_PROVIDER)
-                    || loaded.header.model != request.agent
+                    || loaded.header.model != name
                 {
                     return Err(HostError::Usage(format!(
-                        "session {id} is not a session of the agent {}",
-                        request.agent
+                        "session {id} is not a session of the agent {name}"
                     )));
                 }
                 (writer, loaded.history)
             }
             _ => {
-                let (_, writer) = self.store().create(
-                    &root,
-                    Some(EXTERNAL_PROVIDER),
-                    &request.agent,
-                    &request.prompt,
-                )?;
+                let (_, writer) =
+                    self.store()
+                        .create(&root, Some(EXTERNAL_PROVIDER), name, &request.prompt)?;
                 (writer, Vec::new())
             }
         };
@@ -141,7 +145,7 @@ impl RunService {
             agent_session: writer.path().with_extension("acp"),
             env,
             agent,
-            name: request.agent,
+            name: name.to_owned(),
             home,
             vars,
             events: events.clone(),
@@ -151,13 +155,11 @@ impl RunService {
             reach_note,
             config_dir: self.trust().config_dir().to_path_buf(),
         };
-        let mut messages = history;
-        messages.push(message);
         Ok(PreparedExternal {
             session_id,
             turn,
-            prompt: request.prompt,
-            messages,
+            prompt: message,
+            history,
             writer,
             events,
             root,
@@ -172,8 +174,9 @@ impl RunService {
 pub struct PreparedExternal {
     pub session_id: String,
     turn: Turn,
-    prompt: String,
-    messages: Vec<Message>,
+    /// The user's message, with its files and images.
+    prompt: Message,
+    history: Vec<Message>,
     writer: Arc<paddock_session::SessionWriter>,
     events: Arc<dyn EventSink>,
     root: std::path::PathBuf,
@@ -188,7 +191,7 @@ impl PreparedExternal {
             session_id,
             turn,
             prompt,
-            mut messages,
+            history,
             writer,
             events,
             root,
@@ -196,11 +199,9 @@ impl PreparedExternal {
             run,
             worktree,
         } = self;
-        let message = messages
-            .last()
-            .cloned()
-            .unwrap_or_else(|| Message::user_text(prompt));
-        let outcome = turn.run(&message, messages.len().saturating_sub(1)).await;
+        let outcome = turn.run(&prompt, history.len()).await;
+        let mut messages = history;
+        messages.push(prompt);
         if !outcome.text.is_empty() {
             messages.push(Message {
                 role: Role::Assistant,
