@@ -397,3 +397,31 @@ async fn an_image_for_an_agent_that_takes_none_is_refused_by_name() {
         run.stdout
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_at_file_outside_the_workspace_never_reaches_an_agent() {
+    let Some(fixtures) = fixtures() else { return };
+    let (_server, env) = env_with_agent(&fixtures).await;
+    let outside = env.home().join("outside.txt");
+    std::fs::write(&outside, "SECRET-OUTSIDE").unwrap();
+    std::fs::create_dir_all(env.workspace()).unwrap();
+    std::os::unix::fs::symlink(&outside, env.workspace().join("link.txt")).unwrap();
+    // Without the path guard the file's text would go along in the prompt.
+    for named in ["@../../outside.txt", "@link.txt"] {
+        let run = env
+            .run(&["exec", "--agent", "tester", &format!("plan {named}")])
+            .await;
+        run.expect_code(2);
+        assert!(run.stderr.contains(named), "{}", run.stderr);
+        assert!(
+            !run.stdout.contains("RESULT"),
+            "the agent was started: {}",
+            run.stdout
+        );
+        assert!(!run.stdout.contains("SECRET") && !run.stderr.contains("SECRET"));
+    }
+    assert!(
+        env.store().list(&env.project()).unwrap().is_empty(),
+        "no session written"
+    );
+}
