@@ -11,6 +11,7 @@ mod error;
 pub mod explain;
 pub mod external;
 mod field_error;
+mod git_wall;
 mod hook_list;
 pub mod hooks;
 pub mod instructions;
@@ -41,6 +42,7 @@ mod worktree_message;
 mod worktree_setup;
 
 pub use checkpoints::ProjectCheckpoints;
+pub use git_wall::OwnWall;
 pub use error::{HostError, HostErrorKind};
 pub use keys::{
     EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, mcp_vars, resolve_key, set_mcp_value,

@@ -87,14 +87,7 @@ impl Project {
                     .map(|d| self.root.join(d))
                     .collect(),
                 // Paddock's own data wherever it was put (sessions of every project, trust).
-                own: paddock_session::data_dir()
-                    .into_iter()
-                    .chain(
-                        crate::trust::TrustStore::open_default()
-                            .ok()
-                            .and_then(|t| t.path().parent().map(Path::to_path_buf)),
-                    )
-                    .collect(),
+                own: data_dirs(),
                 auto_run: self.settings.auto_run_files.clone(),
                 loopback_ports: crate::network::loopback_ports(&self.settings),
                 hidden: self
@@ -127,7 +120,19 @@ impl Project {
     }
 }
 
-/// A folder's real path (symlinks resolved), refusing what is not a folder.
+/// Paddock's own data wherever it was put (sessions of every project, trust): never seen
+/// behind any of its walls.
+pub(crate) fn data_dirs() -> Vec<PathBuf> {
+    paddock_session::data_dir()
+        .into_iter()
+        .chain(
+            crate::trust::TrustStore::open_default()
+                .ok()
+                .and_then(|t| t.path().parent().map(Path::to_path_buf)),
+        )
+        .collect()
+}
+
 /// The limits images are scaled to for `provider`, when the model takes them; unknown or
 /// no: none (text only).
 pub(crate) fn image_limits(

@@ -57,6 +57,7 @@ impl RunService {
         Layout {
             records: data.join(&key),
             checkouts: checkouts.join(key),
+            wall: crate::git_wall::OwnWall::shared(),
         }
     }
 
@@ -92,7 +93,10 @@ impl RunService {
 
     /// The project repository's branches (not the sessions' own), for "merge into…".
     pub fn branches(&self, project: &Path) -> Result<BranchList, HostError> {
-        Ok(paddock_worktree::Repo::open(project)?.branches()?)
+        Ok(
+            paddock_worktree::Repo::open(project, &crate::git_wall::OwnWall::shared())?
+                .branches()?,
+        )
     }
 
     /// The project's worktrees, oldest first.

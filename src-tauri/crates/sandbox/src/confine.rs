@@ -200,6 +200,22 @@ impl Confinement {
 
     /// The process to spawn for `program args`: behind the wall, or bare.
     pub fn command(&self, program: &OsStr, args: &[&OsStr]) -> tokio::process::Command {
+        let argv = self.argv(program, args);
+        let mut cmd = tokio::process::Command::new(&argv[0]);
+        cmd.args(&argv[1..]);
+        cmd
+    }
+
+    /// The same process for a caller that waits synchronously (Paddock's own git).
+    pub fn std_command(&self, program: &OsStr, args: &[&OsStr]) -> std::process::Command {
+        let argv = self.argv(program, args);
+        let mut cmd = std::process::Command::new(&argv[0]);
+        cmd.args(&argv[1..]);
+        cmd
+    }
+
+    /// The command line for `program args`: behind the wall, or bare; never empty.
+    pub fn argv(&self, program: &OsStr, args: &[&OsStr]) -> Vec<OsString> {
         let mut argv: Vec<OsString> = self.prefix.clone();
         let inner: Vec<OsString> = std::iter::once(program.to_os_string())
             .chain(args.iter().map(|a| a.to_os_string()))
@@ -228,9 +244,7 @@ impl Confinement {
         if argv.is_empty() {
             argv = inner;
         }
-        let mut cmd = tokio::process::Command::new(&argv[0]);
-        cmd.args(&argv[1..]);
-        cmd
+        argv
     }
 }
 

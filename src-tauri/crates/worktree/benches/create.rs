@@ -160,6 +160,7 @@ fn main() {
     let layout = Layout {
         records: dir.path().join("records"),
         checkouts: dir.path().join("checkouts"),
+        wall: None,
     };
     let mut times = Vec::new();
     let mut last = None;

@@ -1,11 +1,13 @@
-//! git as Paddock runs it outside the wall: no hooks, no file-system monitor, no prompt,
-//! none of the caller's `GIT_*` variables, and (in a session's checkout) the git folder
-//! named outright so a `commondir` or `.git` file the session wrote is never followed.
+//! git as Paddock runs it on what a session wrote: behind its own wall (writing only what the
+//! operation names), no hooks, no file-system monitor, no prompt, none of the caller's
+//! `GIT_*` variables, and (in a session's checkout) the git folder named outright so a
+//! `commondir` or `.git` file the session wrote is never followed.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::wall::{Reach, Wall, process};
 use crate::{WorktreeError, io};
 
 /// Settings every git run gets: a hook or monitor would run a program from a folder the
@@ -21,36 +23,54 @@ const SAFE_CONFIG: &[&str] = &[
     "maintenance.auto=false",
 ];
 
-/// One repository to run git in.
+/// One repository to run git in, and what git may touch there.
 #[derive(Debug, Clone)]
 pub struct Git {
     cwd: PathBuf,
     /// Set for a session's checkout: `GIT_DIR` = `GIT_COMMON_DIR` = this, work tree = `cwd`.
     git_dir: Option<PathBuf>,
+    wall: Wall,
+    reach: Reach,
 }
 
 impl Git {
+    /// git in `cwd`, bare (outside any wall): only for repositories no session writes.
     pub fn at(cwd: impl Into<PathBuf>) -> Self {
         Self {
             cwd: cwd.into(),
             git_dir: None,
+            wall: None,
+            reach: Reach::default(),
         }
     }
 
     /// A checkout whose git folder is `<checkout>/.git`, named outright.
     pub fn checkout(checkout: &Path) -> Self {
         Self {
-            cwd: checkout.to_path_buf(),
             git_dir: Some(checkout.join(".git")),
+            ..Self::at(checkout)
         }
     }
 
-    pub fn command<I, S>(&self, args: I) -> Command
+    /// The same git behind `wall`, touching only what `reach` names.
+    pub fn walled(mut self, wall: &Wall, reach: Reach) -> Self {
+        self.wall = wall.clone();
+        self.reach = reach;
+        self
+    }
+
+    pub fn command<I, S>(&self, args: I) -> Result<Command, WorktreeError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut c = Command::new("git");
+        let mut argv: Vec<OsString> = Vec::new();
+        for setting in SAFE_CONFIG {
+            argv.push("-c".into());
+            argv.push(setting.into());
+        }
+        argv.extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+        let mut c = process(&self.wall, "git", argv, &self.cwd, &self.reach)?;
         for (key, _) in std::env::vars_os() {
             if key.to_string_lossy().starts_with("GIT_") {
                 c.env_remove(key);
@@ -64,15 +84,10 @@ impl Git {
                 .env("GIT_COMMON_DIR", dir)
                 .env("GIT_WORK_TREE", &self.cwd);
         }
-        for setting in SAFE_CONFIG {
-            c.arg("-c").arg(setting);
-        }
-        c.args(args)
-            .current_dir(&self.cwd)
-            .stdin(Stdio::null())
+        c.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        c
+        Ok(c)
     }
 
     /// The whole output, whatever the exit status.
@@ -81,7 +96,7 @@ impl Git {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.command(args).output().map_err(WorktreeError::NoGit)
+        self.command(args)?.output().map_err(WorktreeError::NoGit)
     }
 
     /// Standard output, trimmed; a failure is an error with git's own words.
@@ -167,10 +182,14 @@ pub struct Repo {
     /// The project folder relative to `top` (empty at the top).
     pub prefix: PathBuf,
     pub common_dir: PathBuf,
+    wall: Wall,
 }
 
 impl Repo {
-    pub fn open(project: &Path) -> Result<Self, WorktreeError> {
+    /// The repository `project` is in. Where it is, is asked of git outside the wall (the
+    /// wall shows only what is named, and the top is not known yet; `rev-parse` runs no
+    /// program even with the safe settings off); everything after runs behind `wall`.
+    pub fn open(project: &Path, wall: &Wall) -> Result<Self, WorktreeError> {
         let git = Git::at(project);
         let out = git.output([
             "rev-parse",
@@ -199,11 +218,19 @@ impl Repo {
             top: PathBuf::from(top),
             prefix,
             common_dir,
+            wall: wall.clone(),
         })
     }
 
+    /// git in the project's repository: it may write the git folder (a branch made, a
+    /// clone's objects read), never the files.
     pub fn git(&self) -> Git {
-        Git::at(&self.top)
+        let reach = Reach::writing(&[&self.common_dir], &[&self.top]);
+        Git::at(&self.top).walled(&self.wall, reach)
+    }
+
+    pub(crate) fn wall(&self) -> &Wall {
+        &self.wall
     }
 
     /// Local branches but the sessions' own, and the one checked out.

@@ -8,6 +8,7 @@ use paddock_protocol::{MergeOutcome, WorktreeChanges, WorktreeState};
 use crate::git::{Git, failed};
 use crate::make::verify;
 use crate::record::Worktree;
+use crate::wall::Reach;
 use crate::{WorktreeError, io};
 
 /// What discarding a worktree threw away.
@@ -18,7 +19,19 @@ pub struct Discarded {
 }
 
 impl Worktree {
+    /// git in the checkout, able to write its `.git` only.
     fn git(&self) -> Result<Git, WorktreeError> {
+        let git_dir = self.checkout().join(".git");
+        let reach = Reach::writing(&[&git_dir], &[self.checkout(), self.common_dir()]);
+        self.checked(reach)
+    }
+
+    /// git in the checkout, able to write nothing (status, diffs, blobs).
+    fn reader(&self) -> Result<Git, WorktreeError> {
+        self.checked(Reach::reading(&[self.checkout(), self.common_dir()]))
+    }
+
+    fn checked(&self, reach: Reach) -> Result<Git, WorktreeError> {
         if !self.checkout().is_dir() {
             return Err(WorktreeError::NotActive {
                 name: self.name().to_owned(),
@@ -26,16 +39,22 @@ impl Worktree {
             });
         }
         verify(self.checkout(), self.common_dir())?;
-        Ok(Git::checkout(self.checkout()))
+        Ok(Git::checkout(self.checkout()).walled(&self.layout.wall, reach))
     }
 
+    /// git in the project's repository, able to write its git folder only (objects and
+    /// refs a fetch or a merge adds), reading the checkout it fetches from.
     fn project_git(&self) -> Git {
-        Git::at(&self.record.top)
+        let reach = Reach::writing(
+            &[&self.record.common_dir],
+            &[&self.record.top, self.checkout()],
+        );
+        Git::at(&self.record.top).walled(&self.layout.wall, reach)
     }
 
     /// What the checkout holds beyond its base: commits, uncommitted files, changed files.
     pub fn changes(&self) -> Result<WorktreeChanges, WorktreeError> {
-        let git = self.git()?;
+        let git = self.reader()?;
         let base = &self.info().base_commit;
         let commits = git
             .run(["rev-list", "--count", &format!("{base}..HEAD")])?
@@ -75,7 +94,7 @@ impl Worktree {
     /// What a commit now would hold, as text for a model to describe: the diff of tracked
     /// files against HEAD and the names of new files, cut at `max` characters.
     pub fn pending_text(&self, max: usize) -> Result<String, WorktreeError> {
-        let git = self.git()?;
+        let git = self.reader()?;
         let mut text = git.run(["diff", "HEAD", "--stat", "--no-color"])?;
         text.push_str("\n\n");
         text.push_str(&git.run(["diff", "HEAD", "--no-color", "--no-ext-diff"])?);
@@ -109,7 +128,7 @@ impl Worktree {
                 path: path.to_owned(),
             });
         }
-        let git = self.git()?;
+        let git = self.reader()?;
         let spec = format!("{}:{path}", self.info().base_commit);
         let out = git.output(["cat-file", "blob", &spec])?;
         Ok(out.status.success().then_some(out.stdout))
@@ -146,7 +165,7 @@ impl Worktree {
             message,
         ];
         let out = git
-            .with_identity(git.command(args))
+            .with_identity(git.command(args)?)
             .output()
             .map_err(WorktreeError::NoGit)?;
         if !out.status.success() {
@@ -167,7 +186,9 @@ impl Worktree {
         let branch = format!("refs/heads/{}", self.branch());
         let source = self.checkout().join(".git");
         self.project_git().run([
-            std::ffi::OsStr::new("fetch"),
+            std::ffi::OsStr::new("-c"),
+            "transfer.fsckObjects=true".as_ref(),
+            "fetch".as_ref(),
             "--quiet".as_ref(),
             "--no-tags".as_ref(),
             "--no-write-fetch-head".as_ref(),
@@ -187,7 +208,7 @@ impl Worktree {
     ) -> Result<MergeOutcome, WorktreeError> {
         self.commit(message)?;
         if self.info().plain_copy {
-            let outcome = self.merge_copy(&self.git()?)?;
+            let outcome = self.merge_copy(&self.reader()?)?;
             if let MergeOutcome::Merged { into, commit } = &outcome {
                 self.record.info.state = WorktreeState::Merged {
                     into: into.clone(),
@@ -255,7 +276,7 @@ impl Worktree {
                 &msg,
             ];
             let out = project
-                .with_identity(project.command(args))
+                .with_identity(project.command(args)?)
                 .output()
                 .map_err(WorktreeError::NoGit)?;
             if !out.status.success() {
@@ -293,7 +314,9 @@ impl Worktree {
             project.run(["update-ref", &format!("refs/heads/{into}"), commit, ours])?;
             return Ok(());
         };
-        let there = Git::at(&path);
+        // The user's checkout of `into`: git writes its files and its git folder.
+        let reach = Reach::writing(&[std::path::Path::new(&path), &self.record.common_dir], &[]);
+        let there = Git::at(&path).walled(&self.layout.wall, reach);
         let out = there.output(["merge", "--ff-only", "--quiet", "--no-verify", commit])?;
         if out.status.success() {
             return Ok(());

@@ -6,26 +6,33 @@
 //! clone's own, so the wall can make the checkout the session's only writable place while
 //! git still works there; nothing of the project's repository is writable to the agent.
 //! Paddock brings the branch into the project (`git fetch`, which checks every object it
-//! copies) and merges it from outside the wall. Every git that Paddock runs here has hooks
-//! and the file-system monitor off and never follows a `commondir` the session wrote.
+//! copies) and merges it. Every git that Paddock runs here runs behind a wall of its own
+//! (`wall`: only what the operation must write is writable, no home, keys or network), has
+//! hooks and the file-system monitor off, never follows a `commondir` the session wrote, and
+//! starts only after every entry of the checkout's git folder was seen to be a plain folder
+//! or regular file (`gitdir`): a link there is refused by name, never written through.
 
 mod copy;
 mod git;
+mod gitdir;
 mod land;
 mod make;
 mod options;
 mod plain;
 mod record;
+mod wall;
 
 use std::path::PathBuf;
 
 pub use copy::copy_into;
 pub use git::Repo;
+pub use gitdir::MAX_GIT_ENTRIES;
 pub use land::Discarded;
 pub use make::create;
 pub use options::{CreateOptions, slug};
 pub use plain::INTO_FOLDER;
 pub use record::{Layout, Worktree, list, open, open_for_session};
+pub use wall::{GitWall, Reach, Wall};
 
 /// Branches of session worktrees are `paddock/<name>`.
 pub const BRANCH_PREFIX: &str = "paddock/";
@@ -76,6 +83,8 @@ pub enum WorktreeError {
     BadPath { path: String },
     #[error("`git {args}` failed: {stderr}")]
     Git { args: String, stderr: String },
+    #[error("Paddock's own git could not be walled in, so it did not run: {detail}")]
+    Wall { detail: String },
     #[error("git could not be run: {0} (is git installed?)")]
     NoGit(std::io::Error),
     #[error("{context}: {source}")]

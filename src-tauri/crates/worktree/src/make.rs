@@ -9,6 +9,7 @@ use paddock_protocol::{CopiedFiles, WorktreeInfo, WorktreeState};
 use crate::git::{Git, Repo};
 use crate::options::{CreateOptions, choose_name};
 use crate::record::{Layout, Record, Worktree, private_dir};
+use crate::wall::Reach;
 use crate::{BRANCH_PREFIX, WorktreeError, io};
 
 /// Makes the worktree and copies in what `options.copy` names.
@@ -17,7 +18,7 @@ pub fn create(
     layout: &Layout,
     options: &CreateOptions,
 ) -> Result<(Worktree, CopiedFiles), WorktreeError> {
-    let repo = match Repo::open(project) {
+    let repo = match Repo::open(project, &layout.wall) {
         Err(WorktreeError::NotARepo { .. }) if options.plain_copy => {
             return crate::plain::create(project, layout, options);
         }
@@ -84,8 +85,13 @@ pub(crate) fn make_checkout(
             name: checkout.display().to_string(),
         });
     }
+    // Made empty first, so the clone's wall can make it (and nothing beside it) writable.
+    std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+        .create(checkout)
+        .map_err(io(format!("cannot create {}", checkout.display())))?;
+    let reach = Reach::writing(&[checkout], &[&repo.top, &repo.common_dir]);
     // No template: no hooks, whatever `init.templateDir` says.
-    Git::at(parent).run([
+    Git::at(parent).walled(repo.wall(), reach.clone()).run([
         std::ffi::OsStr::new("clone"),
         "--shared".as_ref(),
         "--no-checkout".as_ref(),
@@ -94,7 +100,7 @@ pub(crate) fn make_checkout(
         repo.top.as_os_str(),
         checkout.as_os_str(),
     ])?;
-    let git = Git::checkout(checkout);
+    let git = Git::checkout(checkout).walled(repo.wall(), reach);
     // Files written by one worker per core: the checkout is most of the time to ready.
     git.run([
         "-c",
@@ -119,6 +125,7 @@ pub(crate) fn verify(checkout: &Path, common_dir: &Path) -> Result<(), WorktreeE
             what: ".git is not a folder".into(),
         });
     }
+    crate::gitdir::only_plain_entries(&git_dir)?;
     if std::fs::symlink_metadata(git_dir.join("commondir")).is_ok() {
         return Err(WorktreeError::Tampered {
             what: ".git/commondir was added".into(),

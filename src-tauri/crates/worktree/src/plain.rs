@@ -14,6 +14,7 @@ use paddock_protocol::{CopiedFiles, MergeOutcome, WorktreeInfo, WorktreeState};
 use crate::git::{Git, failed};
 use crate::options::{CreateOptions, choose_name};
 use crate::record::{Layout, Record, Worktree, private_dir};
+use crate::wall::{Reach, Wall, process};
 use crate::{BRANCH_PREFIX, WorktreeError, io};
 
 /// What a merge of a copy calls the place it lands in.
@@ -27,11 +28,14 @@ pub fn create(
 ) -> Result<(Worktree, CopiedFiles), WorktreeError> {
     let name = choose_name(None, layout, options)?;
     let checkout = layout.checkout_path(&name);
-    let made = copy_folder(project, &checkout).and_then(|()| {
+    let made = copy_folder(project, &checkout, &layout.wall).and_then(|()| {
         let branch = format!("{BRANCH_PREFIX}{name}");
         let git_dir = checkout.join(".git");
-        Git::at(&checkout).run(["init", "--quiet", "--template=", "-b", &branch])?;
-        let git = Git::checkout(&checkout);
+        let reach = Reach::writing(&[&checkout], &[]);
+        Git::at(&checkout)
+            .walled(&layout.wall, reach.clone())
+            .run(["init", "--quiet", "--template=", "-b", &branch])?;
+        let git = Git::checkout(&checkout).walled(&layout.wall, reach);
         git.run(["add", "--all", "--", "."])?;
         let args = [
             "commit",
@@ -43,7 +47,7 @@ pub fn create(
             "The folder as copied",
         ];
         let out = git
-            .with_identity(git.command(args))
+            .with_identity(git.command(args)?)
             .output()
             .map_err(WorktreeError::NoGit)?;
         if !out.status.success() {
@@ -83,23 +87,32 @@ pub fn create(
     }
 }
 
-fn copy_folder(project: &Path, checkout: &Path) -> Result<(), WorktreeError> {
+fn copy_folder(project: &Path, checkout: &Path, wall: &Wall) -> Result<(), WorktreeError> {
     private_dir(checkout.parent().unwrap_or(checkout))?;
     if checkout.exists() {
         return Err(WorktreeError::Exists {
             name: checkout.display().to_string(),
         });
     }
-    // Links stay links (never followed); special files are not copied.
-    let out = std::process::Command::new("cp")
-        .args([
-            "-R",
-            "--no-dereference",
-            "--preserve=mode,timestamps,links",
-            "--reflink=auto",
-        ])
-        .arg(project)
-        .arg(checkout)
+    // Made empty first, so the copy's wall can make it (and nothing beside it) writable.
+    std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+        .create(checkout)
+        .map_err(io(format!("cannot create {}", checkout.display())))?;
+    // Links stay links (never followed); special files are not copied. `project/.`: the
+    // folder's content into the checkout made above.
+    let args: Vec<std::ffi::OsString> = [
+        "-R",
+        "--no-dereference",
+        "--preserve=mode,timestamps,links",
+        "--reflink=auto",
+    ]
+    .iter()
+    .map(Into::into)
+    .chain([project.join(".").into_os_string(), checkout.into()])
+    .collect();
+    let reach = Reach::writing(&[checkout], &[project]);
+    let out = process(wall, "cp", args, checkout, &reach)?
+        .stdin(std::process::Stdio::null())
         .output()
         .map_err(io("cannot run cp"))?;
     if !out.status.success() {

@@ -10,11 +10,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::{WorktreeError, io};
 
-/// One project's folders: records in `records`, checkouts in `checkouts/<name>`.
+/// One project's folders: records in `records`, checkouts in `checkouts/<name>`; and the
+/// wall Paddock's own git runs behind there.
 #[derive(Debug, Clone)]
 pub struct Layout {
     pub records: PathBuf,
     pub checkouts: PathBuf,
+    pub wall: crate::wall::Wall,
 }
 
 impl Layout {

@@ -6,6 +6,7 @@ mod edit;
 mod keychain;
 mod mcp_import;
 mod network;
+mod own_git;
 mod rule_links;
 mod rules;
 mod runtime;

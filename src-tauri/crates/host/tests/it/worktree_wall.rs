@@ -67,6 +67,7 @@ fn scene() -> Option<Scene> {
     let layout = Layout {
         records: home.join(".local/share/paddock/worktrees/p"),
         checkouts: home.join(".local/share/paddock-worktrees/p"),
+        wall: paddock_host::OwnWall::shared(),
     };
     let make = |name: &str| {
         let options = CreateOptions {
@@ -285,6 +286,7 @@ async fn a_worktree_session_reaches_neither_the_main_checkout_nor_the_other_work
         &Layout {
             records: s.home.join("r"),
             checkouts: other.parent().unwrap().to_path_buf(),
+            wall: paddock_host::OwnWall::shared(),
         },
         &CreateOptions {
             name: Some("other".into()),

@@ -43,6 +43,7 @@ fn fixture() -> Fixture {
     let layout = Layout {
         records: dir.path().join("data/worktrees"),
         checkouts: dir.path().join("checkouts"),
+        wall: None,
     };
     Fixture {
         _dir: dir,
@@ -407,6 +408,7 @@ fn a_folder_outside_git_is_told_so() {
     let layout = Layout {
         records: dir.path().join("r"),
         checkouts: dir.path().join("c"),
+        wall: None,
     };
     let plain = dir.path().join("plain");
     std::fs::create_dir(&plain).unwrap();
@@ -427,6 +429,7 @@ fn a_folder_outside_git_works_in_a_plain_copy_merged_back_file_by_file() {
     let layout = Layout {
         records: dir.path().join("r"),
         checkouts: dir.path().join("c"),
+        wall: None,
     };
     let folder = dir.path().join("notes");
     std::fs::create_dir_all(folder.join("sub")).unwrap();
