@@ -32,7 +32,7 @@ pub fn describe(
     let walls = host_walls();
     let engine = choose(config, walls);
     let view = view_for(config, engine, writable);
-    let gaps = gaps(engine, root, view.as_ref());
+    let gaps = gaps(engine, root, writable, view.as_ref());
     assemble(config, mode, root, writable, walls, engine, &gaps)
 }
 
@@ -85,7 +85,7 @@ impl Confinement {
         let walls = host_walls();
         let engine = choose(config, walls);
         let view = view_for(config, engine, writable);
-        let gaps = gaps(engine, root, view.as_ref());
+        let gaps = gaps(engine, root, writable, view.as_ref());
         let status = assemble(config, mode, root, writable, walls, engine, &gaps);
         if !status.bash_runs {
             return Err(ConfinementError::Unavailable {
@@ -225,7 +225,8 @@ impl Confinement {
             let helper_argv = helper.argv(policy, &inner);
             match bwrap {
                 Some(b) => {
-                    let pinned = crate::hardlinks::outside_links(&policy.workdir);
+                    let pinned =
+                        crate::hardlinks::outside_links_for(&policy.workdir, &policy.writable);
                     // Looked at again just before the mounts: what is gone needs no mask, and
                     // bubblewrap cannot mount over nothing in a read-only folder.
                     let mut now = policy.clone();
@@ -257,11 +258,16 @@ fn resolver() -> Option<PathBuf> {
 
 /// What the wall shows and leaves out for a workspace.
 #[cfg(unix)]
-fn gaps(engine: Option<Engine>, root: &Path, view: Option<&crate::view::View>) -> Gaps {
+fn gaps(
+    engine: Option<Engine>,
+    root: &Path,
+    writable: &[PathBuf],
+    view: Option<&crate::view::View>,
+) -> Gaps {
     let mut gaps = Gaps::default();
     #[cfg(target_os = "linux")]
     if engine == Some(Engine::Bubblewrap) && root.is_dir() {
-        let links = crate::hardlinks::outside_links(root);
+        let links = crate::hardlinks::outside_links_for(root, writable);
         gaps.pinned = links.files.len();
         gaps.links_incomplete = links.incomplete;
     }

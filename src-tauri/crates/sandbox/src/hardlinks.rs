@@ -49,6 +49,23 @@ pub fn outside_links(root: &Path) -> Arc<OutsideLinks> {
     found
 }
 
+/// The files a command may write through to outside: under `workdir` when it writes there
+/// (bash), else under the places it writes (Paddock's own git reads a large checkout and
+/// writes only its `.git`: the checkout's links cannot be written through).
+pub fn outside_links_for(workdir: &Path, writable: &[PathBuf]) -> Arc<OutsideLinks> {
+    if writable.iter().any(|w| workdir.starts_with(w)) {
+        return outside_links(workdir);
+    }
+    let mut all = OutsideLinks::default();
+    for root in writable.iter().filter(|w| w.is_dir()) {
+        let found = outside_links(root);
+        all.files.extend(found.files.iter().cloned());
+        all.entries += found.entries;
+        all.incomplete |= found.incomplete;
+    }
+    Arc::new(all)
+}
+
 fn scan(root: &Path) -> OutsideLinks {
     // (device, inode) -> (links in the file system, paths seen under the root)
     let mut seen: HashMap<(u64, u64), (u64, Vec<PathBuf>)> = HashMap::new();
@@ -97,6 +114,22 @@ fn scan(root: &Path) -> OutsideLinks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_that_only_reads_its_workdir_pins_the_links_where_it_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let git = ws.join(".git");
+        std::fs::create_dir_all(&git).unwrap();
+        std::fs::write(dir.path().join("outside"), "x").unwrap();
+        std::fs::hard_link(dir.path().join("outside"), ws.join("in-checkout")).unwrap();
+        std::fs::hard_link(dir.path().join("outside"), git.join("index")).unwrap();
+        let writes_git = outside_links_for(&ws, std::slice::from_ref(&git));
+        assert_eq!(writes_git.files, vec![git.join("index")]);
+        let writes_all = outside_links_for(&ws, std::slice::from_ref(&ws));
+        assert_eq!(writes_all.files.len(), 2);
+        assert!(outside_links_for(&ws, &[]).files.is_empty());
+    }
 
     #[test]
     fn only_links_that_leave_the_root_count() {
