@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use paddock_net::{CallLimits, NetworkPolicy, Proxy, SystemResolver, Verdict};
+use paddock_net::{CallLimits, Host, NetworkPolicy, Proxy, SystemResolver, Verdict};
 use paddock_protocol::{
     BashNetwork, Grant, NetworkPreset, NetworkSettings, NetworkView, ProjectSettings,
 };
@@ -49,9 +49,18 @@ pub fn explain(s: &ProjectSettings, target: &str) -> Result<HostExplanation, Hos
             "bash has no network: the settings name no host (add it to \"network\".\"allow\")",
         ));
     }
+    // An address literal is judged here as the proxy judges it (`paddock_net::addr`: the
+    // IPv4 address an IPv6 form carries, this machine's own addresses); a name only when it
+    // is reached, by the addresses it resolves to then.
     let decision = policy(&s.network)
         .map_err(|e| HostError::Usage(e.to_string()))?
         .decide(&host, port);
+    let why = match (&host, decision.verdict) {
+        (Host::Name(_), Verdict::Allow | Verdict::Ask) => {
+            format!("{}; {ADDRESSES_NOTE}", decision.why)
+        }
+        _ => decision.why,
+    };
     Ok(HostExplanation {
         target,
         decision: match decision.verdict {
@@ -60,9 +69,15 @@ pub fn explain(s: &ProjectSettings, target: &str) -> Result<HostExplanation, Hos
             Verdict::Deny => Grant::Deny,
         },
         rule: decision.rule.map(|r| r.to_string()),
-        why: decision.why,
+        why,
     })
 }
+
+/// What `explain` adds for a name it lets through: resolution happens on connecting.
+const ADDRESSES_NOTE: &str = "each address it resolves to is checked when it is reached: \
+                              loopback, private, link-local, metadata and this machine's own \
+                              addresses (also inside an IPv6 form such as 64:ff9b::/96) need \
+                              an allow rule naming the address";
 
 /// The policy the setting describes (presets expanded into `allow`); a bad rule is named by
 /// its list and place.
@@ -193,6 +208,38 @@ mod tests {
         assert!(explain(&s, "user@example.com").is_err());
         s.bash_network = true;
         assert_eq!(explain(&s, "anything.net").unwrap().decision, Grant::Allow);
+    }
+
+    /// Guards: `rules explain` judging an address literal by its spelling. Fails on main:
+    /// `[64:ff9b:1::7f00:1]` (loopback through local-use NAT64) and `[::ffff:0:a00:1]`
+    /// (10.0.0.1, IPv4-translated) were "asked about", and this machine's own address too.
+    #[test]
+    fn an_address_is_explained_by_what_it_reaches() {
+        let mut s = ProjectSettings::default();
+        s.network.allow = vec!["example.com".into()];
+        for (target, inner, kind) in [
+            ("[64:ff9b:1::7f00:1]:8080", "127.0.0.1", "loopback"),
+            ("[::ffff:0:a00:1]", "10.0.0.1", "a private network"),
+        ] {
+            let e = explain(&s, target).unwrap();
+            assert_eq!(e.decision, Grant::Deny, "{target}: {}", e.why);
+            assert!(
+                e.why.contains(&format!("{inner} is {kind}")) && e.why.contains("never a question"),
+                "{target}: {}",
+                e.why
+            );
+        }
+        let own = paddock_net::OwnAddresses::read();
+        for address in own.addresses().filter(|a| !a.is_loopback()) {
+            let target = match address {
+                std::net::IpAddr::V4(v4) => v4.to_string(),
+                std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+            };
+            let e = explain(&s, &target).unwrap();
+            assert_eq!(e.decision, Grant::Deny, "{target}: {}", e.why);
+        }
+        let e = explain(&s, "example.com").unwrap();
+        assert!(e.why.contains("this machine's own addresses"), "{}", e.why);
     }
 
     #[test]

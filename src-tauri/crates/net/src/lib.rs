@@ -4,8 +4,8 @@
 //! - `policy`: `allow` / `ask` / `deny` host rules; deny beats ask beats allow, no rule asks.
 //! - `host`: one spelling per host (case, trailing dot, IDNA, IPv4 forms, mapped IPv6) and
 //!   the authority and URL parsers the proxy uses, which refuse userinfo.
-//! - `addr`: the addresses a name never grants (loopback, private, link-local, metadata,
-//!   multicast, ...).
+//! - `addr`: the addresses a name never grants (loopback and this machine's own, private,
+//!   link-local, metadata, multicast, ...), judged by the IPv4 address an IPv6 form carries.
 //! - `proxy`: the HTTP CONNECT / plain-HTTP proxy serving a call's connections.
 
 pub mod addr;
@@ -13,7 +13,10 @@ pub mod host;
 pub mod policy;
 pub mod proxy;
 
-pub use addr::is_forbidden;
+pub use addr::{
+    Embedded, Embedding, Forbidden, Judgement, OwnAddressCache, OwnAddresses, Reading,
+    is_forbidden, judge, own_addresses,
+};
 pub use host::{
     Host, HostError, HttpTarget, normalize_host, parse_authority, parse_authority_or,
     parse_http_target,

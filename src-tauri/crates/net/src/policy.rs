@@ -1,14 +1,16 @@
 //! The network policy: which hosts bash (and later `web_fetch`) may reach. Three lists of
 //! host rules; deny beats ask beats allow, and a host no rule names is asked about (the
-//! caller decides what asking means: the app asks the user, headless denies). Pure logic:
-//! no I/O, so the explainers and the proxy give the same answer.
+//! caller decides what asking means: the app asks the user, headless denies). Logic only,
+//! so the explainers and the proxy give the same answer; its one outside input, this
+//! machine's own addresses, comes from the process's cache (`addr::own`) in `decide` and
+//! `check_address`, and is passed in to `decide_with` and `check_address_with`.
 
 use std::fmt;
 use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::addr::is_forbidden;
+use crate::addr::{OwnAddresses, embedded_v4, judge, own_addresses};
 use crate::host::{Host, HostError, normalize_host, parse_port, split_host_port};
 
 /// One host pattern with an optional port, written like `example.com`, `*.example.com`,
@@ -17,7 +19,9 @@ use crate::host::{Host, HostError, normalize_host, parse_port, split_host_port};
 /// `*.example.com` matches every subdomain (`a.example.com`, `a.b.example.com`) but not
 /// `example.com` itself (Claude Code's convention): list both to have both. It never
 /// matches `example.com.evil.net`: names are compared whole, after normalization. No port
-/// means any port. An address rule is the only way to reach a private address.
+/// means any port. An address rule is the only way to reach a private address. A rule
+/// written as an IPv4 address also names the IPv6 forms that carry it (`::ffff:10.0.0.5`,
+/// `64:ff9b::a00:5`, 6to4, Teredo, ISATAP: `addr::embedded`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct HostRule {
@@ -116,15 +120,23 @@ impl HostRule {
             (Pattern::Subdomains(suffix), Host::Name(name)) => {
                 name.len() > suffix.len() && name.ends_with(suffix.as_str())
             }
-            (Pattern::Ip(want), Host::Ip(ip)) => want == ip,
+            (Pattern::Ip(want), Host::Ip(ip)) => names_ip(*want, *ip),
             _ => false,
         }
     }
 
-    /// Whether this rule names exactly this address: the only kind of rule that grants a
-    /// forbidden (private, loopback, ...) address.
-    fn names_address(&self, ip: IpAddr, port: u16) -> bool {
-        self.matches(&Host::Ip(ip), port)
+    /// Whether this rule is the address `ip` itself (and its port): the only kind of rule
+    /// that grants a forbidden (private, loopback, ...) address.
+    fn names_exactly(&self, ip: IpAddr, port: u16) -> bool {
+        self.port.is_none_or(|p| p == port) && self.pattern == Pattern::Ip(ip)
+    }
+}
+
+/// Whether a rule for `want` names `ip`: the address itself, or an IPv6 form carrying it.
+fn names_ip(want: IpAddr, ip: IpAddr) -> bool {
+    match (want, ip) {
+        (IpAddr::V4(want), IpAddr::V6(ip)) => embedded_v4(ip).is_some_and(|e| e.contains(want)),
+        _ => want == ip,
     }
 }
 
@@ -271,11 +283,42 @@ impl NetworkPolicy {
     }
 
     /// Decides a normalized host and port. For an address literal that is forbidden
-    /// (`is_forbidden`), only an allow rule naming it (and no ask or deny rule) lets it
-    /// through: asking never grants a private address.
+    /// (`addr::judge`), only an allow rule naming it (and no ask or deny rule) lets it
+    /// through: asking never grants a private address, nor one of this machine's. An
+    /// allowed literal is also checked as a resolved address would be (`check_address`), so
+    /// the answer is the proxy's: an allow rule for `1.1.1.1` does not grant a local-use
+    /// NAT64 address that may also read as `127.0.0.1`.
     pub fn decide(&self, host: &Host, port: u16) -> Decision {
+        match host {
+            // Only a literal needs this machine's addresses.
+            Host::Ip(_) => self.decide_with(host, port, &own_addresses()),
+            Host::Name(_) => self.decide_by_rules(host, port),
+        }
+    }
+
+    /// `decide` with this machine's addresses given.
+    pub fn decide_with(&self, host: &Host, port: u16, own: &OwnAddresses) -> Decision {
+        let decision = self.decide_by_rules(host, port);
+        let Host::Ip(ip) = host else {
+            return decision;
+        };
+        match decision.verdict {
+            Verdict::Deny => decision,
+            Verdict::Ask => refuse_forbidden(*ip, decision, own),
+            Verdict::Allow => match self.check_address_with(*ip, port, own) {
+                AddressCheck::Permitted { .. } => decision,
+                AddressCheck::Refused { rule, why } => Decision {
+                    verdict: Verdict::Deny,
+                    rule: rule.or(decision.rule),
+                    why: format!("{}, but {why}", decision.why),
+                },
+            },
+        }
+    }
+
+    fn decide_by_rules(&self, host: &Host, port: u16) -> Decision {
         let target = host.authority(port);
-        let decision = if let Some(rule) = self.first_match(RuleList::Deny, host, port) {
+        if let Some(rule) = self.first_match(RuleList::Deny, host, port) {
             let why = format!("{target} is denied by {rule} (`{}`)", rule.pattern);
             Decision {
                 verdict: Verdict::Deny,
@@ -303,56 +346,110 @@ impl NetworkPolicy {
                 rule: None,
                 why,
             }
-        };
-        match (host, decision.verdict) {
-            (Host::Ip(ip), Verdict::Ask) => match is_forbidden(*ip) {
-                Some(kind) => Decision {
-                    verdict: Verdict::Deny,
-                    why: format!(
-                        "{ip} is {kind}: only an allow rule naming {ip} reaches it, never a question"
-                    ),
-                    ..decision
-                },
-                None => decision,
-            },
-            _ => decision,
         }
     }
 
     /// Checks an address a name resolved to (or an address literal after `decide`). A deny
-    /// rule naming it refuses it; a forbidden address needs an allow rule naming it
-    /// exactly, so a name rule (or a question answered yes) never grants one.
+    /// rule naming it (or the IPv4 address inside it) refuses it; a forbidden address needs
+    /// an allow rule naming it exactly, so a name rule (or a question answered yes) never
+    /// grants one. An IPv6 address carrying a forbidden IPv4 address is granted by a rule
+    /// naming the IPv6 address, or by rules naming each forbidden IPv4 address inside.
     pub fn check_address(&self, ip: IpAddr, port: u16) -> AddressCheck {
+        self.check_address_with(ip, port, &own_addresses())
+    }
+
+    /// `check_address` with this machine's addresses given.
+    pub fn check_address_with(&self, ip: IpAddr, port: u16, own: &OwnAddresses) -> AddressCheck {
         let ip = match ip {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
             v4 => v4,
         };
-        let host = Host::Ip(ip);
-        if let Some(rule) = self.first_match(RuleList::Deny, &host, port) {
+        if let Some(rule) = self.first_match(RuleList::Deny, &Host::Ip(ip), port) {
             let why = format!("{ip} is denied by {rule} (`{}`)", rule.pattern);
             return AddressCheck::Refused {
                 rule: Some(rule),
                 why,
             };
         }
-        let Some(kind) = is_forbidden(ip) else {
+        let judgement = judge(ip, own);
+        if !judgement.is_forbidden() {
             return AddressCheck::Permitted { rule: None };
-        };
-        let named = self
-            .allow
-            .iter()
-            .position(|r| r.names_address(ip, port))
-            .map(|index| RuleRef {
-                list: RuleList::Allow,
-                index,
-                pattern: self.allow[index].text.clone(),
-            });
-        match named {
-            Some(rule) => AddressCheck::Permitted { rule: Some(rule) },
-            None => AddressCheck::Refused {
-                rule: None,
-                why: format!("{ip} is {kind}; only an allow rule naming {ip} reaches it"),
-            },
         }
+        if let Some(rule) = self.allow_naming(ip, port) {
+            return AddressCheck::Permitted { rule: Some(rule) };
+        }
+        // Each forbidden address it may reach must be named, else it is refused for all
+        // of those that are not.
+        let mut granted = None;
+        let mut unnamed = Vec::new();
+        for reason in &judgement.forbidden {
+            match self.allow_naming(reason.address, port) {
+                Some(rule) => {
+                    granted.get_or_insert(rule);
+                }
+                None => unnamed.push(reason),
+            }
+        }
+        if unnamed.is_empty() {
+            return AddressCheck::Permitted { rule: granted };
+        }
+        let whys: Vec<String> = unnamed
+            .iter()
+            .map(|r| format!("{} is {}", r.address, r.why))
+            .collect();
+        let names: Vec<String> = unnamed.iter().map(|r| r.address.to_string()).collect();
+        let or_itself = match unnamed.iter().all(|r| r.address == ip) {
+            true => String::new(),
+            false => format!(" (or {ip} itself)"),
+        };
+        AddressCheck::Refused {
+            rule: None,
+            why: format!(
+                "{}; only an allow rule naming {}{or_itself} reaches it",
+                whys.join("; "),
+                names.join(" and ")
+            ),
+        }
+    }
+
+    /// The first allow rule that is `ip` itself.
+    fn allow_naming(&self, ip: IpAddr, port: u16) -> Option<RuleRef> {
+        let index = self.allow.iter().position(|r| r.names_exactly(ip, port))?;
+        Some(RuleRef {
+            list: RuleList::Allow,
+            index,
+            pattern: self.allow[index].text.clone(),
+        })
+    }
+}
+
+/// An address literal nobody may be asked about: denied, saying why and which rule would
+/// reach it.
+fn refuse_forbidden(ip: IpAddr, decision: Decision, own: &OwnAddresses) -> Decision {
+    let judgement = judge(ip, own);
+    let Some(why) = judgement.why() else {
+        return decision;
+    };
+    let mut named: Vec<String> = Vec::new();
+    for reason in &judgement.forbidden {
+        let address = reason.address.to_string();
+        if !named.contains(&address) {
+            named.push(address);
+        }
+    }
+    let itself = ip.to_string();
+    named.retain(|n| *n != itself);
+    let rules = match named.as_slice() {
+        [] => format!("an allow rule naming {itself}"),
+        [inner] => format!("an allow rule naming {itself} or {inner}"),
+        _ => format!(
+            "an allow rule naming {itself}, or rules naming {}",
+            named.join(" and ")
+        ),
+    };
+    Decision {
+        verdict: Verdict::Deny,
+        why: format!("{why}: only {rules} reaches it, never a question"),
+        ..decision
     }
 }

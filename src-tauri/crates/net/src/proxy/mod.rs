@@ -27,6 +27,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
+use crate::addr::OwnAddressCache;
+use crate::addr::own::system_cache;
 use crate::policy::NetworkPolicy;
 
 pub use ask::{AskRequest, Decider, DenyAsks};
@@ -83,6 +85,7 @@ pub(crate) struct Shared {
     resolver: Arc<dyn Resolver>,
     decider: Arc<dyn Decider>,
     events: Arc<dyn EventSink>,
+    own: Arc<OwnAddressCache>,
     permits: Arc<Semaphore>,
 }
 
@@ -97,13 +100,15 @@ impl Shared {
 }
 
 /// Builds a `Proxy`; by default it resolves with the system, refuses every question
-/// (`DenyAsks`) and drops its events (`NoEvents`).
+/// (`DenyAsks`), drops its events (`NoEvents`) and knows this machine's addresses from the
+/// process's cache (`addr::own`).
 pub struct ProxyBuilder {
     policy: NetworkPolicy,
     config: ProxyConfig,
     resolver: Arc<dyn Resolver>,
     decider: Arc<dyn Decider>,
     events: Arc<dyn EventSink>,
+    own: Arc<OwnAddressCache>,
 }
 
 impl ProxyBuilder {
@@ -127,6 +132,12 @@ impl ProxyBuilder {
         self
     }
 
+    /// Where this machine's own addresses come from (tests give a list of their own).
+    pub fn own_addresses(mut self, own: Arc<OwnAddressCache>) -> Self {
+        self.own = own;
+        self
+    }
+
     pub fn build(self) -> Proxy {
         let permits = Arc::new(Semaphore::new(self.config.max_connections));
         Proxy {
@@ -136,6 +147,7 @@ impl ProxyBuilder {
                 resolver: self.resolver,
                 decider: self.decider,
                 events: self.events,
+                own: self.own,
                 permits,
             }),
         }
@@ -165,6 +177,7 @@ impl Proxy {
             resolver: Arc::new(SystemResolver),
             decider: Arc::new(DenyAsks),
             events: Arc::new(NoEvents),
+            own: system_cache().clone(),
         }
     }
 

@@ -1,8 +1,10 @@
 //! From a host and port to an open upstream connection, or a refusal: the policy first (a
 //! denied name is never even resolved, so DNS cannot carry it out), then the question if
 //! one is due, then resolution by the proxy, then every address checked (a name rule never
-//! grants loopback, private or metadata addresses), then the connection to the first
-//! address left. The address checked is the address connected to: no second lookup.
+//! grants loopback, private or metadata addresses, nor this machine's own: `addr::judge`,
+//! against the machine's addresses as they are after resolution), then the connection to
+//! the first address left. The address checked is the address connected to: no second
+//! lookup.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -52,7 +54,7 @@ pub(crate) async fn open(
         )));
     }
     let policy = shared.policy();
-    let decision = policy.decide(host, port);
+    let decision = policy.decide_with(host, port, &shared.own.current());
     event.rule = decision.rule.clone();
     event.why = decision.why.clone();
     match decision.verdict {
@@ -78,9 +80,10 @@ pub(crate) async fn open(
         Host::Ip(ip) => vec![*ip],
         Host::Name(name) => resolve(shared, name).await?,
     };
+    let own = shared.own.current();
     let mut permitted = Vec::new();
     for ip in addrs {
-        match policy.check_address(ip, port) {
+        match policy.check_address_with(ip, port, &own) {
             AddressCheck::Permitted { rule } => permitted.push((ip, rule)),
             AddressCheck::Refused { why, .. } => {
                 event
@@ -95,10 +98,13 @@ pub(crate) async fn open(
             .iter()
             .map(|r| r.why.as_str())
             .collect();
-        return Err(forbidden(format!(
+        let why = format!(
             "{target} leads only to refused addresses: {}",
             refused.join("; ")
-        )));
+        );
+        // The event says why it was refused, not the rule that let the name through.
+        event.why = format!("{}, but {why}", event.why);
+        return Err(forbidden(why));
     }
     event.allowed = true;
     let addrs: Vec<IpAddr> = permitted.iter().map(|(ip, _)| *ip).collect();

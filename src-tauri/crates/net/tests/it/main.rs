@@ -4,8 +4,10 @@
 
 mod host;
 mod policy;
+mod policy_embedded;
 mod proxy_ask;
 mod proxy_connect;
 mod proxy_http;
 mod proxy_limits;
+mod proxy_own;
 mod support;

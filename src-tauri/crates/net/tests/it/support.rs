@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use paddock_net::{
-    Call, CallLimits, ConnectionEvent, Decider, DenyAsks, NetworkPolicy, Proxy, ProxyConfig,
-    StaticResolver,
+    Call, CallLimits, ConnectionEvent, Decider, DenyAsks, NetworkPolicy, OwnAddressCache, Proxy,
+    ProxyBuilder, ProxyConfig, StaticResolver,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -52,12 +52,29 @@ impl Harness {
         config: ProxyConfig,
         limits: CallLimits,
     ) -> Harness {
+        let builder = Proxy::builder(policy).config(config).decider(decider);
+        Self::launch(builder, resolver, limits).await
+    }
+
+    /// A proxy that takes this machine's addresses from `own` instead of its interfaces.
+    pub async fn start_own(
+        policy: NetworkPolicy,
+        resolver: StaticResolver,
+        own: Arc<OwnAddressCache>,
+    ) -> Harness {
+        let builder = Proxy::builder(policy).own_addresses(own);
+        Self::launch(builder, resolver, CallLimits::default()).await
+    }
+
+    async fn launch(
+        builder: ProxyBuilder,
+        resolver: StaticResolver,
+        limits: CallLimits,
+    ) -> Harness {
         let resolver = Arc::new(resolver);
         let (tx, events) = mpsc::unbounded_channel();
-        let proxy = Proxy::builder(policy)
-            .config(config)
+        let proxy = builder
             .resolver(resolver.clone())
-            .decider(decider)
             .events(Arc::new(move |e: ConnectionEvent| {
                 let _ = tx.send(e);
             }))

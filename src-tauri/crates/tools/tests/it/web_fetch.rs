@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use paddock_core::approval::{Approvals, AskPolicy};
 use paddock_core::{EventSink, ToolRegistry};
-use paddock_net::{CallLimits, NetworkPolicy, Proxy, StaticResolver};
+use paddock_net::{CallLimits, NetworkPolicy, OwnAddresses, Proxy, StaticResolver};
 use paddock_protocol::{AgentEvent, ApprovalDecision, CallPreview};
 use paddock_tools::web_fetch::{MAX_DOWNLOAD_BYTES, MAX_RESULT_CHARS, UNTRUSTED};
 use paddock_tools::{NetworkFence, ToolEnv, register_builtin_tools};
@@ -26,7 +26,12 @@ struct Server {
 
 impl Server {
     fn start(route: impl Fn(&str) -> Vec<u8> + Send + Sync + 'static) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Self::start_on("127.0.0.1:0", route)
+    }
+
+    /// `start` listening on `bind` (`0.0.0.0:0`: every interface, as a dev server may).
+    fn start_on(bind: &str, route: impl Fn(&str) -> Vec<u8> + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind(bind).unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let (route, log) = (Arc::new(route), seen.clone());
@@ -533,6 +538,39 @@ async fn an_allowed_name_on_a_private_address_is_refused() {
             && seen
                 .text
                 .contains(&format!("refused allowed.test:{}", server.port)),
+        "{}",
+        seen.text
+    );
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+}
+
+/// Guards: an allowed name whose DNS answer is this machine's own address other than
+/// loopback, where a server listening on every interface answers. Fails on main: the
+/// fence knew only loopback as this machine, so the page came back through 192.0.2.2 (this
+/// dev container's eth0). A machine with no address but loopback has nothing to show.
+#[tokio::test]
+async fn an_allowed_name_on_this_machines_own_address_is_refused() {
+    let listed = OwnAddresses::read();
+    let Some(own) = listed.addresses().find(|a| a.is_ipv4() && !a.is_loopback()) else {
+        eprintln!("this machine has no address but loopback: nothing to show here");
+        return;
+    };
+    let server = Server::start_on("0.0.0.0:0", move |_| html(PAGE));
+    let policy = NetworkPolicy::from_lists(&["allowed.test"], &[], &[]).unwrap();
+    let resolver = StaticResolver::new().with("allowed.test", [own]);
+    let fence = NetworkFence::new(
+        Proxy::builder(policy).resolver(Arc::new(resolver)),
+        CallLimits::default(),
+    );
+    let env = ToolEnv {
+        network: Some(fence),
+        ..ToolEnv::default()
+    };
+    let seen = fetch(&env, &format!("http://allowed.test:{}/", server.port)).await;
+    assert!(seen.is_error, "{}", seen.text);
+    assert!(
+        seen.text.contains("the network fence refused it")
+            && seen.text.contains("this machine's own address"),
         "{}",
         seen.text
     );
