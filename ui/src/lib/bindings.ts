@@ -1349,7 +1349,12 @@ commit?: string, merge?: MergeOutcome,
  */
 lost?: WorktreeChanges, };
 
-export type WorktreeLanding = { "action": "commit", message: string | null, } | { "action": "merge", into: string | null, message: string | null, } | { "action": "keep" } | { "action": "discard" };
+export type WorktreeLanding = { "action": "commit", message: string | null, } | { "action": "merge", into: string | null, message: string | null, 
+/**
+ * The user read the trust-covered files it lands and accepts them (the folder then
+ * asks for trust again).
+ */
+accept_trust_changes: boolean, } | { "action": "keep", accept_trust_changes: boolean, } | { "action": "discard" };
 
 export type WorktreeSettings = { 
 /**

@@ -77,7 +77,7 @@ describe('WorktreePanel', () => {
     const versions = session.listVersion;
     api.worktrees.mockResolvedValue([worktree({ state: 'merged', into: 'main', commit: '1a2b3c4d5e6f7a8b' } as never)]);
     await fireEvent.click(screen.getByTestId('worktree-merge'));
-    expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'merge', into: 'main', message: null });
+    expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'merge', into: 'main', message: null, accept_trust_changes: false });
     const result = await screen.findByTestId('worktree-result');
     expect(result).toHaveRole('status');
     expect(result.textContent).toBe('main fast-forwarded to 1a2b3c4d5e');
@@ -129,7 +129,7 @@ describe('WorktreePanel', () => {
     expect(screen.queryByTestId('worktree-merge-into')).toBeNull();
     expect(api.projectBranches).not.toHaveBeenCalled();
     await fireEvent.click(screen.getByText('Write back into the folder'));
-    expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'merge', into: null, message: null });
+    expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'merge', into: null, message: null, accept_trust_changes: false });
     expect(await screen.findByTestId('worktree-result')).toHaveTextContent('the project folder');
     expect(screen.queryByTestId('worktree-error')).toBeNull();
   });
@@ -144,8 +144,49 @@ describe('WorktreePanel', () => {
     await fireEvent.change(mergeInto(), { target: { value: 'dev' } });
     await fireEvent.input(screen.getByTestId('worktree-commit-message'), { target: { value: 'Login fixed' } });
     await fireEvent.click(screen.getByTestId('worktree-merge'));
-    expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'merge', into: 'dev', message: 'Login fixed' });
+    expect(api.landWorktree).toHaveBeenCalledWith('/p', 'fix-login', { action: 'merge', into: 'dev', message: 'Login fixed', accept_trust_changes: false });
     expect((await screen.findByTestId('worktree-result')).textContent).toBe('Merged into dev as fedcba9876');
+  });
+
+  it('lists the trust-covered files a merge would land, and lands them only when accepted', async () => {
+    const refusal =
+      "the worktree 'fix-login' changes 1 file(s) that folder trust covers; nothing was landed:\n  .paddock/settings.json (Paddock's folder settings, hooks and saved prompts)";
+    api.landWorktree.mockRejectedValueOnce({ code: 'untrusted', message: refusal });
+    api.landWorktree.mockResolvedValueOnce({
+      worktree: worktree({ state: 'merged', into: 'main', commit: '1a2b3c4d5e6f7a8b' } as never),
+      merge: { outcome: 'fast_forward', into: 'main', commit: '1a2b3c4d5e6f7a8b' },
+    });
+    await openPanel();
+    await vi.waitFor(() => expect(mergeInto().value).toBe('main'));
+    await fireEvent.click(screen.getByTestId('worktree-merge'));
+    const card = await screen.findByTestId('worktree-trust-changes');
+    expect(card).toHaveRole('alert');
+    expect(card).toHaveTextContent('.paddock/settings.json');
+    expect(card).toHaveTextContent('asks for your trust again');
+    // Not shown as an ordinary error, and nothing landed yet.
+    expect(screen.queryByTestId('worktree-error')).toBeNull();
+    expect(screen.queryByTestId('worktree-result')).toBeNull();
+    expect(api.landWorktree).toHaveBeenCalledTimes(1);
+    await fireEvent.click(within(card).getByTestId('worktree-trust-accept'));
+    expect(api.landWorktree).toHaveBeenLastCalledWith('/p', 'fix-login', {
+      action: 'merge',
+      into: 'main',
+      message: null,
+      accept_trust_changes: true,
+    });
+    expect((await screen.findByTestId('worktree-result')).textContent).toBe('main fast-forwarded to 1a2b3c4d5e');
+    expect(screen.queryByTestId('worktree-trust-changes')).toBeNull();
+  });
+
+  it('keeps nothing when the trust card is cancelled', async () => {
+    api.landWorktree.mockRejectedValueOnce({ code: 'untrusted', message: 'changes 1 file(s) that folder trust covers' });
+    await openPanel();
+    await fireEvent.click(screen.getByTestId('worktree-keep'));
+    const card = await screen.findByTestId('worktree-trust-changes');
+    await fireEvent.click(within(card).getByTestId('worktree-trust-cancel'));
+    expect(screen.queryByTestId('worktree-trust-changes')).toBeNull();
+    expect(api.landWorktree).toHaveBeenCalledTimes(1);
+    expect(api.landWorktree).toHaveBeenLastCalledWith('/p', 'fix-login', { action: 'keep', accept_trust_changes: false });
   });
 
   it('lists the conflicts of a merge and changes nothing else', async () => {
@@ -176,8 +217,10 @@ describe('WorktreePanel', () => {
     expect((await screen.findByTestId('worktree-result')).textContent).toBe('Committed 9988776655');
 
     api.landWorktree.mockResolvedValueOnce({ worktree: worktree({ state: 'kept' }) });
+    // The list read again after the landing says the same.
+    api.worktrees.mockResolvedValue([worktree({ state: 'kept' })]);
     await fireEvent.click(screen.getByTestId('worktree-keep'));
-    expect(api.landWorktree).toHaveBeenLastCalledWith('/p', 'fix-login', { action: 'keep' });
+    expect(api.landWorktree).toHaveBeenLastCalledWith('/p', 'fix-login', { action: 'keep', accept_trust_changes: false });
     await vi.waitFor(() => expect(screen.getByTestId('worktree-result')).toHaveTextContent('Kept paddock/fix-login'));
     // No checkout left: only discarding the branch remains.
     expect(screen.getByTestId('worktree-merge')).toBeDisabled();

@@ -300,9 +300,25 @@ pub enum WorktreeAction {
         message: Option<String>,
         #[arg(long)]
         json: bool,
+        /// Land it although it changes files folder trust covers (.paddock/, hooks, MCP
+        /// configs, files other programs run), after reading them: the folder then asks for
+        /// trust again.
+        #[arg(long)]
+        accept_trust_changes: bool,
     },
     /// Commit what is left, keep the branch and remove the checkout.
-    Keep { session: String },
+    Keep {
+        session: String,
+        /// As for merge: keep it although it changes files folder trust covers.
+        #[arg(long)]
+        accept_trust_changes: bool,
+    },
+    /// The diff of files of the worktree against its base (default: every changed file).
+    Diff {
+        session: String,
+        /// Files relative to the project (as `changes` lists them).
+        paths: Vec<String>,
+    },
     /// Remove the checkout and the branch. Work not merged is listed, and needs --yes.
     Discard {
         session: String,

@@ -85,10 +85,12 @@ pub async fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code
             into,
             message,
             json,
+            accept_trust_changes,
         } => {
             let landing = WorktreeLanding::Merge {
                 into: into.clone(),
                 message: message.clone(),
+                accept_trust_changes: *accept_trust_changes,
             };
             let landed = service.land_worktree(&root, session, landing)?;
             let Some(outcome) = landed.merge else {
@@ -99,14 +101,35 @@ pub async fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code
             }
             Ok(say_merge(&outcome))
         }
-        WorktreeAction::Keep { session } => {
-            let landed = service.land_worktree(&root, session, WorktreeLanding::Keep)?;
+        WorktreeAction::Keep {
+            session,
+            accept_trust_changes,
+        } => {
+            let landing = WorktreeLanding::Keep {
+                accept_trust_changes: *accept_trust_changes,
+            };
+            let landed = service.land_worktree(&root, session, landing)?;
             if let Some(info) = landed.worktree {
                 output::err(&format!(
                     "paddock: kept branch {}; its checkout is removed",
                     info.branch
                 ));
             }
+            Ok(Code::Success)
+        }
+        WorktreeAction::Diff { session, paths } => {
+            let paths = if paths.is_empty() {
+                service.worktree_changes(&root, session)?.files
+            } else {
+                paths.clone()
+            };
+            let mut text = String::new();
+            for path in &paths {
+                if let Some(change) = service.worktree_diff(&root, session, path)? {
+                    text.push_str(&paddock_host::unified_diff(&change));
+                }
+            }
+            output::out(&text);
             Ok(Code::Success)
         }
         WorktreeAction::Discard { session, yes } => {

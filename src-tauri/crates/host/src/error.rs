@@ -80,6 +80,12 @@ pub enum HostError {
     /// A saved prompt (`/name`) is unknown, broken, or changed since it was shown.
     #[error(transparent)]
     Prompt(#[from] crate::prompts::PromptError),
+    /// A landing carries files folder trust covers and the user has not accepted them.
+    #[error("{}", crate::landing_trust::refusal_text(worktree, files))]
+    TrustChanges {
+        worktree: String,
+        files: Vec<crate::landing_trust::TrustFile>,
+    },
 }
 
 fn untrusted_text(folder: &str, pending: &[TrustItem]) -> String {
@@ -120,7 +126,7 @@ impl HostError {
             Self::NotFound(_) => HostErrorKind::NotFound,
             Self::Path(_) => HostErrorKind::Path,
             Self::Internal(_) => HostErrorKind::Internal,
-            Self::Untrusted { .. } => HostErrorKind::Untrusted,
+            Self::Untrusted { .. } | Self::TrustChanges { .. } => HostErrorKind::Untrusted,
             Self::Trust(_) => HostErrorKind::Trust,
             Self::Checkpoint(_) => HostErrorKind::Io,
             Self::Prompt(e) => {

@@ -16,6 +16,7 @@ mod hook_list;
 pub mod hooks;
 pub mod instructions;
 mod keys;
+mod landing_trust;
 mod live;
 mod mcp;
 pub mod mcp_import;

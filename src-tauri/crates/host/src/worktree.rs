@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use paddock_protocol::{
-    BranchList, FileChange, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded,
-    WorktreeLanding,
+    BranchList, FileChange, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo,
+    WorktreeLanded, WorktreeLanding,
 };
 use paddock_worktree::{CreateOptions, Layout, Worktree};
 
+use crate::landing_trust::{TrustFile, landed_trust_files};
 use crate::trust::TrustPolicy;
 use crate::{HostError, RunOptions, RunService};
 
@@ -194,13 +195,31 @@ impl RunService {
                 landed.commit = worktree.commit(&message)?;
                 worktree.sync()?;
             }
-            WorktreeLanding::Merge { into, message } => {
+            WorktreeLanding::Merge {
+                into,
+                message,
+                accept_trust_changes,
+            } => {
                 let message = self.commit_message(project, &worktree, message.as_deref());
-                landed.merge = Some(worktree.merge(into.as_deref(), &message)?);
+                let trust_files =
+                    self.trust_files_landed(project, &worktree, &message, accept_trust_changes)?;
+                let outcome = worktree.merge(into.as_deref(), &message)?;
+                if matches!(
+                    outcome,
+                    MergeOutcome::FastForward { .. } | MergeOutcome::Merged { .. }
+                ) {
+                    self.forget_trust_after(project, &trust_files)?;
+                }
+                landed.merge = Some(outcome);
             }
-            WorktreeLanding::Keep => {
+            WorktreeLanding::Keep {
+                accept_trust_changes,
+            } => {
                 let message = self.commit_message(project, &worktree, None);
+                let trust_files =
+                    self.trust_files_landed(project, &worktree, &message, accept_trust_changes)?;
                 worktree.keep(&message)?;
+                self.forget_trust_after(project, &trust_files)?;
             }
             WorktreeLanding::Discard => {
                 let lost = worktree.discard()?;
@@ -214,6 +233,43 @@ impl RunService {
         }
         landed.worktree = Some(worktree.info().clone());
         Ok(landed)
+    }
+
+    /// Paddock's commit of what is left (so a change only the index held is in it), then the
+    /// files the branch lands that folder trust covers: refused, naming them, unless
+    /// `accepted`. Nothing has moved in the project yet.
+    fn trust_files_landed(
+        &self,
+        project: &Path,
+        worktree: &Worktree,
+        message: &str,
+        accepted: bool,
+    ) -> Result<Vec<TrustFile>, HostError> {
+        worktree.commit(message)?;
+        let auto_run = self
+            .settings_for_run(project, &RunOptions::default(), TrustPolicy::SafeDefaults)?
+            .auto_run_files
+            .clone();
+        let files = landed_trust_files(worktree, &auto_run)?;
+        if files.is_empty() || accepted {
+            return Ok(files);
+        }
+        Err(HostError::TrustChanges {
+            worktree: worktree.name().to_owned(),
+            files,
+        })
+    }
+
+    /// After trust-covered files landed: the folder asks for trust again before its next run.
+    fn forget_trust_after(&self, project: &Path, files: &[TrustFile]) -> Result<(), HostError> {
+        if !files.is_empty() {
+            self.trust().revoke(project)?;
+            tracing::info!(
+                files = files.len(),
+                "trust-covered files landed: trust revoked"
+            );
+        }
+        Ok(())
     }
 
     /// What discarding the worktree would lose: commits not merged, files not committed.

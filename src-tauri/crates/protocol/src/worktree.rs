@@ -149,14 +149,22 @@ pub enum WorktreeLanding {
         message: Option<String>,
     },
     /// Commit what is left, then merge into `into` (else the project's current branch).
+    /// Refused when it lands files folder trust covers, unless `accept_trust_changes`.
     Merge {
         #[serde(default)]
         into: Option<String>,
         #[serde(default)]
         message: Option<String>,
+        /// The user read the trust-covered files it lands and accepts them (the folder then
+        /// asks for trust again).
+        #[serde(default)]
+        accept_trust_changes: bool,
     },
-    /// Commit what is left, keep the branch, remove the checkout.
-    Keep,
+    /// Commit what is left, keep the branch, remove the checkout; the same trust rule.
+    Keep {
+        #[serde(default)]
+        accept_trust_changes: bool,
+    },
     /// Remove the checkout and the branch.
     Discard,
 }

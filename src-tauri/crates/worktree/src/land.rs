@@ -11,6 +11,9 @@ use crate::record::Worktree;
 use crate::wall::Reach;
 use crate::{WorktreeError, io};
 
+/// Paths cleared of their index marks per `update-index` call (a command line's length).
+const MARKS_PER_CALL: usize = 500;
+
 /// What discarding a worktree threw away.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Discarded {
@@ -91,6 +94,30 @@ impl Worktree {
         })
     }
 
+    /// The files the branch's commits change beyond the base, tree against tree: what a
+    /// merge or keep lands, whatever the checkout's index or working files say (a change
+    /// staged through the index with `--assume-unchanged` is in the tree all the same).
+    pub fn landed_files(&self) -> Result<Vec<String>, WorktreeError> {
+        let git = self.reader()?;
+        let base = &self.info().base_commit;
+        let diff = git.run([
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            base,
+            "HEAD",
+            "--",
+        ])?;
+        Ok(diff
+            .split('\0')
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned)
+            .collect())
+    }
+
     /// What a commit now would hold, as text for a model to describe: the diff of tracked
     /// files against HEAD and the names of new files, cut at `max` characters.
     pub fn pending_text(&self, max: usize) -> Result<String, WorktreeError> {
@@ -152,6 +179,7 @@ impl Worktree {
     pub fn commit(&self, message: &str) -> Result<Option<String>, WorktreeError> {
         let git = self.git()?;
         self.on_branch(&git)?;
+        self.index_follows_files(&git)?;
         git.run(["add", "--all", "--", "."])?;
         if git.ok(["diff", "--cached", "--quiet"])? {
             return Ok(None);
@@ -172,6 +200,32 @@ impl Worktree {
             return Err(failed(&args, &out));
         }
         Ok(Some(git.run(["rev-parse", "HEAD"])?))
+    }
+
+    /// Clears the index's `assume-unchanged` and `skip-worktree` marks, which make `add`
+    /// keep whatever the index holds: after Paddock's commit the branch holds exactly the
+    /// checkout's files (a change staged only through the index is undone, not landed).
+    fn index_follows_files(&self, git: &Git) -> Result<(), WorktreeError> {
+        let listed = git.run(["ls-files", "-z", "-v"])?;
+        let marked: Vec<&str> = listed
+            .split('\0')
+            .filter_map(|entry| {
+                let tag = entry.chars().next()?;
+                let path = entry.get(2..)?;
+                (tag.is_ascii_lowercase() || tag == 'S').then_some(path)
+            })
+            .collect();
+        for chunk in marked.chunks(MARKS_PER_CALL) {
+            let mut args = vec![
+                "update-index",
+                "--no-assume-unchanged",
+                "--no-skip-worktree",
+                "--",
+            ];
+            args.extend(chunk);
+            git.run(args)?;
+        }
+        Ok(())
     }
 
     /// Brings the branch into the project's repository (fetch checks each object it copies).

@@ -4,6 +4,7 @@
 mod checkpoints;
 mod edit;
 mod keychain;
+mod landing_trust;
 mod mcp_import;
 mod network;
 mod own_git;
