@@ -39,6 +39,11 @@ pub const DEFAULT_AUTORUN: &[&str] = &[
 const MAX_ENTRIES: usize = 200_000;
 /// Bytes of one file kept to compare and restore; a larger one is compared by its stamp.
 const MAX_ITEM_BYTES: u64 = 1024 * 1024;
+/// The file of a repository folder naming the folder that holds its objects, refs and
+/// configuration.
+const COMMONDIR: &str = "commondir";
+/// Rounds of following `.git` files and `commondir`s to the folders they name.
+const MAX_LINK_ROUNDS: usize = 8;
 /// Folders of a git folder that hold no configuration or hooks (and can be huge).
 const GIT_DATA_DIRS: &[&str] = &["objects", "refs", "logs", "lfs", "rr-cache"];
 
@@ -136,18 +141,19 @@ impl Surfaces {
                     .any(|(n, k)| n == name && if dir { k.is_dir() } else { k.is_file() })
             };
             let named_git = rel.file_name().is_some_and(|n| n == ".git");
-            let git_dir =
-                named_git || (has("HEAD", false) && has("objects", true) && has("refs", true));
+            // As git takes a folder for a repository's: objects and refs may be another
+            // folder's, named by `commondir`.
+            let git_dir = named_git
+                || has(COMMONDIR, false)
+                || (has("HEAD", false) && has("objects", true) && has("refs", true));
             if git_dir {
-                out.git_dirs.push(rel.clone());
-                for name in ["config", "config.worktree"] {
-                    if entries.iter().any(|(n, k)| n == name && !k.is_dir()) {
-                        out.add(rel.join(name), Kind::GitConfig);
-                    }
-                }
-                out.add_hooks(&rel.join("hooks"));
+                out.add_git_dir(&rel);
             }
             for (name, kind) in &entries {
+                if git_dir && name == COMMONDIR && !kind.is_dir() {
+                    out.add(rel.join(name), Kind::GitLink);
+                    continue;
+                }
                 let child = rel.join(name);
                 if kind.is_dir() {
                     let skip =
@@ -162,7 +168,71 @@ impl Surfaces {
                 }
             }
         }
+        out.add_link_targets();
         out
+    }
+
+    /// A repository folder's configuration and hooks, once.
+    fn add_git_dir(&mut self, rel: &Path) {
+        if self.git_dirs.iter().any(|g| g == rel) {
+            return;
+        }
+        self.git_dirs.push(rel.to_path_buf());
+        for name in ["config", "config.worktree"] {
+            let path = rel.join(name);
+            if std::fs::symlink_metadata(self.root.join(&path)).is_ok_and(|m| !m.is_dir()) {
+                self.add(path, Kind::GitConfig);
+            }
+        }
+        self.add_hooks(&rel.join("hooks"));
+    }
+
+    /// Folders inside the workspace that a `.git` file or a `commondir` names are
+    /// repository folders to git whatever they hold: their configuration and hooks count
+    /// (a `.git` at the root saying `gitdir: g`, with `g/commondir` naming a folder whose
+    /// `config` sets `core.fsmonitor`, was read by the next `git status`).
+    fn add_link_targets(&mut self) {
+        let mut rounds = 0;
+        loop {
+            let targets: Vec<PathBuf> = self
+                .items
+                .iter()
+                .filter(|(_, item)| item.kind == Kind::GitLink)
+                .filter_map(|(rel, item)| match &item.content {
+                    Content::Bytes(bytes) => self.link_target(rel, bytes),
+                    _ => None,
+                })
+                .filter(|t| !self.git_dirs.contains(t))
+                .collect();
+            rounds += 1;
+            if targets.is_empty() || rounds > MAX_LINK_ROUNDS {
+                return;
+            }
+            for target in targets {
+                if self.root.join(&target).is_dir() {
+                    self.add_git_dir(&target);
+                    let commondir = target.join(COMMONDIR);
+                    if self.root.join(&commondir).is_file() {
+                        self.add(commondir, Kind::GitLink);
+                    }
+                } else {
+                    // Not a folder: nothing more to find; never asked again.
+                    self.git_dirs.push(target);
+                }
+            }
+        }
+    }
+
+    /// Where a `.git` file or a `commondir` (at `rel`) points, relative to the root, when
+    /// inside it.
+    fn link_target(&self, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
+        let text = String::from_utf8_lossy(bytes);
+        let target = link_text(rel, &text)?;
+        let base = self.root.join(rel.parent().unwrap_or(Path::new("")));
+        let lexical = normalize(&base.join(target));
+        let real = std::fs::canonicalize(&lexical).ok()?;
+        let real_root = std::fs::canonicalize(&self.root).ok()?;
+        real.strip_prefix(&real_root).ok().map(Path::to_path_buf)
     }
 
     fn add(&mut self, rel: PathBuf, kind: Kind) {
@@ -271,7 +341,7 @@ impl Surfaces {
     /// own files are judged where they are).
     fn judge_link(&self, rel: &Path, bytes: &[u8]) -> Option<String> {
         let text = String::from_utf8_lossy(bytes);
-        let target = text.trim().strip_prefix("gitdir:")?.trim();
+        let target = link_text(rel, &text)?;
         let base = self.root.join(rel.parent().unwrap_or(Path::new("")));
         let lexical = normalize(&base.join(target));
         let real = std::fs::canonicalize(&lexical).unwrap_or_else(|_| lexical.clone());
@@ -299,6 +369,12 @@ pub fn classify(root: &Path, rel: &Path, extra: &[String]) -> Option<String> {
     if matches_any(rel, &patterns) {
         return Some(format!("{}: {}", rel.display(), runs_it(Kind::AutoRun)));
     }
+    if rel
+        .file_name()
+        .is_some_and(|n| n == ".git" || n == COMMONDIR)
+    {
+        return Some(format!("{}: {}", rel.display(), runs_it(Kind::GitLink)));
+    }
     for folder in rel.ancestors().skip(1) {
         let dir = root.join(folder);
         let Ok(rest) = rel.strip_prefix(folder) else {
@@ -306,10 +382,12 @@ pub fn classify(root: &Path, rel: &Path, extra: &[String]) -> Option<String> {
         };
         let first = rest.iter().next();
         let is = |name: &str| first.is_some_and(|f| f == name);
-        let head = dir.join("HEAD").is_file() || is("HEAD");
         let objects = dir.join("objects").is_dir() || (is("objects") && rest.iter().count() > 1);
         let refs = dir.join("refs").is_dir() || (is("refs") && rest.iter().count() > 1);
-        if head && objects && refs {
+        // Objects and refs (a `.git` file or a `commondir` elsewhere may name this folder,
+        // HEAD or not), or a `commondir` of its own.
+        let commondir = dir.join(COMMONDIR).is_file();
+        if (objects && refs) || commondir {
             let shown = if folder.as_os_str().is_empty() {
                 ".".to_owned()
             } else {
@@ -385,6 +463,15 @@ fn stamp(meta: &std::fs::Metadata) -> Content {
         ctime_ns: meta.ctime_nsec(),
         ino: meta.ino(),
     }
+}
+
+/// The path a `.git` file (`gitdir: <path>`) or a `commondir` file (the path alone) names.
+fn link_text<'a>(rel: &Path, text: &'a str) -> Option<&'a str> {
+    let text = text.trim();
+    if rel.file_name().is_some_and(|n| n == COMMONDIR) {
+        return (!text.is_empty()).then_some(text);
+    }
+    text.strip_prefix("gitdir:").map(str::trim)
 }
 
 /// `..` and `.` folded away without touching the disk.

@@ -140,3 +140,25 @@ fn a_file_write_that_makes_a_repository_is_named() {
     assert!(classify(root, Path::new("evil/notes/x.txt"), &[]).is_some());
     assert!(classify(root, Path::new("other/config"), &[]).is_none());
 }
+
+#[test]
+fn a_root_git_file_and_a_commondir_make_a_repository_whatever_the_folders_look_like() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let before = Surfaces::scan(root, &[]);
+    write(root, ".git", "gitdir: g\n");
+    write(root, "g/HEAD", "ref: refs/heads/main\n");
+    write(root, "g/commondir", "../c\n");
+    std::fs::create_dir_all(root.join("c/objects")).unwrap();
+    write(root, "c/config", "[core]\n\tfsmonitor = \"touch PWNED\"\n");
+    let found = held(&before, root);
+    assert!(found.contains(&"c/config".to_owned()), "{found:?}");
+    // A commondir out of the workspace is itself a link to judge.
+    write(root, "g/commondir", "/elsewhere\n");
+    let found = held(&before, root);
+    assert!(found.contains(&"g/commondir".to_owned()), "{found:?}");
+    // The file tools ask before writing either kind of link.
+    assert!(classify(root, Path::new("sub/.git"), &[]).is_some());
+    assert!(classify(root, Path::new("x/commondir"), &[]).is_some());
+    assert!(classify(root, Path::new("g/config"), &[]).is_some());
+}

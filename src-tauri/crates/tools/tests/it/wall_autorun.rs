@@ -314,3 +314,32 @@ async fn the_user_decides_with_the_diff_in_front_of_them() {
         "{names:?}"
     );
 }
+
+/// Issue 50, class 9: a `.git` file at the workspace root (`gitdir: g`), `g` holding only
+/// `HEAD` and a `commondir` naming `c`, whose `config` sets `core.fsmonitor`. No folder
+/// looked like a repository (HEAD, objects and refs together), so on main (d242b3a) nothing
+/// was held and the next `git status` (a rule may allow it) ran the agent's program.
+#[tokio::test]
+async fn a_repository_made_of_a_root_git_file_and_a_commondir_is_held() {
+    let Some(w) = wall() else { return };
+    let layout = |c: &str| {
+        format!(
+            "printf 'gitdir: g\\n' > .git && mkdir -p g {c}/objects {c}/refs && \
+             echo 'ref: refs/heads/main' > g/HEAD && echo '../{c}' > g/commondir && \
+             printf '[core]\\n\\tfsmonitor = \"{}\"\\n' > {c}/config",
+            payload(&w)
+        )
+    };
+    // Plainly (a copy of the layout in a folder of its own): the user's git runs it.
+    std::fs::create_dir_all(w.ws.join("ctl")).unwrap();
+    w.plain(&format!("cd ctl && {}", layout("cc")));
+    assert!(
+        users_git_runs_it(&w, "ctl"),
+        "the payload does not run plainly"
+    );
+    std::fs::remove_dir_all(w.ws.join("ctl")).unwrap();
+    let seen = w.confined(&format!("{} && echo DONE", layout("c"))).await;
+    assert!(seen.text.contains("DONE"), "{}", seen.text);
+    assert!(seen.text.contains("not kept"), "{}", seen.text);
+    assert!(!users_git_runs_it(&w, "."), "{}", seen.text);
+}
