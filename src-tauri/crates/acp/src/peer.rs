@@ -2,6 +2,8 @@
 //! peer sends requests and notifications and awaits responses, and hands what the other side
 //! sends to the caller as [`Incoming`] messages. One task reads, one writes; a request being
 //! handled never stops the reader, so a long prompt can still be cancelled or asked about.
+//! Once the other side's stream ends, what was queued is still written ([`Peer::close`] waits
+//! for it); only requests of ours fail, since no answer can come.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -70,11 +72,25 @@ pub enum Incoming {
     },
 }
 
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, RpcError>>>>>;
+/// Our requests waiting for answers, and whether any answer can still come.
+#[derive(Default)]
+struct Waiting {
+    answers: HashMap<u64, oneshot::Sender<Result<Value, RpcError>>>,
+    /// The other side's stream ended: a request sent now would wait forever.
+    ended: bool,
+}
+
+type Pending = Arc<Mutex<Waiting>>;
+
+/// What the writer task is given: a line, or the end (said once all before it is written).
+enum Out {
+    Line(String),
+    Close(oneshot::Sender<()>),
+}
 
 /// The sending half of a connection; cheap to share.
 pub struct Peer {
-    out: mpsc::UnboundedSender<String>,
+    out: mpsc::UnboundedSender<Out>,
     pending: Pending,
     next_id: AtomicU64,
 }
@@ -104,11 +120,17 @@ impl Peer {
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
+        {
+            let mut waiting = lock(&self.pending);
+            if waiting.ended {
+                return Err(RpcError::closed());
+            }
+            waiting.answers.insert(id, tx);
+        }
         let sent =
             self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         if !sent {
-            lock(&self.pending).remove(&id);
+            lock(&self.pending).answers.remove(&id);
             return Err(RpcError::closed());
         }
         rx.await.unwrap_or_else(|_| Err(RpcError::closed()))
@@ -128,28 +150,55 @@ impl Peer {
         self.send(&message)
     }
 
+    /// Writes out everything sent so far, then stops writing; what is sent after is dropped.
+    /// Returns at once when the other side stopped reading.
+    pub async fn close(&self) {
+        let (done, written) = oneshot::channel();
+        if self.out.send(Out::Close(done)).is_ok() {
+            let _ = written.await;
+        }
+    }
+
+    /// Returns once nothing more can be written: the other side stopped reading (or
+    /// [`Peer::close`] was called).
+    pub async fn closed(&self) {
+        self.out.closed().await;
+    }
+
     fn send(&self, message: &Value) -> bool {
         // serde_json never writes a raw newline inside a value: one message, one line.
-        self.out.send(message.to_string()).is_ok()
+        self.out.send(Out::Line(message.to_string())).is_ok()
     }
 }
 
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
-    mut lines: mpsc::UnboundedReceiver<String>,
+    mut lines: mpsc::UnboundedReceiver<Out>,
 ) {
-    while let Some(mut line) = lines.recv().await {
-        line.push('\n');
-        if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err() {
-            tracing::debug!("acp: the other side stopped reading");
-            return;
+    while let Some(next) = lines.recv().await {
+        match next {
+            Out::Line(mut line) => {
+                line.push('\n');
+                if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err()
+                {
+                    tracing::debug!("acp: the other side stopped reading");
+                    return;
+                }
+            }
+            Out::Close(done) => {
+                // Refused from now on: a line sent later would never be written.
+                lines.close();
+                let _ = writer.shutdown().await;
+                let _ = done.send(());
+                return;
+            }
         }
     }
 }
 
 async fn read_lines<R: AsyncRead + Unpin>(
     reader: R,
-    out: mpsc::UnboundedSender<String>,
+    out: mpsc::UnboundedSender<Out>,
     pending: Pending,
     incoming: mpsc::UnboundedSender<Incoming>,
 ) {
@@ -188,8 +237,13 @@ async fn read_lines<R: AsyncRead + Unpin>(
             ),
         }
     }
-    // Whoever waits for an answer learns the connection is gone.
-    for (_, tx) in lock(&pending).drain() {
+    // Whoever waits for an answer learns none will come, and so does whoever asks later.
+    let waiting = {
+        let mut waiting = lock(&pending);
+        waiting.ended = true;
+        std::mem::take(&mut waiting.answers)
+    };
+    for (_, tx) in waiting {
         let _ = tx.send(Err(RpcError::closed()));
     }
 }
@@ -223,7 +277,7 @@ async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
 
 fn route(
     message: Value,
-    out: &mpsc::UnboundedSender<String>,
+    out: &mpsc::UnboundedSender<Out>,
     pending: &Pending,
     incoming: &mpsc::UnboundedSender<Incoming>,
 ) {
@@ -250,7 +304,7 @@ fn route(
             let _ = incoming.send(Incoming::Notification { method, params });
         }
         (None, Some(id)) => {
-            let Some(tx) = id.as_u64().and_then(|n| lock(pending).remove(&n)) else {
+            let Some(tx) = id.as_u64().and_then(|n| lock(pending).answers.remove(&n)) else {
                 tracing::debug!("acp: an answer to no request ({id})");
                 return;
             };
@@ -280,11 +334,67 @@ fn error_of(e: &Value) -> RpcError {
     }
 }
 
-fn reply_error(out: &mpsc::UnboundedSender<String>, id: Value, code: i64, message: &str) {
+fn reply_error(out: &mpsc::UnboundedSender<Out>, id: Value, code: i64, message: &str) {
     let error = RpcError::new(code, message).to_json();
-    let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string());
+    let _ = out.send(Out::Line(
+        json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string(),
+    ));
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, duplex};
+
+    use super::*;
+
+    /// What the other side sent before closing its end is still answered, and the answers
+    /// written before [`Peer::close`] returns.
+    #[tokio::test]
+    async fn answers_to_what_came_before_the_end_are_written() {
+        let (ours, theirs) = duplex(1 << 16);
+        let (r, w) = tokio::io::split(ours);
+        let (peer, mut incoming) = connect(r, w);
+        let (mut their_r, mut their_w) = tokio::io::split(theirs);
+        their_w
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"m\",\"params\":{}}\n")
+            .await
+            .unwrap();
+        their_w.shutdown().await.unwrap();
+        let Some(Incoming::Request { id, .. }) = incoming.recv().await else {
+            panic!("no request")
+        };
+        assert!(incoming.recv().await.is_none(), "their end is closed");
+        assert!(peer.respond(id, Ok(json!({"done": true}))));
+        peer.close().await;
+        let mut written = String::new();
+        their_r.read_to_string(&mut written).await.unwrap();
+        let answer: Value = serde_json::from_str(written.trim_end()).unwrap();
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["result"]["done"], true);
+        assert!(
+            !peer.notify("late", json!({})),
+            "nothing is written after close"
+        );
+    }
+
+    /// A request of ours once their end is closed fails at once instead of waiting forever.
+    #[tokio::test]
+    async fn a_request_after_their_end_closed_fails_at_once() {
+        let (ours, theirs) = duplex(1 << 16);
+        let (r, w) = tokio::io::split(ours);
+        let (peer, mut incoming) = connect(r, w);
+        let (_their_r, mut their_w) = tokio::io::split(theirs);
+        their_w.shutdown().await.unwrap();
+        assert!(incoming.recv().await.is_none());
+        let asked = tokio::time::timeout(Duration::from_secs(5), peer.request("ask", json!({})))
+            .await
+            .expect("answered at once");
+        assert_eq!(asked, Err(RpcError::closed()));
+    }
 }

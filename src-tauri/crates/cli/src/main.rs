@@ -18,10 +18,11 @@ mod rewind;
 mod rules;
 mod run;
 mod sessions;
+mod terminal;
 mod trust;
 mod worktree;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Cli, Command};
@@ -43,8 +44,21 @@ fn main() {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version are not errors; clap picks the stream and the code.
-            let _ = e.print();
-            std::process::exit(e.exit_code());
+            let code = e.exit_code();
+            if e.use_stderr() {
+                // An error quotes the arguments, which a script may have taken from a
+                // model's text: parsed again without styles, so the text is as given
+                // (clap's Display drops ESC sequences unseen), then made visible.
+                let plain = Cli::command()
+                    .styles(clap::builder::Styles::plain())
+                    .try_get_matches()
+                    .err()
+                    .unwrap_or(e);
+                output::err(plain.render().ansi().to_string().trim_end());
+            } else {
+                let _ = e.print();
+            }
+            std::process::exit(code);
         }
     };
     init_logging();
@@ -261,9 +275,10 @@ fn init_logging() {
     };
     use std::io::IsTerminal;
     // Colours for a person at a terminal only, never into a file or a pipe.
+    let colours = std::io::stderr().is_terminal();
     let fmt = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(move || terminal::LogWriter { colours })
+        .with_ansi(colours)
         .with_target(false)
         .without_time();
     let _ = tracing_subscriber::registry()

@@ -1,6 +1,7 @@
 //! What a run shows: the answer streamed to stdout and one line per tool call on stderr, or
 //! one JSON object per event on stdout (`--json`). Also notes which calls were refused (the
-//! call's status says so, teammates' calls included), for the exit code.
+//! call's status says so, teammates' calls included), for the exit code. Everything printed
+//! as text is rendered by [`crate::terminal`]: what the model wrote is shown, not obeyed.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -11,6 +12,8 @@ use paddock_protocol::{
     AgentEvent, ChangeKind, ChangeSummary, CompactionReason, LoopAction, Plan, PlanStatus,
 };
 use serde_json::{Value, json};
+
+use crate::terminal::{Stream, json_text, visible};
 
 /// Longest tool summary on a tool line.
 const SUMMARY_CHARS: usize = 80;
@@ -25,6 +28,8 @@ struct State {
     denied: Vec<String>,
     /// Whether stdout is at the start of a line (text mode).
     at_line_start: bool,
+    /// The answer as it streams, rendered for the terminal.
+    answer: Stream,
 }
 
 /// The event sink that prints a run.
@@ -74,7 +79,7 @@ impl Printer {
         match event {
             AgentEvent::TextDelta { text } if agent.is_none() && !text.is_empty() => {
                 state.at_line_start = text.ends_with('\n');
-                out(&text);
+                out_exact(&state.answer.push(&text));
             }
             AgentEvent::TurnFinished { .. } if agent.is_none() => end_line(state),
             AgentEvent::ToolCallStarted { call, summary } => {
@@ -198,7 +203,7 @@ impl EventSink for Printer {
         Self::note_denial(&mut state, &event);
         if self.json {
             match serde_json::to_string(&event) {
-                Ok(line) => out(&format!("{line}\n")),
+                Ok(line) => out_exact(&format!("{}\n", json_text(&line))),
                 Err(e) => err(&format!(
                     "paddock: warning: an event could not be encoded: {e}"
                 )),
@@ -229,27 +234,35 @@ fn plan_lines(plan: &Plan) -> String {
 
 fn end_line(state: &mut State) {
     if !state.at_line_start {
-        out("\n");
+        // A `\r` the answer ended with is shown before our line starts.
+        out_exact(&format!("{}\n", state.answer.finish()));
         state.at_line_start = true;
     }
 }
 
-/// Writes to stdout and flushes; a closed pipe is not worth a panic.
+/// Writes text to stdout, control characters made visible, and flushes; a closed pipe is not
+/// worth a panic.
 pub fn out(text: &str) {
+    out_exact(&visible(text));
+}
+
+/// Writes to stdout as is: text already rendered, or JSON through [`json_text`].
+pub fn out_exact(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
 }
 
-/// Writes one line to stderr.
+/// Writes one line to stderr, control characters made visible.
 pub fn err(line: &str) {
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{line}");
+    let _ = writeln!(stderr, "{}", visible(line));
 }
 
-/// One JSON line on stdout (the CLI's own records in `--json` mode).
+/// One JSON line on stdout (the CLI's own records in `--json` mode): the values exact, DEL
+/// and C1 escaped as serde_json escapes C0.
 pub fn json_line(value: &Value) {
-    out(&format!("{value}\n"));
+    out_exact(&format!("{}\n", json_text(&value.to_string())));
 }
 
 /// The `--json` line that opens a run: where to resume it.

@@ -33,6 +33,7 @@ pub fn run(project: Option<&Path>, action: &SessionsAction) -> Result<Code, CliE
         SessionsAction::Export { id, format, output } => {
             let session = store.load(&root, id)?;
             warn_all(id, &session.warnings);
+            let json = matches!(format, ExportFormat::Json);
             let mut text = match format {
                 ExportFormat::Markdown => to_markdown(&session),
                 ExportFormat::Json => serde_json::to_string_pretty(&to_json(&session))
@@ -41,7 +42,7 @@ pub fn run(project: Option<&Path>, action: &SessionsAction) -> Result<Code, CliE
             if !text.ends_with('\n') {
                 text.push('\n');
             }
-            write_out(output.as_deref(), &text)
+            write_out(output.as_deref(), &text, json)
         }
         SessionsAction::Delete { id } => {
             // Through the run service: the checkpoints only this session used go too.
@@ -102,8 +103,10 @@ fn search(store: &SessionStore, root: &Path, query: &str, json: bool) -> Result<
     Ok(Code::Success)
 }
 
-fn write_out(path: Option<&Path>, text: &str) -> Result<Code, CliError> {
+/// The export on stdout (rendered for a terminal; JSON keeps its values) or in a file as is.
+fn write_out(path: Option<&Path>, text: &str, json: bool) -> Result<Code, CliError> {
     match path {
+        None if json => output::out_exact(&crate::terminal::json_text(text)),
         None => output::out(text),
         Some(p) => {
             // Never through a link at that name; a new file is the user's only, as the

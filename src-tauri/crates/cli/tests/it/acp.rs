@@ -435,3 +435,137 @@ async fn the_plan_and_the_reasoning_stream_and_the_editors_servers_are_named_not
         "{said}"
     );
 }
+
+/// Writes `messages` to a fresh `paddock acp` as one batch and closes its stdin, as a client
+/// piping a script does; returns the run and every message it wrote.
+async fn batch(env: &Env, messages: &[Value]) -> (crate::common::Run, Vec<Value>) {
+    let input: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    let run = env.run_with_stdin(&["acp"], &input).await;
+    let sent = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    (run, sent)
+}
+
+/// The answer to request `id` among `sent`.
+fn answer_to(sent: &[Value], id: u64, stderr: &str) -> Value {
+    sent.iter()
+        .find(|m| m["id"] == id && m.get("method").is_none())
+        .cloned()
+        .unwrap_or_else(|| panic!("no answer to request {id} in {sent:#?}\nstderr: {stderr}"))
+}
+
+fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A stored session of `env`'s project, made by `paddock exec`, for a batch to load.
+async fn stored_session(env: &Env, server: &FakeServer) -> String {
+    server.push(Reply::text("first answer"));
+    let run = env.run(&["exec", "hello"]).await;
+    run.expect_code(0);
+    run.session_id()
+}
+
+/// Fails on main: `paddock acp` exited 0 at end of input with the prompt cancelled and its
+/// answer (often the others' too) never written: the reader's end dropped the request tasks
+/// and the writer's queue. A prompt sent right behind `session/load` could also miss its
+/// session, the two racing on separate tasks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_closed_at_end_of_input_gets_every_answer_before_exit() {
+    let server = FakeServer::start().await.unwrap();
+    let env = Env::new(&server, json!({}));
+    let id = stored_session(&env, &server).await;
+    // Slow on purpose: the input has long ended while the answer streams.
+    server.push(
+        Reply::text("an answer after the end of input")
+            .with_chunk_chars(4)
+            .with_drip_ms(20),
+    );
+    let cwd = project(&env);
+    let (run, sent) = batch(
+        &env,
+        &[
+            request(0, "initialize", json!({"protocolVersion": 1})),
+            request(1, "session/new", json!({"cwd": cwd, "mcpServers": []})),
+            request(
+                2,
+                "session/load",
+                json!({"cwd": cwd, "sessionId": id, "mcpServers": []}),
+            ),
+            request(
+                3,
+                "session/prompt",
+                json!({"sessionId": id, "prompt": [{"type": "text", "text": "and now?"}]}),
+            ),
+            request(4, "session/list", json!({"cwd": cwd})),
+        ],
+    )
+    .await;
+    run.expect_code(0);
+    let stderr = &run.stderr;
+    assert_eq!(answer_to(&sent, 0, stderr)["result"]["protocolVersion"], 1);
+    assert!(answer_to(&sent, 1, stderr)["result"]["sessionId"].is_string());
+    assert!(answer_to(&sent, 2, stderr)["result"]["modes"].is_object());
+    let prompt = answer_to(&sent, 3, stderr);
+    assert_eq!(prompt["result"]["stopReason"], "end_turn", "{prompt}");
+    assert!(answer_to(&sent, 4, stderr)["result"]["sessions"].is_array());
+    let said: String = sent
+        .iter()
+        .filter(|m| m["params"]["sessionId"] == id.as_str())
+        .filter(|m| m["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|m| m["params"]["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(said.ends_with("an answer after the end of input"), "{said}");
+    // The prompt ran in the loaded session, its history carried on.
+    let last = chat_bodies(&server).pop().unwrap().to_string();
+    assert!(
+        last.contains("hello") && last.contains("and now?"),
+        "{last}"
+    );
+}
+
+/// Fails on main (no answer at all, as above). With the fix to the end of input alone, it
+/// hangs instead: the permission request sent after the client's stream ended waited for an
+/// answer that could never come. Now it fails at once, the call is denied, the run goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_asked_after_end_of_input_is_refused_and_the_prompt_answered() {
+    let server = FakeServer::start().await.unwrap();
+    let env = Env::new(
+        &server,
+        json!({"preset": "readwrite", "tools": {"file_edit": "ask"}}),
+    );
+    notes(&env, "hello world\n");
+    let id = stored_session(&env, &server).await;
+    server.push_all([edit_reply(), Reply::text("could not edit")]);
+    let cwd = project(&env);
+    let (run, sent) = batch(
+        &env,
+        &[
+            request(
+                1,
+                "session/load",
+                json!({"cwd": cwd, "sessionId": id, "mcpServers": []}),
+            ),
+            request(
+                2,
+                "session/prompt",
+                json!({"sessionId": id, "prompt": [{"type": "text", "text": "say there"}]}),
+            ),
+        ],
+    )
+    .await;
+    run.expect_code(0);
+    let prompt = answer_to(&sent, 2, &run.stderr);
+    assert_eq!(prompt["result"]["stopReason"], "end_turn", "{prompt}");
+    assert_eq!(read(&env.workspace().join("notes.txt")), "hello world\n");
+    let results = tool_contents(&chat_bodies(&server).pop().unwrap());
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains("denied") || r.contains("refused")),
+        "{results:?}"
+    );
+}

@@ -32,4 +32,5 @@ mod rewind;
 mod rules;
 mod scripting;
 mod sessions;
+mod terminal_text;
 mod worktree;

@@ -1,8 +1,11 @@
 //! Paddock as an ACP agent (`paddock acp`): an editor drives the project's fenced agent over
 //! stdio. Each ACP session is a Paddock session of the folder the client names as `cwd`,
 //! under the same trust, grants, path guard and wall as the app's; approvals become the
-//! client's permission requests. The requests are served here, one task each, so a prompt
-//! under way never blocks a cancel.
+//! client's permission requests. Prompts run on tasks of their own, so a prompt under way
+//! never blocks a cancel; the other requests are quick and answered in the order they come,
+//! so a prompt sent right behind `session/load` finds its session. When the client closes
+//! its end, every request it sent is still answered (prompts run to their end) before
+//! `serve` returns.
 
 mod commands;
 mod turn;
@@ -17,6 +20,7 @@ use paddock_acp::peer::{Incoming, Peer, RpcError, connect};
 use paddock_protocol::ToolPreset;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::keys::KeyStore;
@@ -53,8 +57,8 @@ struct Server {
     projects: Mutex<HashMap<PathBuf, Arc<LiveProject>>>,
 }
 
-/// Serves one client on `reader`/`writer` until it closes its end; stops the MCP servers
-/// it started on the way out.
+/// Serves one client on `reader`/`writer` until it closes its end and every request it sent
+/// is answered; stops the MCP servers it started on the way out.
 pub async fn serve<R, W>(service: Arc<RunService>, keys: Arc<dyn KeyStore>, reader: R, writer: W)
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -68,37 +72,34 @@ where
         sessions: Mutex::default(),
         projects: Mutex::default(),
     });
+    let mut prompts = JoinSet::new();
     while let Some(message) = incoming.recv().await {
         match message {
-            Incoming::Request { id, method, params } => {
+            Incoming::Request { id, method, params } if method == "session/prompt" => {
                 let server = server.clone();
-                tokio::spawn(async move {
-                    let asked = params["sessionId"].as_str().map(str::to_owned);
-                    let answer = server.handle(&method, params).await;
-                    let opened = match (&answer, method.as_str()) {
-                        (Ok(r), "session/new") => r["sessionId"].as_str().map(str::to_owned),
-                        (Ok(_), "session/load") => asked,
-                        _ => None,
-                    };
-                    if let Err(e) = &answer {
-                        tracing::debug!(method, "acp: refused: {}", e.message);
-                    }
-                    server.peer.respond(id, answer);
-                    // After the answer: the client knows the session by then.
-                    if let Some(id) = opened {
-                        server.opened(&id);
-                    }
-                });
+                prompts.spawn(async move { server.serve_request(id, &method, params).await });
+            }
+            Incoming::Request { id, method, params } => {
+                server.serve_request(id, &method, params).await;
             }
             Incoming::Notification { method, params } => server.notified(&method, &params),
         }
+        while prompts.try_join_next().is_some() {}
     }
-    // The client is gone: its prompts stop, then the servers they used.
-    for session in lock(&server.sessions).values() {
-        if let Some(token) = lock(&session.running).as_ref() {
-            token.cancel();
+    // No more requests: the prompts under way still run to their end and are answered,
+    // unless nobody reads any more (then they stop).
+    let mut stopped = false;
+    loop {
+        tokio::select! {
+            next = prompts.join_next() => if next.is_none() { break },
+            () = server.peer.closed(), if !stopped => {
+                stopped = true;
+                server.cancel_all();
+            }
         }
     }
+    // Every answer written before the process may exit; then the servers the prompts used.
+    server.peer.close().await;
     let projects: Vec<Arc<LiveProject>> = lock(&server.projects).values().cloned().collect();
     for live in projects {
         live.shutdown().await;
@@ -106,6 +107,35 @@ where
 }
 
 impl Server {
+    /// Handles one request and answers it.
+    async fn serve_request(self: &Arc<Self>, id: Value, method: &str, params: Value) {
+        let asked = params["sessionId"].as_str().map(str::to_owned);
+        let answer = self.handle(method, params).await;
+        let opened = match (&answer, method) {
+            (Ok(r), "session/new") => r["sessionId"].as_str().map(str::to_owned),
+            (Ok(_), "session/load") => asked,
+            _ => None,
+        };
+        if let Err(e) = &answer {
+            tracing::debug!(method, "acp: refused: {}", e.message);
+        }
+        self.peer.respond(id, answer);
+        // After the answer: the client knows the session by then.
+        if let Some(id) = opened {
+            self.opened(&id);
+        }
+    }
+
+    /// Stops every prompt under way.
+    fn cancel_all(&self) {
+        for session in lock(&self.sessions).values() {
+            if let Some(token) = lock(&session.running).as_ref() {
+                tracing::info!(session = %session.id, "acp: the client stopped reading; prompt cancelled");
+                token.cancel();
+            }
+        }
+    }
+
     async fn handle(self: &Arc<Self>, method: &str, params: Value) -> Result<Value, RpcError> {
         match method {
             "initialize" => Ok(initialize(&params)),

@@ -76,7 +76,8 @@ fn call_start(s: &str, at_line_start: bool) -> Start {
     let mut line_start = at_line_start;
     let mut indent = 0usize;
     for (i, &b) in bytes.iter().enumerate() {
-        let here = &s[i..];
+        // Inside a multibyte character: empty, and no arm reads it (each starts at ASCII).
+        let here = s.get(i..).unwrap_or_default();
         match b {
             b'<' | b'[' if MARKERS.iter().any(|m| here.starts_with(m)) => return Start::At(i),
             b'<' | b'[' if MARKERS.iter().any(|m| m.starts_with(here)) => {
@@ -180,5 +181,15 @@ mod tests {
         // A lone brace at the end waits for what follows it, then goes out.
         let (shown, held) = stream(&["x {", " y"]);
         assert_eq!((shown.as_str(), held.as_str()), ("x { y", ""));
+    }
+
+    /// Failed before: slicing at every byte panicked inside a multibyte character, so a
+    /// model's non-ASCII answer (`é`, an 8-bit CSI, a bidi override) crashed the run.
+    #[test]
+    fn text_beyond_ascii_streams_without_a_panic() {
+        let text = "é \u{9b}2K \u{202e}txt {\"é\": 1}";
+        let (shown, held) = stream(&["é \u{9b}2K", " \u{202e}txt {\"é\"", ": 1}"]);
+        assert_eq!(format!("{shown}{held}"), text);
+        assert_eq!(held, " {\"é\": 1}");
     }
 }
