@@ -269,9 +269,7 @@ impl LiveProject {
             Some(w) => Project {
                 root: crate::project::canonical_dir(&w.project_dir())?,
                 settings: key.settings.clone(),
-                worktree: Some(crate::project::WorktreeWall {
-                    common_dir: w.common_dir().to_path_buf(),
-                }),
+                worktree: Some(crate::project::WorktreeWall::of(w)),
             },
         };
         let tools = mcp.servers.runtime_tools();

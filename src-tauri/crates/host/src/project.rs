@@ -26,6 +26,21 @@ pub struct Project {
 pub struct WorktreeWall {
     /// The project repository's shared git folder, read-only.
     pub common_dir: PathBuf,
+    /// The user's main checkout (the repository's top): hidden but for `common_dir`,
+    /// wherever it lies.
+    pub main: PathBuf,
+    /// The session's checkout: `hiddenPaths` inside `main` are hidden here too.
+    pub checkout: PathBuf,
+}
+
+impl WorktreeWall {
+    pub fn of(worktree: &paddock_worktree::Worktree) -> Self {
+        Self {
+            common_dir: worktree.common_dir().to_path_buf(),
+            main: worktree.top().to_path_buf(),
+            checkout: worktree.checkout().to_path_buf(),
+        }
+    }
 }
 
 impl Project {
@@ -90,11 +105,10 @@ impl Project {
                 own: data_dirs(),
                 auto_run: self.settings.auto_run_files.clone(),
                 loopback_ports: crate::network::loopback_ports(&self.settings),
-                hidden: self
-                    .settings
-                    .hidden_paths
-                    .iter()
-                    .filter_map(|p| expand_home(p))
+                hidden: self.hidden(),
+                fenced: fenced_dirs()
+                    .into_iter()
+                    .chain(self.worktree.iter().map(|w| w.main.clone()))
                     .collect(),
                 // The project stays readable (in the agent's own workspace mode bash reads
                 // the code beside it), and what the user made readable. A worktree reads
@@ -114,6 +128,28 @@ impl Project {
         })
     }
 
+    /// The `hiddenPaths`; in a worktree, those inside the main checkout also at the same
+    /// place in the session's checkout (a tracked or copied secret comes along otherwise).
+    fn hidden(&self) -> Vec<PathBuf> {
+        let listed: Vec<PathBuf> = self
+            .settings
+            .hidden_paths
+            .iter()
+            .filter_map(|p| expand_home(p))
+            .collect();
+        let mapped: Vec<PathBuf> = self
+            .worktree
+            .iter()
+            .flat_map(|w| {
+                listed
+                    .iter()
+                    .filter_map(|p| p.strip_prefix(&w.main).ok())
+                    .map(|rel| w.checkout.join(rel))
+            })
+            .collect();
+        listed.into_iter().chain(mapped).collect()
+    }
+
     /// What bash would run under right now.
     pub fn sandbox_status(&self) -> SandboxStatus {
         self.tool_env(Vec::new()).sandbox_status()
@@ -130,6 +166,28 @@ pub(crate) fn data_dirs() -> Vec<PathBuf> {
                 .ok()
                 .and_then(|t| t.path().parent().map(Path::to_path_buf)),
         )
+        .collect()
+}
+
+/// Folders of other sessions' and agents' files, hidden from every command but for the one
+/// it works in, wherever they were put: every worktree checkout, every external agent's home.
+pub(crate) fn fenced_dirs() -> Vec<PathBuf> {
+    let Ok(data) = paddock_session::data_dir() else {
+        return Vec::new();
+    };
+    let name = data
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "paddock".into());
+    let beside = |suffix: &str| data.with_file_name(format!("{name}-{suffix}"));
+    [beside("worktrees"), beside("agents")]
+        .into_iter()
+        .chain(
+            std::env::var_os(crate::worktree::WORKTREES_DIR_ENV)
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
+        )
+        .map(|d| d.canonicalize().unwrap_or(d))
         .collect()
 }
 

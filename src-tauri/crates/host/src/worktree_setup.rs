@@ -37,9 +37,7 @@ impl RunService {
         let wall = Project {
             root: crate::project::canonical_dir(&worktree.project_dir())?,
             settings,
-            worktree: Some(WorktreeWall {
-                common_dir: worktree.common_dir().to_path_buf(),
-            }),
+            worktree: Some(WorktreeWall::of(&worktree)),
         };
         let env = wall.tool_env(Vec::new());
         let status = {

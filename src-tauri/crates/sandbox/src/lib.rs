@@ -67,6 +67,10 @@ pub struct SandboxConfig {
     /// Paddock's own folders (sessions, trust, settings), wherever they were put: never
     /// visible to bash, and never a workspace.
     pub own: Vec<PathBuf>,
+    /// Folders hidden whole wherever they lie, except the writable and readable paths
+    /// inside them: the folders of every worktree checkout and every agent home (others'
+    /// stay hidden while this one works in one), a worktree session's main checkout.
+    pub fenced: Vec<PathBuf>,
     /// Files other programs run, besides [`autorun::DEFAULT_AUTORUN`] (the settings'
     /// `autoRunFiles`): read-only behind the wall, held when a call writes them.
     pub auto_run: Vec<String>,
@@ -101,6 +105,7 @@ impl Default for SandboxConfig {
             hidden: Vec::new(),
             readable: Vec::new(),
             own: Vec::new(),
+            fenced: Vec::new(),
             auto_run: Vec::new(),
             read_only: Vec::new(),
             home: None,

@@ -28,6 +28,11 @@ const TOOLCHAINS: &[(&str, Option<&str>)] = &[
     ("RBENV_ROOT", Some(".rbenv")),
 ];
 
+/// Levels below a fence walked to reach the paths shown inside it.
+const MAX_FENCE_DEPTH: usize = 16;
+/// Entries of one folder in a fence masked at most (each is a mount).
+const MAX_FENCE_ENTRIES: usize = 4_096;
+
 /// Caches and installs under the home that builds read (never their credential files, which
 /// stay masked).
 const CACHES_IN_HOME: &[&str] = &[
@@ -118,11 +123,22 @@ impl View {
         if let Some(home) = &home {
             view.overlays.extend(crate::gitconfig::overlay(home));
         }
+        let shown_inside: Vec<PathBuf> = writable
+            .iter()
+            .chain(&config.readable)
+            .chain(keep)
+            .cloned()
+            .collect();
+        let fences = config
+            .fenced
+            .iter()
+            .flat_map(|f| fence_masks(f, &shown_inside, 0));
         let mut masks: Vec<PathBuf> = home
             .iter()
             .flat_map(|h| HIDDEN_IN_HOME.iter().map(move |rel| h.join(rel)))
             .chain(own)
             .chain(config.hidden.iter().cloned())
+            .chain(fences)
             .collect();
         masks.retain(|p| std::fs::symlink_metadata(p).is_ok() && view.shows(p, writable));
         let socket_masks: Vec<PathBuf> = if sockets {
@@ -200,6 +216,27 @@ impl View {
             .any(|w| w.starts_with(path) && w != path);
         (!hidden || back) && !holds_work
     }
+}
+
+/// The masks that hide `fence` except the paths of `shown` inside it: the fence whole when
+/// none is, else each entry not on the way to one, down to those paths. The masks do not
+/// depend on whether the fence lies in a home the wall empties anyway.
+fn fence_masks(fence: &Path, shown: &[PathBuf], depth: usize) -> Vec<PathBuf> {
+    let inside: Vec<&PathBuf> = shown.iter().filter(|p| p.starts_with(fence)).collect();
+    if inside.is_empty() {
+        return vec![fence.to_path_buf()];
+    }
+    if inside.iter().any(|p| p.as_path() == fence) || depth >= MAX_FENCE_DEPTH {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(fence) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .take(MAX_FENCE_ENTRIES)
+        .flat_map(|e| fence_masks(&e.path(), shown, depth + 1))
+        .collect()
 }
 
 /// Folders no workspace may hold: the homes and system folders the wall empties, the home's
@@ -286,6 +323,57 @@ mod tests {
         SandboxConfig {
             home: Some(home.to_path_buf()),
             ..SandboxConfig::default()
+        }
+    }
+
+    #[test]
+    fn a_fence_hides_everything_but_the_way_to_what_the_command_uses() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let worktrees = base.join("opt/paddock-worktrees");
+        for d in ["p1/mine/src", "p1/other", "p2/theirs"] {
+            std::fs::create_dir_all(worktrees.join(d)).unwrap();
+        }
+        let agents = base.join("opt/paddock-agents/p1/claude");
+        std::fs::create_dir_all(&agents).unwrap();
+        let main = base.join("opt/project");
+        std::fs::create_dir_all(main.join(".git/objects")).unwrap();
+        std::fs::write(main.join(".env"), "TOKEN=x").unwrap();
+        let config = SandboxConfig {
+            home: Some(base.join("home")),
+            fenced: vec![
+                worktrees.clone(),
+                agents.parent().unwrap().parent().unwrap().into(),
+                main.clone(),
+            ],
+            readable: vec![main.join(".git")],
+            ..SandboxConfig::default()
+        };
+        let writable = [worktrees.join("p1/mine")];
+        let view = View::compute(&config, &writable, &[], false);
+        for hidden in [
+            worktrees.join("p1/other"),
+            worktrees.join("p2"),
+            base.join("opt/paddock-agents"),
+            main.join(".env"),
+        ] {
+            assert!(
+                view.hidden.contains(&hidden),
+                "{hidden:?} not in {:?}",
+                view.hidden
+            );
+        }
+        for shown in [
+            worktrees.join("p1/mine"),
+            worktrees.join("p1"),
+            main.join(".git"),
+            main.clone(),
+        ] {
+            assert!(
+                !view.hidden.iter().any(|h| shown.starts_with(h)),
+                "{shown:?} hidden: {:?}",
+                view.hidden
+            );
         }
     }
 

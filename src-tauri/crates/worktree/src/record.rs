@@ -73,6 +73,11 @@ impl Worktree {
         self.record.checkout.join(&self.record.prefix)
     }
 
+    /// The top folder of the project's own repository (the user's main checkout).
+    pub fn top(&self) -> &Path {
+        &self.record.top
+    }
+
     /// The project repository's shared git folder, which the checkout reads objects from.
     pub fn common_dir(&self) -> &Path {
         &self.record.common_dir

@@ -55,6 +55,34 @@ impl Env {
         env
     }
 
+    /// As [`Env::new`], with the project, data and HOME folders made inside `base` (a
+    /// place the wall does not empty, as `/opt` or `/data`, or a home).
+    pub fn new_in(server: &FakeServer, extra: Value, base: &Path) -> Self {
+        std::fs::create_dir_all(base).expect("base dir");
+        let env = Self {
+            project: tempfile::tempdir_in(base).expect("project dir"),
+            data: tempfile::tempdir_in(base).expect("data dir"),
+            home: tempfile::tempdir_in(base).expect("home dir"),
+            extra_env: Vec::new(),
+        };
+        let mut settings = json!({
+            "version": 1,
+            "provider": "openai-compatible",
+            "baseUrl": server.url(),
+            "model": "fake-model",
+        });
+        if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
+            s.extend(extra.clone());
+        }
+        env.write_settings(&serde_json::to_string_pretty(&settings).unwrap_or_default());
+        env
+    }
+
+    /// Paddock's data folder of the runs.
+    pub fn data_dir(&self) -> PathBuf {
+        std::fs::canonicalize(self.data.path()).expect("data path")
+    }
+
     /// A project without settings.
     pub fn bare() -> Self {
         Self {

@@ -33,4 +33,5 @@ mod rules;
 mod scripting;
 mod sessions;
 mod terminal_text;
+mod wall_places;
 mod worktree;

@@ -31,9 +31,7 @@ pub(super) fn place(
         Some(w) => Project {
             root: canonical_dir(&w.project_dir())?,
             settings,
-            worktree: Some(WorktreeWall {
-                common_dir: w.common_dir().to_path_buf(),
-            }),
+            worktree: Some(WorktreeWall::of(w)),
         },
     };
     Ok((project, found))

@@ -85,9 +85,7 @@ fn scene() -> Option<Scene> {
             workspace: WorkspaceMode::Project,
             ..ProjectSettings::default()
         },
-        worktree: Some(WorktreeWall {
-            common_dir: mine.common_dir().to_path_buf(),
-        }),
+        worktree: Some(WorktreeWall::of(&mine)),
     };
     let mut env = (*project.tool_env(Vec::new())).clone();
     env.sandbox.home = Some(home.clone());
