@@ -328,7 +328,10 @@ mod tests {
 
     #[test]
     fn a_fence_hides_everything_but_the_way_to_what_the_command_uses() {
-        let dir = tempfile::tempdir().unwrap();
+        // Not in /tmp, which the wall empties anyway: as under /opt.
+        let outside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../target/tmp");
+        std::fs::create_dir_all(&outside).unwrap();
+        let dir = tempfile::tempdir_in(outside).unwrap();
         let base = dir.path().canonicalize().unwrap();
         let worktrees = base.join("opt/paddock-worktrees");
         for d in ["p1/mine/src", "p1/other", "p2/theirs"] {
