@@ -10,6 +10,7 @@ mod env;
 pub mod file_edit;
 pub mod file_read;
 pub mod file_write;
+mod git_env;
 pub mod glob;
 pub mod grep;
 mod held;

@@ -248,6 +248,13 @@ async fn start_and_wait(
             writable,
         ))
         .envs(command.vars.iter().map(|(k, v)| (*k, v)))
+        // A call nobody looked at (a rule or preset allowed it) runs no program a
+        // repository's configuration names for git.
+        .envs(if ctx.approved.is_none() {
+            crate::git_env::unseen_call_git_env()
+        } else {
+            Vec::new()
+        })
         .stdin(if command.stdin.is_some() {
             Stdio::piped()
         } else {

@@ -343,3 +343,24 @@ async fn a_repository_made_of_a_root_git_file_and_a_commondir_is_held() {
     assert!(seen.text.contains("not kept"), "{}", seen.text);
     assert!(!users_git_runs_it(&w, "."), "{}", seen.text);
 }
+
+/// Issue 50, class 9: a call nobody looked at (a rule allowed it) that makes a repository,
+/// names a program in its configuration and runs git there, in one command. The hold comes
+/// after the call; on main (d242b3a) the `git status` inside it ran the program.
+#[tokio::test]
+async fn an_unattended_call_runs_no_program_a_repositorys_config_names() {
+    let Some(w) = wall() else { return };
+    let marker = w.ws.join("PWNED");
+    let attack = format!(
+        "git init -q r && git -C r config core.fsmonitor '{}' && git -C r config core.pager \
+         '{}' && git -C r status --short && git -C r -p log 2>/dev/null; echo DONE",
+        payload(&w),
+        payload(&w)
+    );
+    w.plain(&attack.replace(" r ", " ctl ").replace("-C r", "-C ctl"));
+    assert!(marker.exists(), "the payload does not run plainly");
+    std::fs::remove_file(&marker).unwrap();
+    let seen = w.confined(&attack).await;
+    assert!(seen.text.contains("DONE"), "{}", seen.text);
+    assert!(!marker.exists(), "{}", seen.text);
+}
