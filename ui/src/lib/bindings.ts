@@ -684,7 +684,16 @@ export type NetworkSettings = { allow: Array<string>, ask: Array<string>, deny: 
 /**
  * Package ecosystems whose hosts are allowed (npm, crates, pypi, go, github, rubygems).
  */
-presets: Array<NetworkPreset>, };
+presets: Array<NetworkPreset>, 
+/**
+ * Bytes one tool call may send through the proxy, over all its connections; past it
+ * the connection ends and the call's new ones are refused. Unset: no cap.
+ */
+maxUploadBytes?: bigint, 
+/**
+ * Bytes one tool call may receive through the proxy, the same way.
+ */
+maxDownloadBytes?: bigint, };
 
 export type NetworkView = { 
 /**

@@ -158,6 +158,8 @@ impl<'a> Edit<'a> {
             ask: trimmed(network.ask),
             deny: trimmed(network.deny),
             presets: network.presets,
+            max_upload_bytes: network.max_upload_bytes,
+            max_download_bytes: network.max_download_bytes,
         };
         self.change(|s| {
             s.network = network;

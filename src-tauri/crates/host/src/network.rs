@@ -136,7 +136,11 @@ pub fn fence(s: &ProjectSettings) -> Option<NetworkFence> {
     match policy(&s.network) {
         Ok(policy) => Some(NetworkFence::new(
             Proxy::builder(policy).resolver(Arc::new(SystemResolver)),
-            CallLimits::default(),
+            CallLimits {
+                upload_cap: s.network.max_upload_bytes,
+                download_cap: s.network.max_download_bytes,
+                ..CallLimits::default()
+            },
         )),
         // Loading refuses such a file; settings built in code get no network rather than
         // more of it.

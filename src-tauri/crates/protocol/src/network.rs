@@ -9,8 +9,9 @@ use ts_rs::TS;
 /// wildcard for its subdomains (`*.example.com`, which does not match `example.com`), an
 /// address, each with an optional port (`example.com:443`). Deny beats ask beats allow; a
 /// host no rule names is asked about (refused where nobody can answer). Names that resolve
-/// to loopback, private, link-local or metadata addresses are refused unless an allow rule
-/// names that address. `bashNetwork: true` gives all of the network instead.
+/// to loopback, private, link-local or metadata addresses, or to this machine's own (an IPv6
+/// form carrying an IPv4 address is judged by that address), are refused unless an allow
+/// rule names that address. `bashNetwork: true` gives all of the network instead.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(default, rename_all = "camelCase")]
 pub struct NetworkSettings {
@@ -23,6 +24,15 @@ pub struct NetworkSettings {
     /// Package ecosystems whose hosts are allowed (npm, crates, pypi, go, github, rubygems).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub presets: Vec<NetworkPreset>,
+    /// Bytes one tool call may send through the proxy, over all its connections; past it
+    /// the connection ends and the call's new ones are refused. Unset: no cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_upload_bytes: Option<u64>,
+    /// Bytes one tool call may receive through the proxy, the same way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_download_bytes: Option<u64>,
 }
 
 impl NetworkSettings {

@@ -67,6 +67,11 @@ impl NetworkFence {
         }
     }
 
+    /// What each call may use.
+    pub fn limits(&self) -> CallLimits {
+        self.limits
+    }
+
     pub fn proxy(&self) -> &Proxy {
         &self.proxy
     }

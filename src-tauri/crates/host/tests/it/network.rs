@@ -150,3 +150,24 @@ async fn a_saved_rule_reaches_the_proxy_of_a_run_going_on() {
         .unwrap();
     assert_eq!(decide(), Verdict::Allow);
 }
+
+/// Issue 50, class 7: the settings' per-call upload and download caps reach the fence each
+/// call of bash goes through (the proxy's own tests show the caps cut connections).
+#[test]
+fn the_settings_caps_apply_to_each_call() {
+    let settings = paddock_host::settings::parse(
+        r#"{"version": 1, "network": {"allow": ["example.com"], "maxUploadBytes": 1000, "maxDownloadBytes": 50000}}"#,
+        std::path::Path::new("settings.json"),
+    )
+    .unwrap();
+    let fence = paddock_host::network::fence(&settings).unwrap();
+    assert_eq!(fence.limits().upload_cap, Some(1000));
+    assert_eq!(fence.limits().download_cap, Some(50_000));
+    let plain = paddock_host::settings::parse(
+        r#"{"version": 1, "network": {"allow": ["example.com"]}}"#,
+        std::path::Path::new("settings.json"),
+    )
+    .unwrap();
+    let fence = paddock_host::network::fence(&plain).unwrap();
+    assert_eq!(fence.limits().upload_cap, None);
+}

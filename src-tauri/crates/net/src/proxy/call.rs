@@ -3,7 +3,6 @@
 //! a question about a host is asked once per call, not once per connection.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
@@ -20,6 +19,10 @@ pub const MAX_CALL_CONNECTIONS: usize = 64;
 pub struct CallLimits {
     /// Bytes both ways over all the call's connections; `None`: no cap.
     pub byte_cap: Option<u64>,
+    /// Bytes sent out (client to server) over all the call's connections.
+    pub upload_cap: Option<u64>,
+    /// Bytes received (server to client) over all the call's connections.
+    pub download_cap: Option<u64>,
     pub max_connections: usize,
 }
 
@@ -27,9 +30,39 @@ impl Default for CallLimits {
     fn default() -> Self {
         CallLimits {
             byte_cap: None,
+            upload_cap: None,
+            download_cap: None,
             max_connections: MAX_CALL_CONNECTIONS,
         }
     }
+}
+
+/// Which way bytes go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From the client to the server.
+    Up,
+    /// From the server to the client.
+    Down,
+}
+
+/// Bytes carried so far.
+#[derive(Debug, Default, Clone, Copy)]
+struct Usage {
+    up: u64,
+    down: u64,
+}
+
+/// What `limits` still let through `way` after `used`.
+fn room(limits: &CallLimits, used: Usage, way: Direction) -> u64 {
+    let total = limits.byte_cap.map_or(u64::MAX, |cap| {
+        cap.saturating_sub(used.up.saturating_add(used.down))
+    });
+    let own = match way {
+        Direction::Up => limits.upload_cap.map(|cap| cap.saturating_sub(used.up)),
+        Direction::Down => limits.download_cap.map(|cap| cap.saturating_sub(used.down)),
+    };
+    total.min(own.unwrap_or(u64::MAX))
 }
 
 type AskCell = Arc<OnceCell<AskAnswer>>;
@@ -47,7 +80,7 @@ struct Inner {
     id: String,
     cancel: CancellationToken,
     limits: CallLimits,
-    used: AtomicU64,
+    used: Mutex<Usage>,
     permits: Arc<Semaphore>,
     /// One answer per host and port for the call's life (`Allow once` holds for the call:
     /// `npm install` opens dozens of connections to one registry).
@@ -70,7 +103,7 @@ impl Call {
                 id: id.into(),
                 cancel,
                 limits,
-                used: AtomicU64::new(0),
+                used: Mutex::new(Usage::default()),
                 permits: Arc::new(Semaphore::new(limits.max_connections)),
                 asked: Mutex::new(HashMap::new()),
             }),
@@ -107,38 +140,47 @@ impl Call {
 
     /// Bytes carried so far, both ways, over all the call's connections.
     pub fn bytes_used(&self) -> u64 {
-        self.inner.used.load(Ordering::Relaxed)
+        let used = self.usage();
+        used.up.saturating_add(used.down)
     }
 
-    pub(crate) fn cap_reached(&self) -> bool {
-        self.inner
-            .limits
-            .byte_cap
-            .is_some_and(|cap| self.bytes_used() >= cap)
-    }
-
-    /// Bytes the call may still carry (`u64::MAX` without a cap).
-    pub(crate) fn remaining(&self) -> u64 {
-        match self.inner.limits.byte_cap {
-            Some(cap) => cap.saturating_sub(self.bytes_used()),
-            None => u64::MAX,
+    fn usage(&self) -> Usage {
+        match self.inner.used.lock() {
+            Ok(guard) => *guard,
+            Err(poisoned) => *poisoned.into_inner(),
         }
     }
 
-    /// Takes up to `n` bytes from the call's allowance; returns how many may be carried.
-    pub(crate) fn spend(&self, n: u64) -> u64 {
-        let Some(cap) = self.inner.limits.byte_cap else {
-            self.inner.used.fetch_add(n, Ordering::Relaxed);
-            return n;
+    /// Bytes the call may still carry `way` (`u64::MAX` without a cap).
+    pub(crate) fn remaining(&self, way: Direction) -> u64 {
+        room(&self.inner.limits, self.usage(), way)
+    }
+
+    /// Takes up to `n` bytes `way` from the call's allowances; returns how many may be
+    /// carried.
+    pub(crate) fn spend(&self, way: Direction, n: u64) -> u64 {
+        let mut used = match self.inner.used.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
         };
-        let before = self
-            .inner
-            .used
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
-                Some(used.saturating_add(n).min(cap.max(used)))
-            })
-            .unwrap_or_else(|used| used);
-        n.min(cap.saturating_sub(before))
+        let allowed = n.min(room(&self.inner.limits, *used, way));
+        match way {
+            Direction::Up => used.up = used.up.saturating_add(allowed),
+            Direction::Down => used.down = used.down.saturating_add(allowed),
+        }
+        allowed
+    }
+
+    /// Which cap stopped bytes going `way`, in words.
+    pub(crate) fn cap_text(&self, way: Direction) -> String {
+        let limits = self.inner.limits;
+        let used = self.usage();
+        let (name, cap) = match (way, limits.upload_cap, limits.download_cap) {
+            (Direction::Up, Some(cap), _) if used.up >= cap => ("upload", cap),
+            (Direction::Down, _, Some(cap)) if used.down >= cap => ("download", cap),
+            _ => ("byte", limits.byte_cap.unwrap_or_default()),
+        };
+        format!("the call's {name} cap ({cap} bytes) was reached")
     }
 
     pub(crate) fn try_permit(&self) -> Option<OwnedSemaphorePermit> {

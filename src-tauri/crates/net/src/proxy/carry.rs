@@ -4,7 +4,7 @@
 use std::io;
 use std::sync::atomic::AtomicU64;
 
-use crate::proxy::call::Call;
+use crate::proxy::call::{Call, Direction};
 
 /// Bytes carried so far; read after the connection ends, or when it was cut off.
 #[derive(Debug, Default)]
@@ -15,14 +15,15 @@ pub(crate) struct Counters {
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PipeError {
-    #[error("the call's byte cap ({0} bytes) was reached")]
-    Cap(u64),
+    /// Which cap, in words.
+    #[error("{0}")]
+    Cap(String),
     #[error("{0}")]
     Io(#[from] io::Error),
 }
 
-pub(crate) fn cap_error(call: &Call) -> PipeError {
-    PipeError::Cap(call.limits().byte_cap.unwrap_or_default())
+pub(crate) fn cap_error(call: &Call, way: Direction) -> PipeError {
+    PipeError::Cap(call.cap_text(way))
 }
 
 /// When the pipe is done.

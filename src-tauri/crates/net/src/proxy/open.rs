@@ -14,7 +14,7 @@ use crate::host::Host;
 use crate::policy::{AddressCheck, Decision, Verdict};
 use crate::proxy::Shared;
 use crate::proxy::ask::AskRequest;
-use crate::proxy::call::Call;
+use crate::proxy::call::{Call, Direction};
 use crate::proxy::event::{AskAnswer, ConnectionEvent, RefusedAddress};
 
 /// Addresses of one name considered at most (a DNS answer is the attacker's).
@@ -47,11 +47,13 @@ pub(crate) async fn open(
     event: &mut ConnectionEvent,
 ) -> Result<TcpStream, Refusal> {
     let target = host.authority(port);
-    if call.cap_reached() {
-        let cap = call.limits().byte_cap.unwrap_or_default();
-        return Err(forbidden(format!(
-            "{target}: the call's byte cap ({cap} bytes) is used up"
-        )));
+    // A connection that could send or receive nothing more is refused before it opens.
+    if let Some(way) = [Direction::Up, Direction::Down]
+        .into_iter()
+        .find(|way| call.remaining(*way) == 0)
+    {
+        let why = call.cap_text(way).replace("was reached", "is used up");
+        return Err(forbidden(format!("{target}: {why}")));
     }
     let policy = shared.policy();
     let decision = policy.decide_with(host, port, &shared.own.current());

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::proxy::call::Call;
+use crate::proxy::call::{Call, Direction};
 use crate::proxy::carry::{Counters, PipeError, Until, cap_error, finish};
 use crate::proxy::stream::ProxyStream;
 #[cfg(target_os = "linux")]
@@ -24,11 +24,12 @@ pub(crate) async fn send_first<W: AsyncWrite + Unpin>(
     count: &AtomicU64,
     call: &Call,
 ) -> Result<(), PipeError> {
-    let allowed = usize::try_from(call.spend(bytes.len() as u64)).unwrap_or(bytes.len());
+    let allowed =
+        usize::try_from(call.spend(Direction::Up, bytes.len() as u64)).unwrap_or(bytes.len());
     upstream.write_all(&bytes[..allowed]).await?;
     count.fetch_add(allowed as u64, Ordering::Relaxed);
     if allowed < bytes.len() {
-        return Err(cap_error(call));
+        return Err(cap_error(call, Direction::Up));
     }
     Ok(())
 }
@@ -48,8 +49,20 @@ pub(crate) async fn pipe<C: ProxyStream>(
     }
     let (client_read, client_write) = tokio::io::split(client);
     let (upstream_read, upstream_write) = tokio::io::split(upstream);
-    let up = copy_one(client_read, upstream_write, &counters.up, call);
-    let down = copy_one(upstream_read, client_write, &counters.down, call);
+    let up = copy_one(
+        client_read,
+        upstream_write,
+        &counters.up,
+        call,
+        Direction::Up,
+    );
+    let down = copy_one(
+        upstream_read,
+        client_write,
+        &counters.down,
+        call,
+        Direction::Down,
+    );
     finish(up, down, until).await
 }
 
@@ -58,6 +71,7 @@ async fn copy_one<R, W>(
     mut writer: W,
     count: &AtomicU64,
     call: &Call,
+    way: Direction,
 ) -> Result<(), PipeError>
 where
     R: AsyncRead + Unpin,
@@ -71,12 +85,12 @@ where
             let _ = writer.shutdown().await;
             return Ok(());
         }
-        let allowed = usize::try_from(call.spend(n as u64)).unwrap_or(n);
+        let allowed = usize::try_from(call.spend(way, n as u64)).unwrap_or(n);
         writer.write_all(&buf[..allowed]).await?;
         count.fetch_add(allowed as u64, Ordering::Relaxed);
         if allowed < n {
             let _ = writer.flush().await;
-            return Err(cap_error(call));
+            return Err(cap_error(call, way));
         }
     }
 }

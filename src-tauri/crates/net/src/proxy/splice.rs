@@ -12,7 +12,7 @@ use rustix::pipe::{PipeFlags, SpliceFlags, fcntl_setpipe_size, pipe_with, splice
 use tokio::io::Interest;
 use tokio::net::TcpStream;
 
-use crate::proxy::call::Call;
+use crate::proxy::call::{Call, Direction};
 use crate::proxy::carry::{Counters, PipeError, Until, cap_error, finish};
 use crate::proxy::stream::SocketRef;
 
@@ -54,8 +54,8 @@ pub(crate) async fn pipe(
     until: Until,
 ) -> Result<(), PipeError> {
     let upstream = SocketRef::Tcp(upstream);
-    let up = one_way(client, upstream, &counters.up, call);
-    let down = one_way(upstream, client, &counters.down, call);
+    let up = one_way(client, upstream, &counters.up, call, Direction::Up);
+    let down = one_way(upstream, client, &counters.down, call, Direction::Down);
     finish(up, down, until).await
 }
 
@@ -64,6 +64,7 @@ async fn one_way(
     to: SocketRef<'_>,
     count: &AtomicU64,
     call: &Call,
+    way: Direction,
 ) -> Result<(), PipeError> {
     // Non-blocking pipe ends: a splice never blocks a worker thread.
     let (pipe_out, pipe_in) =
@@ -73,13 +74,13 @@ async fn one_way(
     let mut chunks = 0u32;
     loop {
         let moved = loop {
-            if call.remaining() == 0 {
-                return Err(cap_error(call));
+            if call.remaining(way) == 0 {
+                return Err(cap_error(call, way));
             }
             // Never more than the cap leaves; a race with another connection is settled
             // by `spend` below, which may carry fewer than were moved into the pipe.
             let room =
-                usize::try_from(call.remaining()).map_or(SPLICE_CHUNK, |r| r.min(SPLICE_CHUNK));
+                usize::try_from(call.remaining(way)).map_or(SPLICE_CHUNK, |r| r.min(SPLICE_CHUNK));
             // Tried first and waited for only when the socket has nothing: one readiness
             // round trip less per chunk.
             let attempt = from.attempt(Interest::READABLE, || {
@@ -98,7 +99,7 @@ async fn one_way(
             let _ = rustix::net::shutdown(to.fd(), Shutdown::Write);
             return Ok(());
         }
-        let allowed = usize::try_from(call.spend(moved as u64)).unwrap_or(moved);
+        let allowed = usize::try_from(call.spend(way, moved as u64)).unwrap_or(moved);
         let mut left = allowed;
         while left > 0 {
             let attempt = to.attempt(Interest::WRITABLE, || {
@@ -115,7 +116,7 @@ async fn one_way(
         }
         count.fetch_add(allowed as u64, Ordering::Relaxed);
         if allowed < moved {
-            return Err(cap_error(call));
+            return Err(cap_error(call, way));
         }
         // A busy tunnel that never waits still lets the worker's other tasks run (not
         // after every chunk: that costs a few per cent of throughput).

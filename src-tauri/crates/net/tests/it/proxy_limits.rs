@@ -184,6 +184,63 @@ async fn the_byte_cap_ends_the_call_s_connections() {
     assert!(body.contains("byte cap"), "{body}");
 }
 
+/// Issue 50, class 7: a download cap (bytes the call receives) ends the connection at the
+/// cap exactly, names itself, and refuses the call's later connections; on main there was
+/// only the cap on both ways together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_download_cap_ends_the_call_s_connections_at_the_cap() {
+    let blast = blast_server("127.0.0.1:0", 100_000).await;
+    let limits = CallLimits {
+        download_cap: Some(7_000),
+        ..CallLimits::default()
+    };
+    let mut h = start(ProxyConfig::default(), limits).await;
+    let (mut tunnel, answer) = h.connect(&format!("127.0.0.1:{}", blast.port())).await;
+    assert_eq!(status(&answer), 200);
+    assert_eq!(read_to_end(&mut tunnel).await.len(), 7_000);
+    let e = h.event().await;
+    assert!(
+        e.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("download cap (7000 bytes)"),
+        "{e:?}"
+    );
+    let (code, body) = h
+        .refused(format!("CONNECT 127.0.0.1:{} HTTP/1.1\r\n\r\n", blast.port()).as_bytes())
+        .await;
+    assert_eq!(code, 403);
+    assert!(body.contains("download cap"), "{body}");
+}
+
+/// An upload cap stops what the call sends at the cap exactly (what it received before is
+/// not charged to it) and ends the connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_upload_cap_stops_what_goes_out_only() {
+    let echo = echo_server("127.0.0.1:0").await;
+    let limits = CallLimits {
+        upload_cap: Some(10),
+        ..CallLimits::default()
+    };
+    let mut h = start(ProxyConfig::default(), limits).await;
+    let (mut tunnel, answer) = h.connect(&format!("127.0.0.1:{}", echo.port())).await;
+    assert_eq!(status(&answer), 200);
+    assert_eq!(round_trip(&mut tunnel, b"12345").await, b"12345");
+    tunnel.write_all(b"6789012345678").await.unwrap();
+    // The connection ends at the cap; at most the bytes within it came back.
+    let back = read_to_end(&mut tunnel).await;
+    assert!(b"67890".starts_with(&back), "{back:?}");
+    let e = h.event().await;
+    assert!(
+        e.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("upload cap (10 bytes)"),
+        "{e:?}"
+    );
+    assert_eq!(e.bytes_up, 10);
+}
+
 /// Guards: one call opening connections without end. Past its limit it gets 503s while
 /// its open connections keep working.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
