@@ -6,7 +6,8 @@
 //! It is pure: it runs nothing and reads no file. The host runs each matching hook inside
 //! the OS wall, with its time limit, and hands back how it ended ([`HookRun`]). Matching by
 //! argument uses `paddock-rules`, the grants' own matcher. A hook's decision never widens a
-//! grant (see [`Decision::Allow`]).
+//! grant (see [`Decision::Allow`]). [`Hook::scripts`] says which files a command may run or
+//! read as its script, for the host to pin their content in the hook's trust.
 
 mod config;
 mod digest;
@@ -19,6 +20,8 @@ mod output;
 mod parse;
 mod rule;
 mod schema;
+mod script;
+mod spelling;
 mod subject;
 mod text;
 mod tools;
@@ -32,6 +35,8 @@ pub use outcome::{Decision, EndRun, HookOutcome, HookRun, combine};
 pub use output::MAX_REWRITTEN_INPUT_BYTES;
 pub use parse::{MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_HOOKS, MAX_STATUS_MESSAGE_BYTES};
 pub use rule::MAX_RULE_BYTES;
+pub use script::{CommandScripts, PROJECT_VARS, ScriptPath};
+pub use spelling::{MAX_TEXT_PATHS, text_paths};
 pub use subject::{CallInfo, CompactTrigger, SessionSource, Subject};
 pub use text::MAX_TEXT_BYTES;
 pub use tools::{PADDOCK_TOOLS, paddock_name};

@@ -63,7 +63,9 @@ pub enum Decision {
     /// deny (a Deny grant, a deny rule, the framework deny list), a run's preset ceiling or a
     /// caller's limit, and an ask rule still asks: as in Claude Code, where a hook's allow
     /// "doesn't skip the deny-rule and ask-rule steps" (read 2026-12-06,
-    /// <https://code.claude.com/docs/en/agent-sdk/permissions>). The host enforces this.
+    /// <https://code.claude.com/docs/en/agent-sdk/permissions>). Only the user's own hooks
+    /// may skip an Ask: the host drops a project hook's allow ([`HookOutcome::drop_allow`]).
+    /// The host enforces this.
     Allow { reason: Option<String> },
     /// `pre_tool_use`: ask the person even where the grants allow the call (headless runs:
     /// deny). The reason is shown with the question.
@@ -122,7 +124,26 @@ pub struct HookOutcome {
     pub warning: Option<String>,
 }
 
+impl HookOutcome {
+    /// Takes back an allow (the call goes on as the grants say; a rewrite stays, judged by
+    /// the grants again): for a hook whose answer the user did not write. True when there
+    /// was one.
+    pub fn drop_allow(&mut self) -> bool {
+        if matches!(self.decision, Decision::Allow { .. }) {
+            self.decision = Decision::Continue;
+            return true;
+        }
+        false
+    }
+}
+
 impl Hook {
+    /// A hook the host did not run (`why`: its script changed since it was trusted): a
+    /// failure by its failure mode, so a fail-closed guard still holds back what it guards.
+    pub fn not_run(&self, why: &str) -> HookOutcome {
+        self.failed(format!("hook {} was not run: {why}", self.title()))
+    }
+
     /// What this hook's run means, for this hook's event and failure mode.
     pub fn outcome(&self, run: &HookRun<'_>) -> HookOutcome {
         let note = if run.output_truncated { CUT_NOTE } else { "" };

@@ -38,7 +38,9 @@ impl RunService {
                 self.keys_generation(),
             )
             .await?;
-        self.pre_compact_hooks(&runtime, root, session).await?;
+        let pins = crate::hooks::HookPins::for_run(self.trust(), root, trust, &stored);
+        self.pre_compact_hooks(&runtime, root, session, pins)
+            .await?;
         let done = compaction::compact(
             runtime.model().as_ref(),
             runtime.model_name(),
@@ -68,6 +70,7 @@ impl RunService {
         runtime: &crate::runtime::ProjectRuntime,
         root: &std::path::Path,
         session: &str,
+        pins: crate::hooks::HookPins,
     ) -> Result<(), HostError> {
         use paddock_core::hooks::Hooks;
         let sets = crate::hooks::sets_for(self.trust().config_dir(), runtime.settings())?;
@@ -76,6 +79,7 @@ impl RunService {
             runtime.tools().env().clone(),
             session.to_owned(),
             None,
+            pins,
         );
         if !hooks.acts_at(paddock_protocol::HookPoint::PreCompact) {
             return Ok(());

@@ -380,6 +380,7 @@ impl RunService {
             runtime.tools().env().clone(),
             session_id.clone(),
             start,
+            crate::hooks::HookPins::for_run(&self.trust, root, trust, &stored),
         );
         if !hooks.is_empty() {
             agent = agent.with_hooks(Arc::new(hooks));

@@ -8,4 +8,5 @@ mod digest;
 mod failures;
 mod refusals;
 mod rules;
+mod scripts;
 mod shape;

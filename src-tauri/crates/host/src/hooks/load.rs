@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::HostError;
 use crate::field_error::FieldError;
+use crate::hooks::pins::ScriptPins;
 
 /// The user's hooks file, in Paddock's config folder.
 pub const USER_HOOKS_FILE: &str = "hooks.json";
@@ -105,25 +106,28 @@ pub fn trust_key(hook: &Hook) -> String {
     )
 }
 
-/// The value trust records for a hook: everything that decides what runs and when.
-pub fn trust_value(hook: &Hook) -> Value {
-    json!({
-        "event": hook.event().name(),
-        "matcher": hook.matcher(),
-        "rule": hook.rule(),
-        "command": hook.command(),
-        "args": hook.args(),
-        "timeout": hook.timeout_secs(),
-        "onError": hook.on_error().as_str(),
-        "digest": hook.digest(),
-    })
+/// The value trust records for a hook: everything that decides what runs and when, and the
+/// content of the project files it runs (`pins`).
+pub fn trust_value(hook: &Hook, pins: &ScriptPins) -> Value {
+    let mut value = Map::new();
+    value.insert("event".into(), json!(hook.event().name()));
+    value.insert("matcher".into(), json!(hook.matcher()));
+    value.insert("rule".into(), json!(hook.rule()));
+    value.insert("command".into(), json!(hook.command()));
+    value.insert("args".into(), json!(hook.args()));
+    value.insert("timeout".into(), json!(hook.timeout_secs()));
+    value.insert("onError".into(), json!(hook.on_error().as_str()));
+    value.insert("digest".into(), json!(hook.digest()));
+    pins.add_to(&mut value);
+    Value::Object(value)
 }
 
-/// What a hook would do, in words for the trust prompt.
-pub fn trust_words(hook: &Hook) -> String {
+/// What a hook would do, in words for the trust prompt (with what trust pins of its
+/// scripts, or why it cannot).
+pub fn trust_words(hook: &Hook, pins: &ScriptPins) -> String {
     let when = match (hook.event().name(), hook.rule().or(hook.matcher())) {
         ("pre_tool_use", Some(m)) if !m.is_empty() => format!("before each {m} call"),
-        ("pre_tool_use", _) => "before every tool call (it may allow, deny or rewrite it)".into(),
+        ("pre_tool_use", _) => "before every tool call (it may deny or rewrite it)".into(),
         ("post_tool_use", Some(m)) if !m.is_empty() => format!("after each {m} call"),
         ("post_tool_use", _) => "after every tool call".into(),
         ("user_prompt_submit", _) => "on every prompt (it may add to it or block it)".into(),
@@ -139,7 +143,12 @@ pub fn trust_words(hook: &Hook) -> String {
         command.push(' ');
         command.push_str(arg);
     }
-    format!("run `{command}` {when}, inside the wall")
+    let mut words = format!("run `{command}` {when}, inside the wall");
+    if let Some(pinned) = pins.words() {
+        words.push_str("; ");
+        words.push_str(&pinned);
+    }
+    words
 }
 
 /// The project's hooks in Paddock's shape with only those `trusted` keeps (`None`: none left).

@@ -1,9 +1,12 @@
 //! The run's hooks: the user's own (`hooks.json` in the config folder) and the project's
 //! (its trusted `hooks` setting), asked by the kernel at its hook points. Each matching hook
 //! runs behind the same wall as bash (`run`); what they decide together (`paddock_hooks`)
-//! becomes the kernel's verdict, which never widens the grants.
+//! becomes the kernel's verdict, which never widens the grants. A project hook runs only
+//! while the files it runs are as trusted (`pins`), and its allow never skips an Ask: only
+//! the user's own hooks', when they run no project file, do.
 
 mod load;
+mod pins;
 mod run;
 
 use std::path::PathBuf;
@@ -28,8 +31,9 @@ pub use load::{
     trust_words, user_hooks, user_hooks_path, validate,
 };
 
+pub use pins::{HookPins, ScriptPins};
 pub use run::point as point_of;
-use run::{Told, run_hook, stdin_json};
+use run::{Standing, Told, not_run, run_hook, stdin_json};
 
 /// The hooks of one run, and what they need to run.
 pub struct ProjectHooks {
@@ -42,16 +46,20 @@ pub struct ProjectHooks {
     start: Mutex<Option<SessionSource>>,
     /// Times the stop hooks sent the agent on (`stop_hook_active` after the first).
     stops: AtomicU32,
+    /// What each project hook's scripts were trusted as.
+    pins: HookPins,
 }
 
 impl ProjectHooks {
     /// The hooks of `sets` for session `session_id`, run behind `env`'s wall; `start` says
-    /// how the session began when its start hooks are to run (with the first prompt).
+    /// how the session began when its start hooks are to run (with the first prompt); a
+    /// project hook runs only while its scripts match `pins`.
     pub fn new(
         sets: Vec<(HookSource, HooksConfig)>,
         env: Arc<ToolEnv>,
         session_id: String,
         start: Option<SessionSource>,
+        pins: HookPins,
     ) -> Self {
         Self {
             workspace: env.workspace_root.clone(),
@@ -64,6 +72,7 @@ impl ProjectHooks {
             session_id,
             start: Mutex::new(start),
             stops: AtomicU32::new(0),
+            pins,
         }
     }
 
@@ -107,7 +116,12 @@ impl ProjectHooks {
                 source: *source,
             };
             let stdin = stdin_json(hook, &told, fields.clone());
-            async move { run_hook(hook, &self.env, &stdin, &told, ctx).await }
+            async move {
+                match self.standing(*source, hook) {
+                    Ok(standing) => run_hook(hook, &self.env, &stdin, &told, &standing, ctx).await,
+                    Err(why) => not_run(hook, &why, &told, ctx),
+                }
+            }
         });
         let outcome = combine(futures_util::future::join_all(runs).await);
         if let Some(end) = &outcome.stop {
@@ -119,6 +133,26 @@ impl ProjectHooks {
             ctx.cancel.cancel();
         }
         Some(outcome)
+    }
+
+    /// Whether `hook` may run now and what its answer may do. A project hook's files must
+    /// be as trusted (`Err`: why not); a hook whose command runs or reads a project file
+    /// (the agent can write there) gives no allow, only the user's own other hooks do.
+    fn standing(&self, source: HookSource, hook: &Hook) -> Result<Standing, String> {
+        let now = ScriptPins::scan(hook, &self.project);
+        match source {
+            HookSource::User => Ok(Standing {
+                may_allow: !now.names_project(),
+                pinned: None,
+            }),
+            HookSource::Project => match self.pins.of(hook).refusal(&now) {
+                Some(why) => Err(why),
+                None => Ok(Standing {
+                    may_allow: false,
+                    pinned: Some(now),
+                }),
+            },
+        }
     }
 
     /// The session's start hooks, once: their context.
@@ -191,7 +225,15 @@ pub async fn try_call(
     call: &ToolCall,
 ) -> Result<(Vec<paddock_protocol::HookRun>, PreToolUse), crate::HostError> {
     let sets = sets_for(config_dir, &project.settings)?;
-    let hooks = ProjectHooks::new(sets, project.tool_env(Vec::new()), "explain".into(), None);
+    let store = crate::trust::TrustStore::new(config_dir.join(crate::trust::TRUST_FILE));
+    let pins = HookPins::recorded(&store, &project.root);
+    let hooks = ProjectHooks::new(
+        sets,
+        project.tool_env(Vec::new()),
+        "explain".into(),
+        None,
+        pins,
+    );
     let events = paddock_core::CollectSink::new();
     let ctx = detached_context(events.clone(), "rules explain");
     let verdict = hooks.pre_tool_use(call, &ctx).await;

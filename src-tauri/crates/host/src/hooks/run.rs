@@ -26,6 +26,15 @@ pub(super) struct Told<'a> {
     pub source: super::HookSource,
 }
 
+/// What a hook's run may do, decided before it runs.
+pub(super) struct Standing {
+    /// Its allow may skip an Ask: the user's own hook, running no project file.
+    pub may_allow: bool,
+    /// A project hook's scripts as checked right before it ran: checked again after, so a
+    /// script rewritten while it ran does not count as trusted.
+    pub pinned: Option<super::ScriptPins>,
+}
+
 /// The point of the transcript an event of the hooks crate is shown at.
 pub fn point(event: HookEvent) -> HookPoint {
     match event {
@@ -50,13 +59,29 @@ pub(super) fn stdin_json(hook: &Hook, told: &Told<'_>, fields: Map<String, Value
     Value::Object(v).to_string().into_bytes()
 }
 
-/// Runs `hook` with `stdin` behind the wall of `env` and says what it decided; the run is
-/// shown as a `Hook` event under `told.call_id` (or the run).
+/// A hook that does not run (`why`: its scripts are not as trusted): shown as such, and a
+/// failure by its failure mode.
+pub(super) fn not_run(hook: &Hook, why: &str, told: &Told<'_>, ctx: &ToolContext) -> HookOutcome {
+    let outcome = hook.not_run(why);
+    ctx.events.emit(AgentEvent::Hook(HookRun {
+        point: point(hook.event()),
+        hook: format!("{} · {}", told.source.as_str(), hook.title()),
+        call_id: told.call_id.map(str::to_owned),
+        outcome: Shown::Failed,
+        duration_ms: 0,
+        message: Some(format!("not run: {why}")),
+    }));
+    outcome
+}
+
+/// Runs `hook` with `stdin` behind the wall of `env` and says what it decided, as far as
+/// `standing` lets it; the run is shown as a `Hook` event under `told.call_id` (or the run).
 pub(super) async fn run_hook(
     hook: &Hook,
     env: &ToolEnv,
     stdin: &[u8],
     told: &Told<'_>,
+    standing: &Standing,
     ctx: &ToolContext,
 ) -> HookOutcome {
     let started = Instant::now();
@@ -74,20 +99,37 @@ pub(super) async fn run_hook(
     };
     let ran = run_walled(env, &command, limit, ctx).await;
     let killed = matches!(ran.exit_code, EXIT_TIMEOUT | EXIT_ABORTED);
-    let outcome = hook.outcome(&paddock_hooks::HookRun {
+    let mut outcome = hook.outcome(&paddock_hooks::HookRun {
         exit_code: (!killed).then_some(ran.exit_code),
         stdout: ran.stdout.as_bytes(),
         stderr: stderr_with_notes(&ran.stderr, &ran.notes, ran.exit_code).as_bytes(),
         timed_out: ran.timed_out(),
         output_truncated: ran.stdout_cut,
     });
+    // Rewritten while it ran: what it said is not the trusted script's.
+    if let Some(before) = &standing.pinned {
+        let after = super::ScriptPins::scan(hook, told.project);
+        if let Some(why) = before.refusal(&after) {
+            outcome = hook.not_run(&format!("its script changed while it ran: {why}"));
+        }
+    }
+    let mut shown_message = message(&outcome);
+    if !standing.may_allow && outcome.drop_allow() {
+        // Only the user's own hooks may skip an Ask (the kernel keeps every other gate).
+        let note = "its allow does not skip an Ask: only your own hooks (hooks.json), running \
+                    no project file, can";
+        shown_message = Some(match shown_message {
+            Some(m) => format!("{m}\n{note}"),
+            None => note.to_owned(),
+        });
+    }
     ctx.events.emit(AgentEvent::Hook(HookRun {
         point: point(hook.event()),
         hook: format!("{} · {}", told.source.as_str(), hook.title()),
         call_id: told.call_id.map(str::to_owned),
         outcome: shown(hook.event(), &outcome),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        message: message(&outcome),
+        message: shown_message,
     }));
     outcome
 }

@@ -19,8 +19,19 @@ pub struct Gated {
     pub what: String,
 }
 
-/// Every gated field the settings set, in a stable order.
+/// Every gated field the settings set, in a stable order, reading no file: a hook's scripts
+/// are not pinned here (for keys and words; trust records come from [`gated_at`]).
 pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
+    gated_in(s, None)
+}
+
+/// Every gated field the settings of the folder `root` set, a hook's value pinning the
+/// content of the project files it runs (`hooks::pins`).
+pub fn gated_at(s: &ProjectSettings, root: &std::path::Path) -> Vec<Gated> {
+    gated_in(s, Some(root))
+}
+
+fn gated_in(s: &ProjectSettings, root: Option<&std::path::Path>) -> Vec<Gated> {
     let mut out = Vec::new();
     let mut add = |key: String, value: Value, what: String| out.push(Gated { key, value, what });
     if let Some(p) = s.provider {
@@ -146,7 +157,8 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
             "run bash without the OS sandbox where the sandbox is unavailable".into(),
         );
     }
-    // Each hook on its own, pinned to its digest: a changed hook is a new key and asks again.
+    // Each hook on its own, pinned to its digest (a changed hook is a new key) and to the
+    // content of the project files it runs (a changed script is a new value): both ask again.
     if let Some(hooks) = s
         .hooks
         .as_ref()
@@ -156,10 +168,13 @@ pub fn gated(s: &ProjectSettings) -> Vec<Gated> {
         for hook in hooks.hooks() {
             let key = crate::hooks::trust_key(hook);
             if seen.insert(key.clone()) {
+                let pins = root
+                    .map(|r| crate::hooks::ScriptPins::scan(hook, r))
+                    .unwrap_or_default();
                 add(
                     key,
-                    crate::hooks::trust_value(hook),
-                    crate::hooks::trust_words(hook),
+                    crate::hooks::trust_value(hook, &pins),
+                    crate::hooks::trust_words(hook, &pins),
                 );
             }
         }

@@ -14,7 +14,7 @@ use paddock_protocol::{ProjectSettings, TrustItem, TrustReport, TrustState};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use gated::{Gated, gated, restrict};
+pub use gated::{Gated, gated, gated_at, restrict};
 
 use crate::RunOptions;
 
@@ -143,6 +143,16 @@ impl TrustStore {
             .unwrap_or_default()
     }
 
+    /// The values the user trusted for the folder at `root`, by gated key (a hook's carry
+    /// the pins of its scripts). A damaged record trusts nothing.
+    pub fn trusted_values(&self, root: &Path) -> BTreeMap<String, Value> {
+        self.load()
+            .ok()
+            .and_then(|mut file| file.folders.remove(&key(root)))
+            .map(|record| record.trusted)
+            .unwrap_or_default()
+    }
+
     /// Records that the user saw the saved prompt `file` with content digest `digest` and
     /// chose to send it: asked again only once it changes.
     pub fn confirm_prompt(&self, root: &Path, file: &str, digest: &str) -> Result<(), TrustError> {
@@ -184,7 +194,7 @@ impl TrustStore {
         };
         let mut trusted = BTreeSet::new();
         let mut pending_values = Vec::new();
-        for g in gated(settings) {
+        for g in gated_at(settings, root) {
             let state = match record.trusted.get(&g.key) {
                 Some(v) if *v == g.value => TrustState::Trusted,
                 Some(was) => TrustState::Changed {
@@ -217,7 +227,7 @@ impl TrustStore {
     /// Trusts every gated field the settings set now.
     pub fn trust(&self, root: &Path, settings: &ProjectSettings) -> Result<(), TrustError> {
         self.update(root, |record| {
-            record.trusted = gated(settings)
+            record.trusted = gated_at(settings, root)
                 .into_iter()
                 .map(|g| (g.key, g.value))
                 .collect();
@@ -233,11 +243,11 @@ impl TrustStore {
         before: &ProjectSettings,
         after: &ProjectSettings,
     ) -> Result<(), TrustError> {
-        let old: BTreeMap<String, Value> = gated(before)
+        let old: BTreeMap<String, Value> = gated_at(before, root)
             .into_iter()
             .map(|g| (g.key, g.value))
             .collect();
-        let changed: Vec<Gated> = gated(after)
+        let changed: Vec<Gated> = gated_at(after, root)
             .into_iter()
             .filter(|g| old.get(&g.key) != Some(&g.value))
             .collect();

@@ -3,6 +3,7 @@
 
 mod checkpoints;
 mod edit;
+mod hook_pins;
 mod keychain;
 mod landing_trust;
 mod mcp_import;
