@@ -27,7 +27,7 @@ impl OwnWall {
     /// The wall, as a layout carries it.
     pub fn shared() -> Wall {
         Some(Arc::new(Self {
-            own: crate::project::data_dirs(),
+            own: crate::places::data_dirs(),
         }))
     }
 }

@@ -24,6 +24,7 @@ pub mod mentions;
 mod models;
 pub mod network;
 mod options;
+mod places;
 pub mod pricing;
 mod project;
 pub mod prompt;

@@ -102,11 +102,11 @@ impl Project {
                     .map(|d| self.root.join(d))
                     .collect(),
                 // Paddock's own data wherever it was put (sessions of every project, trust).
-                own: data_dirs(),
+                own: crate::places::data_dirs(),
                 auto_run: self.settings.auto_run_files.clone(),
                 loopback_ports: crate::network::loopback_ports(&self.settings),
                 hidden: self.hidden(),
-                fenced: fenced_dirs()
+                fenced: crate::places::fenced_dirs()
                     .into_iter()
                     .chain(self.worktree.iter().map(|w| w.main.clone()))
                     .collect(),
@@ -154,41 +154,6 @@ impl Project {
     pub fn sandbox_status(&self) -> SandboxStatus {
         self.tool_env(Vec::new()).sandbox_status()
     }
-}
-
-/// Paddock's own data wherever it was put (sessions of every project, trust): never seen
-/// behind any of its walls.
-pub(crate) fn data_dirs() -> Vec<PathBuf> {
-    paddock_session::data_dir()
-        .into_iter()
-        .chain(
-            crate::trust::TrustStore::open_default()
-                .ok()
-                .and_then(|t| t.path().parent().map(Path::to_path_buf)),
-        )
-        .collect()
-}
-
-/// Folders of other sessions' and agents' files, hidden from every command but for the one
-/// it works in, wherever they were put: every worktree checkout, every external agent's home.
-pub(crate) fn fenced_dirs() -> Vec<PathBuf> {
-    let Ok(data) = paddock_session::data_dir() else {
-        return Vec::new();
-    };
-    let name = data
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "paddock".into());
-    let beside = |suffix: &str| data.with_file_name(format!("{name}-{suffix}"));
-    [beside("worktrees"), beside("agents")]
-        .into_iter()
-        .chain(
-            std::env::var_os(crate::worktree::WORKTREES_DIR_ENV)
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from),
-        )
-        .map(|d| d.canonicalize().unwrap_or(d))
-        .collect()
 }
 
 /// The limits images are scaled to for `provider`, when the model takes them; unknown or

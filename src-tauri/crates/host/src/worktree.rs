@@ -17,8 +17,7 @@ use crate::{HostError, RunOptions, RunService};
 /// Bytes of a checkout's file compared with its base at most.
 const MAX_DIFF_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Puts session checkouts in this folder instead of beside Paddock's data folder.
-pub const WORKTREES_DIR_ENV: &str = "PADDOCK_WORKTREES_DIR";
+pub use crate::places::WORKTREES_DIR_ENV;
 
 /// What a new worktree is called and made from.
 #[derive(Debug, Clone, Default)]
