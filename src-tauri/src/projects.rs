@@ -37,8 +37,20 @@ pub fn canonical(path: &str) -> AppResult<PathBuf> {
         };
         app_error(code, format!("cannot open {}: {e}", expanded.display()))
     })?;
-    if !root.is_dir() {
-        return Err(invalid(format!("{} is not a folder", root.display())));
+    // Judged without opening it (a FIFO's open would wait for a writer forever).
+    let meta = std::fs::metadata(&root).map_err(|e| {
+        app_error(
+            AppErrorCode::Io,
+            format!("cannot open {}: {e}", root.display()),
+        )
+    })?;
+    if !meta.is_dir() {
+        let what = paddock_host::FileKind::of(meta.file_type())
+            .map_or_else(|| "a file".to_owned(), |kind| kind.to_string());
+        return Err(invalid(format!(
+            "{} is not a folder (it is {what})",
+            root.display()
+        )));
     }
     Ok(root)
 }
@@ -74,5 +86,33 @@ mod tests {
             canonical(&file.to_string_lossy()).unwrap_err().code,
             AppErrorCode::Invalid
         );
+    }
+
+    /// The `project` of every IPC command: a FIFO, a socket, a device or a file is refused
+    /// at once, saying what it is (on main: "is not a folder" only, saying nothing of what
+    /// it is; nothing was opened, so nothing hung).
+    #[test]
+    fn a_project_that_is_no_folder_is_refused_saying_what_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let socket = dir.path().join("sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let file = dir.path().join("f.txt");
+        std::fs::write(&file, "x").unwrap();
+        for (path, said) in [
+            (fifo.as_path(), "a FIFO"),
+            (socket.as_path(), "a socket"),
+            (Path::new("/dev/zero"), "a character device"),
+            (file.as_path(), "a file"),
+        ] {
+            let e = canonical(&path.to_string_lossy()).unwrap_err();
+            assert_eq!(e.code, AppErrorCode::Invalid);
+            assert!(e.message.contains(said), "{}", e.message);
+        }
     }
 }

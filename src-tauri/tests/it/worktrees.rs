@@ -130,6 +130,7 @@ async fn a_new_session_in_a_worktree_writes_there_and_merges_back() {
         WorktreeLanding::Merge {
             into: None,
             message: None,
+            accept_trust_changes: false,
         },
     )
     .await

@@ -509,6 +509,38 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// Every argument that takes a path is a `PathBuf` whose value is named `FILE` or `DIR`
+    /// in the help, and every `FILE` or `DIR` is a `PathBuf`: tests/it/blocking_open.rs finds
+    /// the path arguments by those names in `paddock … --help`, so a path argument named
+    /// otherwise would escape its walk.
+    #[test]
+    fn every_path_argument_is_named_file_or_dir() {
+        fn walk(cmd: &clap::Command, at: &str, wrong: &mut Vec<String>, paths: &mut usize) {
+            for arg in cmd.get_arguments() {
+                let is_path = arg.get_value_parser().type_id() == std::any::TypeId::of::<PathBuf>();
+                let named = arg
+                    .get_value_names()
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|n| n.as_str() == "FILE" || n.as_str() == "DIR");
+                if is_path != named {
+                    wrong.push(format!("{at} {}", arg.get_id()));
+                }
+                *paths += usize::from(is_path);
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{at} {}", sub.get_name()), wrong, paths);
+            }
+        }
+        let (mut wrong, mut paths) = (Vec::new(), 0);
+        walk(&Cli::command(), "paddock", &mut wrong, &mut paths);
+        assert!(
+            wrong.is_empty(),
+            "a path argument must be a PathBuf named FILE or DIR (and only those): {wrong:?}"
+        );
+        assert!(paths > 10, "the walk found {paths} path arguments");
+    }
+
     #[test]
     fn the_help_lists_every_exit_code() {
         use crate::exit::Code;

@@ -7,7 +7,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use paddock_host::{UntrustedFileError, read_untrusted};
+use paddock_host::{FileKind, UntrustedFileError, read_untrusted};
 
 use crate::exit::CliError;
 
@@ -102,8 +102,8 @@ pub fn check_output(path: &Path) -> Result<Option<u32>, WriteError> {
              the path of the file itself)"
         ))),
         Ok(meta) if !meta.is_file() => Err(WriteError::Refused(format!(
-            "{shown} is not a regular file (a FIFO, a device or a folder); Paddock will not \
-             write to it"
+            "{shown} is not a regular file ({}); Paddock will not write to it",
+            FileKind::of(meta.file_type()).unwrap_or(FileKind::Other)
         ))),
         Ok(meta) => Ok(Some(mode_of(&meta))),
     }
@@ -162,20 +162,31 @@ fn mode_of(_meta: &std::fs::Metadata) -> u32 {
     DEFAULT_MODE
 }
 
-/// `--project`, or the current directory.
+/// `--project`, or the current directory: a folder, else a usage error saying what the
+/// path is instead (missing, a file, a FIFO, a device...). Nothing at the path is opened.
 pub fn project_dir(flag: Option<&Path>) -> Result<PathBuf, CliError> {
     let dir = match flag {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir()
             .map_err(|e| CliError::failure(format!("cannot read the current directory: {e}")))?,
     };
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "the project folder {} does not exist or is not a folder",
-            dir.display()
-        )));
+    let shown = dir.display();
+    match std::fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => Ok(dir),
+        Ok(meta) => {
+            let what = FileKind::of(meta.file_type())
+                .map_or_else(|| "a file".to_owned(), |kind| kind.to_string());
+            Err(CliError::usage(format!(
+                "the project folder {shown} is not a folder (it is {what})"
+            )))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::usage(format!(
+            "the project folder {shown} does not exist"
+        ))),
+        Err(e) => Err(CliError::usage(format!(
+            "the project folder {shown} cannot be used: {e}"
+        ))),
     }
-    Ok(dir)
 }
 
 #[cfg(test)]

@@ -97,7 +97,12 @@ impl Root {
                 FileType::Directory => return Err(PathError::IsDir { path }),
                 // The path resolved symlink-free: a link here now is a swap.
                 FileType::Symlink => return Err(PathError::Raced { path }),
-                _ => return Err(PathError::NotRegular { path }),
+                other => {
+                    return Err(PathError::NotRegular {
+                        path,
+                        kind: crate::FileKind::of_raw(other),
+                    });
+                }
             },
             Err(Errno::NOENT) if create => None,
             Err(e) => return Err(self.open_error(rel, e)),
@@ -150,7 +155,12 @@ impl Root {
         let permissions = match std::fs::symlink_metadata(&target) {
             Ok(m) if m.is_file() => Some(m.permissions()),
             Ok(m) if m.is_dir() => return Err(PathError::IsDir { path }),
-            Ok(_) => return Err(PathError::NotRegular { path }),
+            Ok(m) => {
+                return Err(PathError::NotRegular {
+                    path,
+                    kind: crate::FileKind::of(m.file_type()).unwrap_or(crate::FileKind::Other),
+                });
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound && create => None,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(PathError::NotFound { path });

@@ -38,8 +38,8 @@ pub enum PathError {
     NotFound { path: String },
     #[error("'{path}' is a directory, not a file")]
     IsDir { path: String },
-    #[error("'{path}' is not a regular file")]
-    NotRegular { path: String },
+    #[error("'{path}' is not a regular file ({kind})")]
+    NotRegular { path: String, kind: crate::FileKind },
     #[error("'{path}' changed while it was being opened and would lead outside the workspace")]
     Raced { path: String },
     #[error(
@@ -389,6 +389,22 @@ impl Root {
             Errno::XDEV | Errno::LOOP => PathError::Raced { path },
             Errno::NOENT => PathError::NotFound { path },
             Errno::ISDIR => PathError::IsDir { path },
+            // A socket (or a device with nothing behind it) refuses to be opened: say what
+            // it is rather than "no such device or address".
+            Errno::NXIO => {
+                match rustix::fs::statat(&self.dir, rel, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => PathError::NotRegular {
+                        path,
+                        kind: crate::FileKind::of_raw(rustix::fs::FileType::from_raw_mode(
+                            st.st_mode,
+                        )),
+                    },
+                    Err(_) => PathError::Io {
+                        path,
+                        source: e.into(),
+                    },
+                }
+            }
             other => PathError::Io {
                 path,
                 source: other.into(),
@@ -484,9 +500,10 @@ fn check_regular(file: &File, rel: &Path) -> Result<(), PathError> {
             path: display_rel(rel),
         });
     }
-    if !meta.is_file() {
+    if let Some(kind) = crate::FileKind::of(meta.file_type()) {
         return Err(PathError::NotRegular {
             path: display_rel(rel),
+            kind,
         });
     }
     Ok(())

@@ -337,7 +337,10 @@ mod sys {
             FileType::RegularFile if st.st_nlink > 1 => Err(shared_file(rel)),
             FileType::RegularFile => Ok(()),
             FileType::Symlink => Err(PathError::Raced { path }),
-            _ => Err(PathError::NotRegular { path }),
+            other => Err(PathError::NotRegular {
+                path,
+                kind: crate::FileKind::of_raw(other),
+            }),
         }
     }
 }
@@ -491,7 +494,10 @@ mod sys {
                 return Err(not_a_dir(rel));
             }
             if !meta.is_dir() && !meta.is_file() {
-                return Err(PathError::NotRegular { path });
+                return Err(PathError::NotRegular {
+                    path,
+                    kind: crate::FileKind::of(meta.file_type()).unwrap_or(crate::FileKind::Other),
+                });
             }
             if meta.is_file() && meta.nlink() > 1 {
                 return Err(shared_file(rel));

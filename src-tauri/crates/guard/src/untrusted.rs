@@ -1,82 +1,24 @@
 //! Reading a file a stranger may have planted (settings, ignore files): a regular file only,
 //! its final symlink not followed, opened without blocking (a FIFO), size-capped (a link to
-//! `/dev/zero`, a huge file). Always answers at once.
+//! `/dev/zero`, a huge file). Always answers at once. The opening itself is
+//! [`open_regular`]'s.
 
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
-/// Why such a file was not read. The text names the file and what to do.
-#[derive(Debug, thiserror::Error)]
-pub enum UntrustedFileError {
-    #[error("{path} does not exist")]
-    Missing { path: String },
-    #[error(
-        "{path} is a symlink; Paddock reads it only as a regular file (replace the link with the file)"
-    )]
-    Symlink { path: String },
-    #[error(
-        "{path} is not a regular file (a FIFO, a device or a folder); Paddock will not read it"
-    )]
-    NotRegular { path: String },
-    #[error("{path} is {size} bytes, over the {max}-byte limit for this file")]
-    TooBig { path: String, size: u64, max: u64 },
-    #[error("{path} is not UTF-8 text")]
-    NotText { path: String },
-    #[error("cannot read {path}: {source}")]
-    Io { path: String, source: io::Error },
-}
+pub use crate::regular::UntrustedFileError;
+use crate::regular::{FileKind, Links, open_regular, open_unbounded};
 
-impl UntrustedFileError {
-    pub fn is_missing(&self) -> bool {
-        matches!(self, Self::Missing { .. })
-    }
-}
-
-/// The text of the regular file at `path`, at most `max` bytes.
+/// The text of the regular file at `path`, at most `max` bytes, its final link not
+/// followed (see [`open_regular`]).
 pub fn read_untrusted(path: &Path, max: u64) -> Result<String, UntrustedFileError> {
-    let shown = path.display().to_string();
-    let (bytes, size) = read_untrusted_head(path, max)?;
-    if size > max || bytes.len() as u64 > max {
-        return Err(UntrustedFileError::TooBig {
-            path: shown,
-            size: size.max(bytes.len() as u64),
-            max,
-        });
-    }
-    String::from_utf8(bytes).map_err(|_| UntrustedFileError::NotText { path: shown })
+    open_regular(path, max, Links::Refuse)?.read_text()
 }
 
 /// The first `max` bytes of the regular file at `path` (same rules as [`read_untrusted`]),
 /// and its size: for files a long one is still useful from (instructions), cut with a notice.
 pub fn read_untrusted_head(path: &Path, max: u64) -> Result<(Vec<u8>, u64), UntrustedFileError> {
-    let shown = path.display().to_string();
-    let io_err = |source: io::Error| UntrustedFileError::Io {
-        path: shown.clone(),
-        source,
-    };
-    let mut file = open_nofollow(path).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => UntrustedFileError::Missing {
-            path: shown.clone(),
-        },
-        _ if is_symlink(path) => UntrustedFileError::Symlink {
-            path: shown.clone(),
-        },
-        _ => io_err(e),
-    })?;
-    let meta = file.metadata().map_err(io_err)?;
-    if !meta.is_file() {
-        return Err(UntrustedFileError::NotRegular { path: shown });
-    }
-    let mut bytes = Vec::new();
-    // The size can grow between the stat and the read: never read more than the cap (and one
-    // byte to notice).
-    file.by_ref()
-        .take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    let size = meta.len().max(bytes.len() as u64);
-    bytes.truncate(usize::try_from(max).unwrap_or(usize::MAX));
-    Ok((bytes, size))
+    open_unbounded(path, Links::Refuse, max)?.read_head()
 }
 
 /// Whether a file a walker would read (an ignore file) is safe to hand to it: absent, or a
@@ -97,7 +39,10 @@ pub fn check_readable(path: &Path, max: u64) -> Result<(), UntrustedFileError> {
             path: shown,
             source,
         }),
-        Ok(meta) if !meta.is_file() => Err(UntrustedFileError::NotRegular { path: shown }),
+        Ok(meta) if !meta.is_file() => Err(UntrustedFileError::NotRegular {
+            path: shown,
+            kind: FileKind::of(meta.file_type()).unwrap_or(FileKind::Other),
+        }),
         Ok(meta) if meta.len() > max => Err(UntrustedFileError::TooBig {
             path: shown,
             size: meta.len(),
@@ -105,28 +50,6 @@ pub fn check_readable(path: &Path, max: u64) -> Result<(), UntrustedFileError> {
         }),
         Ok(_) => Ok(()),
     }
-}
-
-fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
-#[cfg(unix)]
-fn open_nofollow(path: &Path) -> io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits() as i32)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nofollow(path: &Path) -> io::Result<std::fs::File> {
-    if is_symlink(path) {
-        return Err(io::Error::other("a symlink"));
-    }
-    std::fs::File::open(path)
 }
 
 #[cfg(test)]

@@ -100,7 +100,9 @@ fn reason(e: &UntrustedFileError) -> String {
         UntrustedFileError::Symlink { .. } => {
             "it is a symlink (Paddock reads it only as a regular file)".into()
         }
-        UntrustedFileError::NotRegular { .. } => "it is not a regular file".into(),
+        UntrustedFileError::NotRegular { kind, .. } => {
+            format!("it is not a regular file ({kind})")
+        }
         other => other.to_string(),
     }
 }

@@ -68,7 +68,10 @@ pub use paddock_changes::unified as unified_diff;
 pub use paddock_core::structured::check_schema;
 pub use paddock_core::tool::one_line;
 pub use paddock_core::{AskPolicy, EventSink, FnSink, ModelError, blocking};
-pub use paddock_guard::{PathError, UntrustedFileError, display_rel, read_untrusted};
+pub use paddock_guard::{
+    FileKind, Links, PathError, UntrustedFileError, display_rel, open_regular, read_regular,
+    read_regular_text, read_untrusted,
+};
 pub use paddock_mcp::{DEFAULT_START_TIMEOUT as MCP_START_TIMEOUT, ServerPath};
 pub use paddock_providers::ApiKey;
 

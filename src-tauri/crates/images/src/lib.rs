@@ -75,6 +75,10 @@ pub enum ImageError {
     TooLarge { name: String, size: u64 },
     #[error("{name} could not be read as an image: {reason}")]
     Broken { name: String, reason: String },
+    /// Not a regular file one may read (missing, a FIFO, a device, a folder...): the
+    /// path and what it is.
+    #[error(transparent)]
+    File(paddock_guard::UntrustedFileError),
     #[error("{name}: {source}")]
     Io {
         name: String,
@@ -98,16 +102,21 @@ pub fn sniff(bytes: &[u8]) -> Option<Format> {
     }
 }
 
-/// Reads an image file the user named: its size checked before anything is read, its first
-/// bytes before the rest, so a large or foreign file is refused without being read (and its
-/// content never appears in the error).
+/// Reads an image file the user named: opened as every file Paddock reads for someone
+/// ([`paddock_guard::open_regular`]: a link followed, as the user's own may be, but a FIFO,
+/// a socket, a device or a folder refused without blocking), its size checked before
+/// anything is read, its first bytes before the rest, so a large or foreign file is refused
+/// without being read (and its content never appears in the error).
 pub fn read_file(path: &Path, name: &str) -> Result<Vec<u8>, ImageError> {
-    let io = |source| ImageError::Io {
-        name: name.to_owned(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    read_open(file, name)
+    use paddock_guard::{Links, UntrustedFileError};
+    match paddock_guard::open_regular(path, MAX_INPUT_BYTES, Links::Follow) {
+        Ok(file) => read_open(file.into_file(), name),
+        Err(UntrustedFileError::TooBig { size, .. }) => Err(ImageError::TooLarge {
+            name: name.to_owned(),
+            size,
+        }),
+        Err(e) => Err(ImageError::File(e)),
+    }
 }
 
 /// As [`read_file`], from a file already opened (through a path guard).
@@ -210,5 +219,44 @@ mod tests {
         let e = read_file(&big, "big.png").unwrap_err().to_string();
         assert!(e.contains("at most 20 MB"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Before: `File::open` of a FIFO waited for a writer forever (`paddock exec --image` on
+    /// one hung, and SIGTERM did not end it). After: refused at once, the path and its kind
+    /// named; likewise a folder and a device.
+    #[test]
+    fn a_fifo_a_folder_or_a_device_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("shot.png");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let at = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_file(&at, "shot.png").map_err(|e| e.to_string()));
+        });
+        let e = rx
+            .recv_timeout(std::time::Duration::from_secs(3))
+            .expect("the open of a FIFO blocked")
+            .unwrap_err();
+        assert!(
+            e.contains(&format!(
+                "{} is not a regular file (a FIFO)",
+                fifo.display()
+            )),
+            "{e}"
+        );
+        let e = read_file(dir.path(), "dir").unwrap_err().to_string();
+        assert!(e.contains("(a folder)"), "{e}");
+        let e = read_file(Path::new("/dev/zero"), "zero")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/dev/zero is not a regular file (a character device)"),
+            "{e}"
+        );
     }
 }

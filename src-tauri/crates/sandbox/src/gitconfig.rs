@@ -45,13 +45,10 @@ pub fn overlay(home: &Path) -> Option<Overlay> {
 
 /// A file of the user's own (links followed, as git does), bounded.
 fn read_own(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
+    // A regular file (the user's may be a link), opened without blocking; cut at the cap.
+    let file = paddock_guard::open_regular(path, u64::MAX, paddock_guard::Links::Follow).ok()?;
     let mut text = String::new();
-    std::fs::File::open(path)
-        .ok()?
+    file.into_file()
         .take(MAX_CONFIG_BYTES)
         .read_to_string(&mut text)
         .ok()?;

@@ -186,7 +186,10 @@ fn parents_free(checkout: &Path, rel: &Path) -> Result<(), String> {
 }
 
 fn copy_file(source: &Path, dest: &Path, mode: u32, out: &mut CopiedFiles) -> std::io::Result<()> {
-    let mut from = std::fs::File::open(source)?;
+    // A regular file only, opened without blocking and never through a link.
+    let mut from = paddock_guard::open_regular(source, u64::MAX, paddock_guard::Links::Refuse)
+        .map_err(|e| std::io::Error::other(e.to_string()))?
+        .into_file();
     let mut to = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

@@ -12,6 +12,9 @@ use crate::record::{Layout, Record, Worktree, private_dir};
 use crate::wall::Reach;
 use crate::{BRANCH_PREFIX, WorktreeError, io};
 
+/// Largest `objects/info/alternates` read (one line naming the project's objects).
+const MAX_ALTERNATES_BYTES: u64 = 64 * 1024;
+
 /// Makes the worktree and copies in what `options.copy` names.
 pub fn create(
     project: &Path,
@@ -141,7 +144,8 @@ pub(crate) fn verify(checkout: &Path, common_dir: &Path) -> Result<(), WorktreeE
         }
         return Ok(());
     }
-    let text = std::fs::read_to_string(&alternates).unwrap_or_default();
+    // In a folder the session writes: a regular file of a few lines, never a FIFO.
+    let text = paddock_guard::read_untrusted(&alternates, MAX_ALTERNATES_BYTES).unwrap_or_default();
     let expected = common_dir.join("objects");
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let named = lines

@@ -17,6 +17,9 @@ use crate::record::{Layout, Record, Worktree, private_dir};
 use crate::wall::{Reach, Wall, process};
 use crate::{BRANCH_PREFIX, WorktreeError, io};
 
+/// Bytes of a folder's file compared with its base at most before writing back.
+const MAX_COMPARED_BYTES: u64 = 1024 * 1024 * 1024;
+
 /// What a merge of a copy calls the place it lands in.
 pub const INTO_FOLDER: &str = "the project folder";
 
@@ -162,9 +165,16 @@ impl Worktree {
             let was = blob(git, &base, &c.path)?;
             let meta = std::fs::symlink_metadata(folder.join(&c.path)).ok();
             let exists = meta.is_some();
-            let now = meta
-                .filter(|m| m.is_file())
-                .and_then(|_| std::fs::read(folder.join(&c.path)).ok());
+            // Never blocks on a FIFO swapped in after the look; too large to compare counts
+            // as changed.
+            let now = meta.filter(|m| m.is_file()).and_then(|_| {
+                paddock_guard::read_regular(
+                    &folder.join(&c.path),
+                    MAX_COMPARED_BYTES,
+                    paddock_guard::Links::Refuse,
+                )
+                .ok()
+            });
             let unchanged = match (&was, &now) {
                 (Some(a), Some(b)) => a == b,
                 (None, None) => !exists,

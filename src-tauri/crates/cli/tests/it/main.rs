@@ -4,6 +4,7 @@
 
 mod acp;
 mod acp_client;
+mod blocking_open;
 mod common;
 mod cost;
 mod doctor;

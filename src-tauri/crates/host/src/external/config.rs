@@ -2,7 +2,6 @@
 //! (a folder cannot add an agent, nor the hosts one may reach).
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use paddock_protocol::{AgentConfig, AgentKey};
@@ -32,21 +31,21 @@ pub fn agents_path(config_dir: &Path) -> PathBuf {
 /// naming it.
 pub fn agents(config_dir: &Path) -> Result<BTreeMap<String, AgentConfig>, HostError> {
     let path = agents_path(config_dir);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(broken(&path, &e.to_string())),
+    // The user's own file, so a link is followed (dotfiles); but never a FIFO's open that
+    // waits forever, nor a device read without end.
+    let text = match paddock_guard::read_regular_text(
+        &path,
+        MAX_AGENTS_FILE_BYTES,
+        paddock_guard::Links::Follow,
+    ) {
+        Ok(text) => text,
+        Err(e) if e.is_missing() => return Ok(BTreeMap::new()),
+        Err(e) => {
+            return Err(HostError::Usage(format!(
+                "your agents file cannot be used: {e}"
+            )));
+        }
     };
-    let mut text = String::new();
-    file.take(MAX_AGENTS_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| broken(&path, &e.to_string()))?;
-    if text.len() as u64 > MAX_AGENTS_FILE_BYTES {
-        return Err(broken(
-            &path,
-            &format!("over {MAX_AGENTS_FILE_BYTES} bytes"),
-        ));
-    }
     let parsed: AgentsFile =
         serde_json::from_str(&text).map_err(|e| broken(&path, &e.to_string()))?;
     for (name, agent) in &parsed.agents {

@@ -3,7 +3,6 @@
 //! field pinned to its digest: a cloned repository's hook waits for trust, and a changed hook
 //! asks again).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use paddock_hooks::{Hook, HooksConfig};
@@ -46,18 +45,16 @@ pub fn user_hooks_path(config_dir: &Path) -> PathBuf {
 /// is an error naming it: a guard the user relies on never silently goes missing.
 pub fn user_hooks(config_dir: &Path) -> Result<HooksConfig, HostError> {
     let path = user_hooks_path(config_dir);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HooksConfig::default()),
+    // Never blocks on a FIFO put there; the user's file may be a link.
+    let text = match paddock_guard::read_regular_text(
+        &path,
+        MAX_HOOKS_FILE_BYTES,
+        paddock_guard::Links::Follow,
+    ) {
+        Ok(text) => text,
+        Err(e) if e.is_missing() => return Ok(HooksConfig::default()),
         Err(e) => return Err(broken(&path, e.to_string())),
     };
-    let mut text = String::new();
-    file.take(MAX_HOOKS_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| broken(&path, e.to_string()))?;
-    if text.len() as u64 > MAX_HOOKS_FILE_BYTES {
-        return Err(broken(&path, format!("over {MAX_HOOKS_FILE_BYTES} bytes")));
-    }
     HooksConfig::from_json_text(&text).map_err(|e| broken(&path, e.to_string()))
 }
 

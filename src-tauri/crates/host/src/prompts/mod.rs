@@ -14,7 +14,7 @@ mod template;
 
 use std::path::{Path, PathBuf};
 
-use paddock_guard::read_untrusted;
+use paddock_guard::{Links, read_regular_text};
 use paddock_protocol::{ExpandedPrompt, PromptSource, PromptStatus, SavedPrompt};
 use sha2::{Digest, Sha256};
 
@@ -318,11 +318,11 @@ fn read_one(dir: &Path, file_name: &str, source: PromptSource) -> Found {
 /// A project's file as a stranger's (never through a symlink); the user's own may be a link
 /// (dotfiles), to a small regular file still.
 fn read_text(path: &Path, source: PromptSource) -> Result<String, String> {
-    let real = match source {
-        PromptSource::Project => path.to_path_buf(),
-        PromptSource::User => std::fs::canonicalize(path).map_err(|e| e.to_string())?,
+    let links = match source {
+        PromptSource::Project => Links::Refuse,
+        PromptSource::User => Links::Follow,
     };
-    read_untrusted(&real, MAX_PROMPT_BYTES).map_err(|e| e.to_string())
+    read_regular_text(path, MAX_PROMPT_BYTES, links).map_err(|e| e.to_string())
 }
 
 fn first_line(body: &str) -> &str {

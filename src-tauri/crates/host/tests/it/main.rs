@@ -1,6 +1,7 @@
 //! paddock-host: settings, flags and keys into a runnable agent; the run service.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod blocking_open;
 mod checkpoints;
 mod edit;
 mod hook_pins;
