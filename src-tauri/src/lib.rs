@@ -41,6 +41,7 @@ use crate::state::Desktop;
 /// Builds and runs the app; returns when the last window has closed.
 pub fn run() {
     let started = Instant::now();
+    paddock_host::sweep_walls_left_behind();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())

@@ -36,6 +36,7 @@ fn main() {
         std::process::exit(code);
     }
     paddock_host::use_this_program_as_sandbox_helper();
+    paddock_host::sweep_walls_left_behind();
     // One line, no backtrace: a panic is a bug to report, not a screen of frames.
     std::panic::set_hook(Box::new(|info| {
         output::err(&format!("paddock: error: internal error (a bug): {info}"));

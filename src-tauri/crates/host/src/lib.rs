@@ -44,8 +44,8 @@ mod worktree_message;
 mod worktree_setup;
 
 pub use checkpoints::ProjectCheckpoints;
-pub use git_wall::OwnWall;
 pub use error::{HostError, HostErrorKind};
+pub use git_wall::OwnWall;
 pub use keys::{
     EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, mcp_vars, resolve_key, set_mcp_value,
 };
@@ -96,6 +96,27 @@ pub fn use_this_program_as_sandbox_helper() {
     #[cfg(target_os = "linux")]
     if let Some(helper) = paddock_sandbox::HelperCommand::this_program() {
         paddock_sandbox::helper::set_default(helper);
+    }
+}
+
+/// Ends, in the background, what an earlier Paddock that died left running behind a wall
+/// (issue 50): this user's processes marked with a Paddock process that no longer runs. Call
+/// once when the CLI or the app starts (never in the sandbox helper).
+pub fn sweep_walls_left_behind() {
+    #[cfg(target_os = "linux")]
+    {
+        let sweep = || {
+            let killed = paddock_sandbox::sweep_walls_left_behind();
+            if !killed.is_empty() {
+                tracing::info!(
+                    processes = killed.len(),
+                    "ended walls a Paddock that died left running"
+                );
+            }
+        };
+        let _ = std::thread::Builder::new()
+            .name("paddock-sweep".into())
+            .spawn(sweep);
     }
 }
 

@@ -222,7 +222,9 @@ impl Confinement {
             .collect();
         #[cfg(target_os = "linux")]
         if let (Some((policy, bwrap)), Some(helper)) = (&self.policy, crate::helper::default()) {
-            let helper_argv = helper.argv(policy, &inner);
+            // The wall's first process is always the helper, told which Paddock process
+            // starts it (this one): it dies with it, even one that dies during the start.
+            let owner = crate::owner::Owner::this_process();
             match bwrap {
                 Some(b) => {
                     let pinned =
@@ -231,15 +233,22 @@ impl Confinement {
                     // bubblewrap cannot mount over nothing in a read-only folder.
                     let mut now = policy.clone();
                     now.hidden.retain(|p| std::fs::symlink_metadata(p).is_ok());
-                    argv.push(b.path.clone().into_os_string());
-                    argv.extend(crate::bwrap::command_line(
+                    let mut bubblewrap = vec![b.path.clone().into_os_string()];
+                    bubblewrap.extend(crate::bwrap::command_line(
                         b,
                         &now,
                         &pinned.files,
-                        &helper_argv,
+                        &helper.argv(policy, &inner),
                     ));
+                    match &owner {
+                        Some(owner) => argv.extend(helper.launcher_argv(owner, &bubblewrap)),
+                        None => argv.extend(bubblewrap),
+                    }
                 }
-                None => argv.extend(helper_argv),
+                None => argv.extend(match &owner {
+                    Some(owner) => helper.argv_for(owner, policy, &inner),
+                    None => helper.argv(policy, &inner),
+                }),
             }
         }
         if argv.is_empty() {

@@ -2,8 +2,18 @@
 //! then becomes the command (`exec`). The app and the CLI are multi-threaded; nothing of the
 //! wall is set up in them between fork and exec.
 //!
-//! `<helper> [__sandbox-helper] --policy JSON -- PROGRAM ARGS...`
+//! `<helper> [__sandbox-helper] [--parent OWNER] --policy JSON -- PROGRAM ARGS...`
+//! `<helper> [__sandbox-helper] --parent OWNER --launch -- BUBBLEWRAP ARGS...`
 //!
+//! The wall's first process is always the helper, told its owner (`--parent`, the Paddock
+//! process that starts it, [`crate::owner`]): it arms its death signal, then checks that its
+//! parent is still that process, and exits (starting nothing) when it is not; every child it
+//! forks does the same towards it. So a wall dies with its Paddock whenever Paddock dies,
+//! also between its fork and the arming.
+//!
+//! - launcher: starts bubblewrap and stays outside as the subreaper of everything below it
+//!   (bubblewrap arms `--die-with-parent` only after its clone, and its sandbox's init only
+//!   after the mounts);
 //! - inside bubblewrap: Landlock and seccomp, then exec;
 //! - namespaces: user, mount, PID (and network) namespaces, emptied and hidden folders, a
 //!   fresh /proc, a new session, Landlock and seccomp, then exec as the namespace's init;
@@ -15,11 +25,13 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use rustix::process::Signal;
+
+pub use crate::owner::HELPER_SUBCOMMAND;
+use crate::owner::{OWNER_ENV, Owner};
 use crate::policy::{Engine, Policy};
 use crate::seccomp::{self, Filter};
 
-/// The first argument that makes a Paddock binary run as the helper.
-pub const HELPER_SUBCOMMAND: &str = "__sandbox-helper";
 /// Exit status when the wall could not be built (the command never ran).
 pub const EXIT_WALL_FAILED: i32 = 125;
 
@@ -74,16 +86,67 @@ impl HelperCommand {
         })
     }
 
-    /// The full argument list for `policy` and `command`.
+    /// The full argument list for `policy` and `command`, for a helper started by another
+    /// of the wall's processes (bubblewrap).
     pub fn argv(&self, policy: &Policy, command: &[OsString]) -> Vec<OsString> {
-        let mut argv = vec![self.program.clone().into_os_string()];
-        argv.extend(self.args.iter().cloned());
+        self.wall_argv(None, policy, command)
+    }
+
+    /// The same for the wall's first process, started by `owner` itself: it dies with
+    /// `owner` and refuses to start once `owner` is gone.
+    pub fn argv_for(&self, owner: &Owner, policy: &Policy, command: &[OsString]) -> Vec<OsString> {
+        self.wall_argv(Some(owner), policy, command)
+    }
+
+    /// The helper as the launcher of `command` (bubblewrap) for `owner`, who starts it: it
+    /// stays outside the wall, dies with `owner` and takes everything below it along.
+    pub fn launcher_argv(&self, owner: &Owner, command: &[OsString]) -> Vec<OsString> {
+        let mut argv = self.start(Some(owner));
+        argv.push("--launch".into());
+        argv.push("--".into());
+        argv.extend(command.iter().cloned());
+        argv
+    }
+
+    fn wall_argv(
+        &self,
+        owner: Option<&Owner>,
+        policy: &Policy,
+        command: &[OsString],
+    ) -> Vec<OsString> {
+        let mut argv = self.start(owner);
         argv.push("--policy".into());
         argv.push(serde_json::to_string(policy).unwrap_or_default().into());
         argv.push("--".into());
         argv.extend(command.iter().cloned());
         argv
     }
+
+    /// The program, its own arguments, and the owner when there is one.
+    fn start(&self, owner: Option<&Owner>) -> Vec<OsString> {
+        let mut argv = vec![self.program.clone().into_os_string()];
+        argv.extend(self.args.iter().cloned());
+        if let Some(owner) = owner {
+            argv.push("--parent".into());
+            argv.push(owner.to_string().into());
+        }
+        argv
+    }
+}
+
+/// What the helper was asked to do.
+enum Task {
+    /// Build the wall the policy describes and become the command.
+    Wall(Box<Policy>),
+    /// Start the command (bubblewrap) and stay outside as its launcher.
+    Launch,
+}
+
+struct Request {
+    /// The Paddock process that started the helper, when it is the wall's first process.
+    parent: Option<Owner>,
+    task: Task,
+    command: Vec<OsString>,
 }
 
 /// Runs the helper on `args` (everything after the program name, the subcommand included or
@@ -94,17 +157,53 @@ pub fn main(args: &[OsString]) -> i32 {
         .map(OsString::as_os_str)
         .skip_while(|a| *a == OsStr::new(HELPER_SUBCOMMAND))
         .collect();
-    let (policy, command) = match parse(&args) {
-        Ok(parsed) => parsed,
+    let request = match parse(&args) {
+        Ok(request) => request,
         Err(e) => {
             eprintln!("paddock sandbox helper: {e}");
             return 2;
         }
     };
-    let result = match policy.engine {
-        Engine::Bubblewrap => inside_bubblewrap(&policy, &command),
-        Engine::Namespaces => namespaces::run(&policy, &command),
-        Engine::Landlock => reaper::run(&policy, &command),
+    // Armed before the parent is checked: either the check finds Paddock gone, or the signal
+    // comes when it goes. The helpers that stay outside a PID namespace (the launcher, the
+    // reaper) are told with SIGTERM and end everything below them first; the namespaces
+    // helper dies at once, and its child, the namespace's init, takes the namespace along.
+    let death = match &request.task {
+        Task::Launch => Some(Signal::TERM),
+        Task::Wall(policy) => match policy.engine {
+            Engine::Landlock => Some(Signal::TERM),
+            Engine::Namespaces => Some(Signal::KILL),
+            // Inside bubblewrap the parent is its init, whose end ends the namespace.
+            Engine::Bubblewrap => request.parent.map(|_| Signal::KILL),
+        },
+    };
+    if let Some(signal) = death {
+        let _ = rustix::process::set_parent_process_death_signal(Some(signal));
+    }
+    if let Some(owner) = &request.parent
+        && !owner.is_parent()
+    {
+        eprintln!(
+            "paddock sandbox: the Paddock process that started this wall (pid {}) is gone; \
+             nothing was started",
+            owner.pid
+        );
+        return EXIT_WALL_FAILED;
+    }
+    // Everything behind the wall names its owner, for the sweep of a later Paddock.
+    let marker: Vec<(&'static str, String)> = request
+        .parent
+        .iter()
+        .map(|o| (OWNER_ENV, o.to_string()))
+        .collect();
+    let command = &request.command;
+    let result = match &request.task {
+        Task::Launch => reaper::launch(command, &marker),
+        Task::Wall(policy) => match policy.engine {
+            Engine::Bubblewrap => inside_bubblewrap(policy, command, &marker),
+            Engine::Namespaces => namespaces::run(policy, command, &marker),
+            Engine::Landlock => reaper::run(policy, command, &marker),
+        },
     };
     match result {
         Ok(code) => code,
@@ -115,16 +214,37 @@ pub fn main(args: &[OsString]) -> i32 {
     }
 }
 
-fn parse(args: &[&OsStr]) -> Result<(Policy, Vec<OsString>), String> {
-    let [flag, json, dashes, command @ ..] = args else {
-        return Err("usage: --policy JSON -- PROGRAM ARGS...".into());
+const USAGE: &str = "usage: [--parent OWNER] (--policy JSON | --launch) -- PROGRAM ARGS...";
+
+fn parse(args: &[&OsStr]) -> Result<Request, String> {
+    let (parent, rest) = match args {
+        [flag, owner, rest @ ..] if *flag == "--parent" => {
+            let parsed = owner.to_str().and_then(Owner::parse);
+            let owner =
+                parsed.ok_or_else(|| format!("bad --parent: {}", owner.to_string_lossy()))?;
+            (Some(owner), rest)
+        }
+        _ => (None, args),
     };
-    if *flag != "--policy" || *dashes != "--" || command.is_empty() {
-        return Err("usage: --policy JSON -- PROGRAM ARGS...".into());
+    let (task, command) = match rest {
+        [flag, json, dashes, command @ ..] if *flag == "--policy" && *dashes == "--" => {
+            let policy: Policy = serde_json::from_str(&json.to_string_lossy())
+                .map_err(|e| format!("bad policy: {e}"))?;
+            (Task::Wall(Box::new(policy)), command)
+        }
+        [flag, dashes, command @ ..] if *flag == "--launch" && *dashes == "--" => {
+            (Task::Launch, command)
+        }
+        _ => return Err(USAGE.into()),
+    };
+    if command.is_empty() {
+        return Err(USAGE.into());
     }
-    let policy: Policy =
-        serde_json::from_str(&json.to_string_lossy()).map_err(|e| format!("bad policy: {e}"))?;
-    Ok((policy, command.iter().map(|c| c.to_os_string()).collect()))
+    Ok(Request {
+        parent,
+        task,
+        command: command.iter().map(|c| c.to_os_string()).collect(),
+    })
 }
 
 /// Landlock over the writable folders (abstract sockets and signals scoped), when the kernel
@@ -150,15 +270,27 @@ fn exec(command: &[OsString], env: &[(&str, String)]) -> Result<i32, String> {
     ))
 }
 
-fn inside_bubblewrap(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
+fn inside_bubblewrap(
+    policy: &Policy,
+    command: &[OsString],
+    marker: &[(&'static str, String)],
+) -> Result<i32, String> {
     // bubblewrap made the namespaces, mounts and session; add Landlock and the filter.
     sys::fresh_session_keyring();
     landlock(policy, false)?;
     seccomp::apply(Filter {
         deny_network: false,
     })?;
-    let env = bridge::start(policy)?;
+    let mut env = bridge::start(policy)?;
+    env.extend_from_slice(marker);
     exec(command, &env)
+}
+
+/// In a child just forked: arms SIGKILL for when the parent dies, then checks the parent is
+/// still `parent` (false: it went before the signal was armed; start nothing).
+fn dies_with(parent: i32) -> bool {
+    let _ = rustix::process::set_parent_process_death_signal(Some(Signal::KILL));
+    rustix::process::getppid().is_some_and(|p| p.as_raw_nonzero().get() == parent)
 }
 
 /// Raw system calls of the helper, in one place.
@@ -205,18 +337,32 @@ mod sys {
         }
     }
 
-    /// Waits for any child; `None` when there are none left.
-    pub fn wait_any() -> Option<(libc::pid_t, i32)> {
-        loop {
-            let mut status = 0;
-            // SAFETY: status points to a live integer.
-            let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
-            if pid > 0 {
-                return Some((pid, status));
-            }
-            if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                return None;
-            }
+    /// What a wait for any child saw.
+    pub enum Waited {
+        /// A child ended: its pid and wait status.
+        Child(libc::pid_t, i32),
+        /// A signal came first (its handler may have asked for something).
+        Interrupted,
+        /// Children are left, none has ended yet (only when not waiting for one).
+        Running,
+        /// There are no children left.
+        None,
+    }
+
+    /// Waits for any child to end; with `block` false, only looks.
+    pub fn wait_any(block: bool) -> Waited {
+        let mut status = 0;
+        let flags = if block { 0 } else { libc::WNOHANG };
+        // SAFETY: status points to a live integer.
+        let pid = unsafe { libc::waitpid(-1, &mut status, flags) };
+        if pid > 0 {
+            Waited::Child(pid, status)
+        } else if pid == 0 {
+            Waited::Running
+        } else if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            Waited::Interrupted
+        } else {
+            Waited::None
         }
     }
 
@@ -287,3 +433,48 @@ mod sys {
 mod bridge;
 mod namespaces;
 mod reaper;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Result<Request, String> {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        parse(&args)
+    }
+
+    #[test]
+    fn the_first_process_is_told_its_owner_and_the_rest_are_not() {
+        let owner = "4026531836-42-1000";
+        let launch = parsed(&["--parent", owner, "--launch", "--", "bwrap", "x"]).unwrap();
+        assert!(matches!(launch.task, Task::Launch));
+        assert_eq!(launch.parent, Owner::parse(owner));
+        assert_eq!(launch.command, ["bwrap", "x"]);
+        let policy = serde_json::to_string(&crate::policy::Policy {
+            engine: Engine::Landlock,
+            writable: Vec::new(),
+            read_only: Vec::new(),
+            emptied: Vec::new(),
+            private: Vec::new(),
+            visible: Vec::new(),
+            overlays: Vec::new(),
+            hidden: Vec::new(),
+            network: false,
+            proxy: None,
+            loopback: Vec::new(),
+            landlock_abi: None,
+            workdir: "/".into(),
+        })
+        .unwrap();
+        let inside = parsed(&["--policy", &policy, "--", "bash"]).unwrap();
+        assert!(matches!(inside.task, Task::Wall(_)) && inside.parent.is_none());
+        for bad in [
+            &["--parent", "42", "--launch", "--", "bwrap"][..],
+            &["--parent", owner, "--launch", "--"],
+            &["--launch", "bwrap"],
+            &["--parent", owner],
+        ] {
+            assert!(parsed(bad).is_err(), "{bad:?}");
+        }
+    }
+}

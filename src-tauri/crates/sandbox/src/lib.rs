@@ -17,6 +17,8 @@ mod hardlinks;
 pub mod helper;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod owner;
 pub mod policy;
 mod redact;
 #[cfg(unix)]
@@ -35,6 +37,8 @@ pub use confine::{Confinement, ConfinementError, describe};
 pub use env::{ENV_ALLOW_LIST, looks_secret, scrubbed_env};
 #[cfg(target_os = "linux")]
 pub use helper::{HELPER_SUBCOMMAND, HelperCommand};
+#[cfg(target_os = "linux")]
+pub use owner::{OWNER_ENV, sweep_walls_left_behind};
 pub use policy::Engine;
 pub use redact::{REDACTED, Redactor};
 #[cfg(unix)]

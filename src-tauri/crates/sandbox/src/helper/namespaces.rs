@@ -13,8 +13,13 @@ use super::sys;
 use crate::policy::Policy;
 use crate::seccomp::{self, Filter};
 
-pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
-    sys::die_with_parent(libc::SIGKILL);
+/// Runs `command` behind the wall, `marker` added to its environment. The helper has armed
+/// its own death signal (SIGKILL) already.
+pub fn run(
+    policy: &Policy,
+    command: &[OsString],
+    marker: &[(&'static str, String)],
+) -> Result<i32, String> {
     let maps = crate::linux::IdMaps::current();
     let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
     if !policy.network {
@@ -78,13 +83,23 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
             mount::bind_null(path)?;
         }
     }
+    // The writing end is held open only by this helper (the child closes its copy): at the
+    // helper's end the child's reading end hangs up. Across the PID namespace the child's
+    // getppid() says nothing.
+    let (parent_alive, alive) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .map_err(|e| format!("pipe: {e}"))?;
     let child = sys::fork().map_err(|e| format!("fork: {e}"))?;
     if child == 0 {
+        drop(alive);
+        // Dies with the helper: armed, then the helper checked to be there still.
+        sys::die_with_parent(libc::SIGKILL);
+        if hung_up(&parent_alive) {
+            std::process::exit(super::EXIT_WALL_FAILED);
+        }
         // The PID namespace's init: a /proc that shows only it, its own session.
         let failed = mount::fresh_proc()
             .and_then(|()| {
                 sys::setsid();
-                sys::die_with_parent(libc::SIGKILL);
                 std::env::set_current_dir(&policy.workdir)
                     .map_err(|e| format!("cannot enter {}: {e}", policy.workdir.display()))
             })
@@ -101,19 +116,40 @@ pub fn run(policy: &Policy, command: &[OsString]) -> Result<i32, String> {
                 })
             })
             .and_then(|()| super::bridge::start(policy))
-            .and_then(|env| super::exec(command, &env));
+            .and_then(|mut env| {
+                env.extend_from_slice(marker);
+                super::exec(command, &env)
+            });
         if let Err(e) = failed {
             eprintln!("paddock sandbox: the wall could not be built: {e}");
         }
         std::process::exit(super::EXIT_WALL_FAILED);
     }
+    drop(parent_alive);
     let mut code = 1;
-    while let Some((pid, status)) = sys::wait_any() {
-        if pid == child {
-            code = sys::exit_code(status);
+    loop {
+        match sys::wait_any(true) {
+            sys::Waited::Child(pid, status) if pid == child => code = sys::exit_code(status),
+            sys::Waited::Child(..) | sys::Waited::Interrupted | sys::Waited::Running => {}
+            sys::Waited::None => break,
         }
     }
+    drop(alive);
     Ok(code)
+}
+
+/// Whether every writer of the pipe `read` ends is gone (the helper ended).
+fn hung_up(read: &OwnedFd) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    let mut fds = [PollFd::new(read, PollFlags::IN)];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    match rustix::event::poll(&mut fds, Some(&now)) {
+        Ok(_) => fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR),
+        Err(_) => true,
+    }
 }
 
 /// Mount system calls, with errors that name the path.
