@@ -42,16 +42,7 @@ impl Env {
     /// settings fields.
     pub fn new(server: &FakeServer, extra: Value) -> Self {
         let env = Self::bare();
-        let mut settings = json!({
-            "version": 1,
-            "provider": "openai-compatible",
-            "baseUrl": server.url(),
-            "model": "fake-model",
-        });
-        if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
-            s.extend(extra.clone());
-        }
-        env.write_settings(&serde_json::to_string_pretty(&settings).unwrap_or_default());
+        env.write_settings(&settings_text(server, extra));
         env
     }
 
@@ -65,16 +56,7 @@ impl Env {
             home: tempfile::tempdir_in(base).expect("home dir"),
             extra_env: Vec::new(),
         };
-        let mut settings = json!({
-            "version": 1,
-            "provider": "openai-compatible",
-            "baseUrl": server.url(),
-            "model": "fake-model",
-        });
-        if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
-            s.extend(extra.clone());
-        }
-        env.write_settings(&serde_json::to_string_pretty(&settings).unwrap_or_default());
+        env.write_settings(&settings_text(server, extra));
         env
     }
 
@@ -211,6 +193,20 @@ impl Env {
     pub fn spawn(&self, args: &[&str]) -> Child {
         self.command(args).spawn().expect("paddock started")
     }
+}
+
+/// Settings pointing at `server` with model `fake-model`, plus `extra` fields.
+fn settings_text(server: &FakeServer, extra: Value) -> String {
+    let mut settings = json!({
+        "version": 1,
+        "provider": "openai-compatible",
+        "baseUrl": server.url(),
+        "model": "fake-model",
+    });
+    if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
+        s.extend(extra.clone());
+    }
+    serde_json::to_string_pretty(&settings).unwrap_or_default()
 }
 
 /// What one finished `paddock` run left.

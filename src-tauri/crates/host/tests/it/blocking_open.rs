@@ -30,6 +30,8 @@ use paddock_host::trust::{TrustPolicy, TrustStore};
 use paddock_host::{EnvKeys, NewWorktree, RunService};
 use paddock_protocol::{PromptAttachment, ProviderKind};
 
+use crate::git;
+
 /// Longer than any of these calls takes; a call that blocks fails instead.
 const AT_ONCE: Duration = Duration::from_secs(10);
 
@@ -310,17 +312,6 @@ fn checkpoint_diff_of_a_fifo_answers_at_once() {
             .map(|c| c.is_some())
     });
     assert!(!matches!(result, Ok(true)), "{result:?}");
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 /// `worktree_diff` of a FIFO, a socket or a link to `/dev/zero` the agent left in its

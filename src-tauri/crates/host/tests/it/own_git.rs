@@ -9,28 +9,15 @@
 #![cfg(target_os = "linux")]
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use paddock_host::OwnWall;
 use paddock_worktree::{CreateOptions, Layout, Reach, Worktree};
 
-const ORIGINAL: &str = "# the user's shell start-up\n";
+use crate::git;
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+const ORIGINAL: &str = "# the user's shell start-up\n";
 
 struct Scene {
     _dir: tempfile::TempDir,

@@ -4,7 +4,6 @@
 //! gate in `trust::gated::restrict`, the first half fails.
 #![cfg(target_os = "linux")]
 
-use std::process::Command;
 use std::sync::Arc;
 
 use paddock_core::FnSink;
@@ -12,16 +11,7 @@ use paddock_host::session::SessionStore;
 use paddock_host::trust::{TrustPolicy, TrustStore};
 use paddock_host::{AskPolicy, EnvKeys, NewWorktree, RunOptions, RunService};
 
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
+use crate::git;
 
 #[tokio::test]
 async fn a_folders_setup_and_copy_wait_for_trust() {

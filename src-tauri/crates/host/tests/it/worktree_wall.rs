@@ -17,20 +17,7 @@ use paddock_protocol::{ProjectSettings, WorkspaceMode};
 use paddock_worktree::{CreateOptions, Layout, Worktree};
 use serde_json::json;
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+use crate::git;
 
 fn has_ref(repo: &Path, name: &str) -> bool {
     Command::new("git")
