@@ -45,14 +45,10 @@ impl RunService {
         let data = self.store().root().with_file_name("worktrees");
         let checkouts = match std::env::var_os(WORKTREES_DIR_ENV).filter(|d| !d.is_empty()) {
             Some(dir) => PathBuf::from(dir),
-            None => {
-                let data_dir = self.store().root().parent().unwrap_or(Path::new("."));
-                let name = data_dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "paddock".into());
-                data_dir.with_file_name(format!("{name}-worktrees"))
-            }
+            None => crate::places::beside_data(
+                self.store().root().parent().unwrap_or(Path::new(".")),
+                crate::places::WORKTREES_SUFFIX,
+            ),
         };
         Layout {
             records: data.join(&key),

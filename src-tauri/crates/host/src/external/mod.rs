@@ -43,11 +43,10 @@ pub fn agent_home(project: &std::path::Path, agent: &str) -> Result<PathBuf, cra
 /// `<data>-agents`: every agent's home, one per project and agent.
 fn agents_root() -> Result<PathBuf, crate::HostError> {
     let data = paddock_session::data_dir()?;
-    let name = data
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "paddock".to_owned());
-    Ok(data.with_file_name(format!("{name}-agents")))
+    Ok(crate::places::beside_data(
+        &data,
+        crate::places::AGENTS_SUFFIX,
+    ))
 }
 
 /// Makes an agent's home, private to the user like sessions are (it holds the agent's own
