@@ -223,10 +223,15 @@ pub trait Tool: Send + Sync {
     }
 
     /// What a call may change in the workspace, so calls on the same file run one after
-    /// another. Tools that do not say (MCP tools: their effects are outside Paddock's fence)
-    /// take no lock.
+    /// another. A tool that does not say (an MCP tool) may change anything when it
+    /// [`mutates`](Tool::mutates): it runs alone among writers, and never while a project
+    /// hook's checked script is about to run.
     fn write_scope(&self, _input: &Value) -> WriteScope {
-        WriteScope::None
+        if self.mutates() {
+            WriteScope::Workspace
+        } else {
+            WriteScope::None
+        }
     }
 
     /// What a call would do, worked out without doing it, for its approval request.
@@ -255,4 +260,46 @@ pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolErr
 pub struct PreparedCall<'a> {
     pub scope: WriteScope,
     pub run: CallFuture<'a>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool that says nothing of its scope, like an MCP tool.
+    struct Raw {
+        spec: ToolSpec,
+        mutates: bool,
+    }
+
+    #[async_trait]
+    impl Tool for Raw {
+        fn spec(&self) -> &ToolSpec {
+            &self.spec
+        }
+        fn mutates(&self) -> bool {
+            self.mutates
+        }
+        async fn call(&self, _input: &Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::ok("ran"))
+        }
+    }
+
+    /// Such a tool that may change things runs alone among writers (a project hook's checked
+    /// script waits for it, and it for the hook); one that only reads takes no lock. It took
+    /// none whatever it did.
+    #[test]
+    fn a_tool_silent_on_its_scope_locks_the_workspace_when_it_mutates() {
+        let raw = |mutates| Raw {
+            spec: ToolSpec {
+                name: "mcp__fs__write".into(),
+                description: String::new(),
+                input_schema: serde_json::json!({"type": "object"}),
+            },
+            mutates,
+        };
+        let input = serde_json::json!({});
+        assert_eq!(raw(true).write_scope(&input), WriteScope::Workspace);
+        assert_eq!(raw(false).write_scope(&input), WriteScope::None);
+    }
 }

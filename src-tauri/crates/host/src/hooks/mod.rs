@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use paddock_core::hooks::{Hooks, PromptVerdict};
-use paddock_core::{ToolContext, ToolOutput};
+use paddock_core::{ToolContext, ToolOutput, WriteScope};
 use paddock_hooks::{
     CallInfo, CompactTrigger, Decision, Hook, HookEvent, HookOutcome, HooksConfig, SessionSource,
     Subject, combine,
@@ -107,6 +107,18 @@ impl ProjectHooks {
         if hooks.is_empty() {
             return None;
         }
+        // A project hook's scripts are checked, run and checked again while no tool that
+        // writes (bash, file_write, a teammate's, a subagent's) runs: a parallel call could
+        // otherwise rewrite a checked script before its interpreter reads it.
+        let _quiet = if hooks.iter().any(|(s, _)| *s == HookSource::Project) {
+            tokio::select! {
+                biased;
+                guard = ctx.writes.lock(&WriteScope::Workspace) => Some(guard),
+                () = ctx.cancel.cancelled() => return None,
+            }
+        } else {
+            None
+        };
         let runs = hooks.iter().map(|(source, hook)| {
             let told = Told {
                 session_id: &self.session_id,

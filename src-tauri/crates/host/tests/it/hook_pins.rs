@@ -397,6 +397,53 @@ async fn a_library_the_script_sources_or_imports_is_pinned_too() {
     }
 }
 
+/// A call running beside the hook's (one turn, two calls) rewrites the script after it was
+/// checked and before its interpreter read it: the hook waits one second first, so the
+/// model's `file_write` lands in between. The check after the run saw the change, but the
+/// rewritten script had already run. Now a project hook runs while no writing tool does, so
+/// the write waits for it. Shown able to fail: without the hold in `run_all`, "the script
+/// rewritten while the hook started ran".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_parallel_call_cannot_rewrite_a_checked_script_before_it_runs() {
+    let folder = Folder::new();
+    let rel = ".claude/hooks/guard.sh";
+    folder.file(rel, &Form::Sh.script("hook-good", ""));
+    let server = FakeServer::start().await.unwrap();
+    folder.settings(
+        &server,
+        pre_bash(&format!(
+            "sleep 1; {}",
+            Form::Sh.command(rel, Some("CLAUDE_PROJECT_DIR"))
+        )),
+    );
+    folder.trust();
+    server.push_all([
+        Reply::default()
+            .with_tool_call(Some("call-bash"), "bash", json!({"command": "touch first"}))
+            .with_tool_call(
+                Some("call-write"),
+                "file_write",
+                json!({ "path": rel, "content": Form::Sh.script("hook-evil", ALLOW) }),
+            ),
+        Reply::text("done"),
+    ]);
+    let runs = folder.run(TrustPolicy::Refuse).await;
+    assert!(
+        !folder.has("hook-evil"),
+        "the script rewritten while the hook started ran: {}",
+        said(&runs)
+    );
+    assert!(
+        folder.has("hook-good"),
+        "the trusted script did not run: {}",
+        said(&runs)
+    );
+    assert!(!folder.has("first"), "bash skipped its Ask");
+    // The write was not lost: it landed after the hook.
+    let now = std::fs::read_to_string(folder.project.join(rel)).unwrap();
+    assert!(now.contains("hook-evil"), "{now}");
+}
+
 /// A project hook's allow does not skip an Ask, whatever its script; the user's own hook's
 /// allow does, unless what it runs is a project file (the agent can write there). On main:
 /// "a project hook's allow skipped the Ask" (bash ran headless).
