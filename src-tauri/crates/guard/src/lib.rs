@@ -15,4 +15,4 @@ mod untrusted;
 pub use path_guard::{PathError, PathGuard, READ_ONLY_DIRS, Root};
 pub use regular::{FileKind, Links, RegularFile, open_regular, read_regular, read_regular_text};
 pub use resolve::{MAX_SYMLINK_HOPS, Resolved, display_rel};
-pub use untrusted::{UntrustedFileError, check_readable, read_untrusted, read_untrusted_head};
+pub use untrusted::{UntrustedFileError, read_untrusted, read_untrusted_head};

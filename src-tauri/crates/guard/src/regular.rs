@@ -279,7 +279,7 @@ pub(crate) fn open_unbounded(
 fn look_error(path: &Path, shown: &str, links: Links, e: io::Error) -> UntrustedFileError {
     let is_link = || std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     match e.kind() {
-        io::ErrorKind::NotFound => UntrustedFileError::Missing {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => UntrustedFileError::Missing {
             path: shown.to_owned(),
         },
         _ if links == Links::Refuse && is_link() => UntrustedFileError::Symlink {

@@ -3,11 +3,10 @@
 //! `/dev/zero`, a huge file). Always answers at once. The opening itself is
 //! [`open_regular`]'s.
 
-use std::io;
 use std::path::Path;
 
 pub use crate::regular::UntrustedFileError;
-use crate::regular::{FileKind, Links, open_regular, open_unbounded};
+use crate::regular::{Links, open_regular, open_unbounded};
 
 /// The text of the regular file at `path`, at most `max` bytes, its final link not
 /// followed (see [`open_regular`]).
@@ -19,37 +18,6 @@ pub fn read_untrusted(path: &Path, max: u64) -> Result<String, UntrustedFileErro
 /// and its size: for files a long one is still useful from (instructions), cut with a notice.
 pub fn read_untrusted_head(path: &Path, max: u64) -> Result<(Vec<u8>, u64), UntrustedFileError> {
     open_unbounded(path, Links::Refuse, max)?.read_head()
-}
-
-/// Whether a file a walker would read (an ignore file) is safe to hand to it: absent, or a
-/// regular file (through links, which the walker follows) of at most `max` bytes. `Err`
-/// says why not.
-pub fn check_readable(path: &Path, max: u64) -> Result<(), UntrustedFileError> {
-    let shown = path.display().to_string();
-    match std::fs::metadata(path) {
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            Ok(())
-        }
-        Err(source) => Err(UntrustedFileError::Io {
-            path: shown,
-            source,
-        }),
-        Ok(meta) if !meta.is_file() => Err(UntrustedFileError::NotRegular {
-            path: shown,
-            kind: FileKind::of(meta.file_type()).unwrap_or(FileKind::Other),
-        }),
-        Ok(meta) if meta.len() > max => Err(UntrustedFileError::TooBig {
-            path: shown,
-            size: meta.len(),
-            max,
-        }),
-        Ok(_) => Ok(()),
-    }
 }
 
 #[cfg(test)]
@@ -101,13 +69,8 @@ mod tests {
             read_untrusted(&fifo, 10),
             Err(UntrustedFileError::NotRegular { .. })
         ));
-        assert!(matches!(
-            check_readable(&fifo, 10),
-            Err(UntrustedFileError::NotRegular { .. })
-        ));
         let zero = dir.path().join("zero");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        assert!(check_readable(&zero, 10).is_err());
-        assert!(check_readable(&dir.path().join("absent"), 10).is_ok());
+        assert!(read_untrusted(&zero, 10).is_err());
     }
 }

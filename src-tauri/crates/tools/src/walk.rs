@@ -9,8 +9,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use paddock_core::CallRules;
-use paddock_guard::{check_readable, display_rel};
+use paddock_guard::display_rel;
 use paddock_protocol::Grant;
+
+mod ignores;
+
+use ignores::Ignores;
 
 /// Folders never walked into: version control, dependencies, caches.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -28,16 +32,12 @@ pub const SKIPPED_DIRS: &[&str] = &[
 ];
 /// Walker threads at most (the walk is mostly system calls; more rarely helps).
 const MAX_THREADS: usize = 8;
-/// Largest ignore file the walker may read (a real one is a few kilobytes).
-pub const MAX_IGNORE_BYTES: u64 = 1024 * 1024;
-/// The files the walker reads in each folder it enters.
-const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 
 /// A walk over a folder with .gitignore / .ignore honoured (git repo or not), hidden files
-/// included, symlinks not followed and [`SKIPPED_DIRS`] skipped. The walker reads each
-/// folder's ignore files itself, so a folder whose ignore file is not a small regular file
-/// (a FIFO would block it, a link to `/dev/zero` never end) is not entered; it is listed
-/// in [`Walk::skipped`] instead.
+/// included, symlinks not followed and [`SKIPPED_DIRS`] skipped. Each folder's ignore files
+/// are read by Paddock's opener ([`ignores`]), never by the walker, so a folder whose ignore
+/// file is not a small regular file (a FIFO would block, a link to `/dev/zero` never end)
+/// is not entered, even when it became one after a look; it is listed in [`Walk::skipped`].
 pub struct Walk {
     builder: WalkBuilder,
     skipped: Arc<Mutex<Vec<String>>>,
@@ -91,9 +91,7 @@ impl Walk {
     /// Refuses, with the reason, a folder whose own ignore files cannot be read safely.
     /// `screen` leaves out what the rules keep from the tool.
     pub fn new(dir: &Path, screen: Option<Arc<Screen>>) -> Result<Self, String> {
-        if let Some(why) = unsafe_ignore_file(dir) {
-            return Err(format!("{why}; the search was not run"));
-        }
+        let ignores = Ignores::new(dir).map_err(|why| format!("{why}; the search was not run"))?;
         let threads = std::thread::available_parallelism()
             .map_or(2, usize::from)
             .min(MAX_THREADS);
@@ -105,6 +103,9 @@ impl Walk {
         builder
             .hidden(false)
             .parents(false)
+            .ignore(false)
+            .git_ignore(false)
+            .git_exclude(false)
             .git_global(false)
             .require_git(false)
             .follow_links(false)
@@ -116,7 +117,11 @@ impl Walk {
                 {
                     return false;
                 }
-                if !entry.file_type().is_some_and(|t| t.is_dir()) {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if ignores.ignored(entry.path(), is_dir) {
+                    return false;
+                }
+                if !is_dir {
                     return true;
                 }
                 if entry
@@ -126,9 +131,9 @@ impl Walk {
                 {
                     return false;
                 }
-                match unsafe_ignore_file(entry.path()) {
-                    None => true,
-                    Some(why) => {
+                match ignores.enter(entry.path()) {
+                    Ok(()) => true,
+                    Err(why) => {
                         let rel = display_rel(&relative_to(entry.path(), &base));
                         noted
                             .lock()
@@ -220,23 +225,6 @@ pub fn workspace_files(root: &Path, max: usize) -> Result<(Vec<String>, bool), S
     });
     paths.sort_unstable();
     Ok((paths, found.load(Ordering::Relaxed) > max))
-}
-
-/// Why the walker must not read `dir`'s ignore files, if it must not.
-fn unsafe_ignore_file(dir: &Path) -> Option<String> {
-    IGNORE_FILES.iter().find_map(|name| {
-        check_readable(&dir.join(name), MAX_IGNORE_BYTES)
-            .err()
-            .map(|e| match e {
-                paddock_guard::UntrustedFileError::NotRegular { .. } => {
-                    format!("its {name} is not a regular file")
-                }
-                paddock_guard::UntrustedFileError::TooBig { .. } => {
-                    format!("its {name} is over {MAX_IGNORE_BYTES} bytes")
-                }
-                other => other.to_string(),
-            })
-    })
 }
 
 struct Factory<'a, M, T> {

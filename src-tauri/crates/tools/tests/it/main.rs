@@ -9,6 +9,7 @@ mod escape;
 mod nested;
 mod tools_files;
 mod tools_support;
+mod walk_ignores;
 mod wall;
 mod wall_autorun;
 mod wall_net;
