@@ -114,9 +114,37 @@ fn find_checkout(worktrees: &Path, name: &str) -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worktree_session_sees_no_other_session_agent_or_hidden_file_outside_a_home() {
-    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = tempfile::tempdir_in(outside_a_home()).unwrap();
     let base = base.path().canonicalize().unwrap().join("opt");
     reads_nothing_it_should_not(&base, false).await;
+}
+
+/// A folder the wall neither empties (`/tmp`…) nor hides as people's files (the homes): the
+/// target folder, unless the clone lies under one of those (as in `/tmp`), where the case
+/// would pass whatever the wall's fences did; then `/opt` or `/var/lib`.
+fn outside_a_home() -> PathBuf {
+    let covered = |p: &Path| {
+        paddock_sandbox::policy::EMPTIED
+            .iter()
+            .chain(&["/home", "/root", "/mnt", "/media"])
+            .any(|e| p.starts_with(e))
+    };
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .canonicalize()
+        .unwrap();
+    if !covered(&target) {
+        return target;
+    }
+    for place in ["/opt/paddock-tests", "/var/lib/paddock-tests"] {
+        if std::fs::create_dir_all(place).is_ok() {
+            return PathBuf::from(place);
+        }
+    }
+    panic!(
+        "the clone lies under {} and neither /opt nor /var/lib is writable: no folder outside \
+         a home to test the fences in",
+        target.display()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
