@@ -16,6 +16,7 @@ step "lint (clippy also type-checks tests and benchmarks)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "layout (no module circles, no source file over 600 lines)"
+python3 scripts/check-layout-test.py
 python3 scripts/check-layout.py
 
 step "ui: lint, type check, unit tests, build"
