@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use paddock_protocol::{
-    Grant, McpServerConfig, ProjectSettings, RuleEntry, TeammateSettings, ToolPreset, WorkspaceMode,
+    Grant, McpServerConfig, ProjectSettings, RuleEntry, TeammateSettings, ToolPreset,
 };
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -33,159 +33,9 @@ pub fn gated_at(s: &ProjectSettings, root: &std::path::Path) -> Vec<Gated> {
 
 fn gated_in(s: &ProjectSettings, root: Option<&std::path::Path>) -> Vec<Gated> {
     let mut out = Vec::new();
-    let mut add = |key: String, value: Value, what: String| out.push(Gated { key, value, what });
-    if let Some(p) = s.provider {
-        add(
-            "provider".into(),
-            json!(p.as_str()),
-            format!(
-                "talk to {} with your API key for it (provider \"{p}\")",
-                p.label()
-            ),
-        );
-    }
-    if let Some(url) = &s.base_url {
-        add(
-            "baseUrl".into(),
-            json!(url),
-            format!("send your API key and the conversation to {url}"),
-        );
-    }
-    if let Some(p) = s.preset {
-        add(
-            "preset".into(),
-            json!(p.as_str()),
-            format!("grant the {} tools: {}", p.as_str(), preset_tools(p)),
-        );
-    }
-    for (name, grant) in &s.tools {
-        let what = match grant {
-            Grant::Allow => format!("allow the tool {name} to run"),
-            Grant::Ask => format!("offer the tool {name}, asking before each run"),
-            Grant::Deny => continue,
-        };
-        add(format!("tools.{name}"), json!(grant), what);
-    }
-    for (tool, list) in &s.rules {
-        let widening: Vec<&RuleEntry> = list
-            .iter()
-            .filter(|r| !matches!(r, RuleEntry::Deny(_)))
-            .collect();
-        if !widening.is_empty() {
-            add(
-                format!("rules.{tool}"),
-                json!(widening),
-                rules_words(tool, &widening),
-            );
-        }
-    }
-    for t in &s.teammates {
-        add(
-            format!("teammates.{}", t.name),
-            teammate_value(t),
-            teammate_words(t),
-        );
-    }
-    if s.workspace == WorkspaceMode::Project {
-        add(
-            "workspace".into(),
-            json!("project"),
-            "let the agent work in the whole project folder, not only .agent-workspace".into(),
-        );
-    }
-    if s.bash_network {
-        add(
-            "bashNetwork".into(),
-            json!(true),
-            "let bash reach the network".into(),
-        );
-    }
-    for rule in &s.network.allow {
-        add(
-            format!("network.allow.{rule}"),
-            json!(rule),
-            format!("let bash reach {rule} without asking"),
-        );
-    }
-    for preset in &s.network.presets {
-        add(
-            format!("network.presets.{}", preset.as_str()),
-            json!(preset.as_str()),
-            format!(
-                "let bash reach the {} hosts without asking: {}",
-                preset.as_str(),
-                preset.hosts().join(", ")
-            ),
-        );
-    }
-    if let Some(setup) = &s.worktree.setup {
-        add(
-            "worktree.setup".into(),
-            json!(setup),
-            format!("run `{setup}` in each new session's worktree (inside the wall)"),
-        );
-    }
-    for (model, p) in &s.pricing {
-        add(
-            format!("pricing.{model}"),
-            json!(p),
-            format!(
-                "count {model}'s tokens at ${} in / ${} out per million instead of Paddock's \
-                 price list",
-                p.input, p.output
-            ),
-        );
-    }
-    for glob in &s.worktree.copy {
-        add(
-            format!("worktree.copy.{glob}"),
-            json!(glob),
-            format!("copy the project's {glob} into each new session's worktree"),
-        );
-    }
-    for path in &s.readable_paths {
-        add(
-            format!("readablePaths.{path}"),
-            json!(path),
-            format!("let bash read {path} (read-only)"),
-        );
-    }
-    if s.allow_unconfined_bash {
-        add(
-            "allowUnconfinedBash".into(),
-            json!(true),
-            "run bash without the OS sandbox where the sandbox is unavailable".into(),
-        );
-    }
-    // Each hook on its own, pinned to its digest (a changed hook is a new key) and to the
-    // content of the project files it runs (a changed script is a new value): both ask again.
-    if let Some(hooks) = s
-        .hooks
-        .as_ref()
-        .and_then(|h| paddock_hooks::HooksConfig::from_json(h).ok())
-    {
-        let mut seen = std::collections::BTreeSet::new();
-        for hook in hooks.hooks() {
-            let key = crate::hooks::trust_key(hook);
-            if seen.insert(key.clone()) {
-                let pins = root
-                    .map(|r| crate::hooks::ScriptPins::scan(hook, r))
-                    .unwrap_or_default();
-                add(
-                    key,
-                    crate::hooks::trust_value(hook, &pins),
-                    crate::hooks::trust_words(hook, &pins),
-                );
-            }
-        }
-    }
-    for (name, server) in s.mcp_servers.iter().filter(|(_, c)| !c.disabled) {
-        add(
-            format!("mcpServers.{name}"),
-            server_value(server),
-            server_words(name, server),
-        );
-    }
+    super::table::items(s, root, &mut |key, value, what| {
+        out.push(Gated { key, value, what });
+    });
     out
 }
 
@@ -193,58 +43,7 @@ fn gated_in(s: &ProjectSettings, root: Option<&std::path::Path>) -> Vec<Gated> {
 /// safe default: no provider or base URL, no preset, no allow/ask grant, no teammate, the
 /// agent's own workspace, no network, no unconfined bash, no MCP server.
 pub fn restrict(s: &ProjectSettings, trusted: impl Fn(&str) -> bool) -> ProjectSettings {
-    let mut out = s.clone();
-    if !trusted("provider") {
-        out.provider = None;
-    }
-    if !trusted("baseUrl") {
-        out.base_url = None;
-    }
-    if !trusted("preset") {
-        out.preset = None;
-    }
-    out.tools
-        .retain(|name, grant| *grant == Grant::Deny || trusted(&format!("tools.{name}")));
-    for (tool, list) in &mut out.rules {
-        if !trusted(&format!("rules.{tool}")) {
-            list.retain(|r| matches!(r, RuleEntry::Deny(_)));
-        }
-    }
-    out.rules.retain(|_, list| !list.is_empty());
-    out.teammates
-        .retain(|t| trusted(&format!("teammates.{}", t.name)));
-    if !trusted("workspace") {
-        out.workspace = WorkspaceMode::AgentWorkspace;
-    }
-    if !trusted("bashNetwork") {
-        out.bash_network = false;
-    }
-    if !trusted("allowUnconfinedBash") {
-        out.allow_unconfined_bash = false;
-    }
-    out.readable_paths
-        .retain(|p| trusted(&format!("readablePaths.{p}")));
-    out.network
-        .allow
-        .retain(|r| trusted(&format!("network.allow.{r}")));
-    out.network
-        .presets
-        .retain(|p| trusted(&format!("network.presets.{}", p.as_str())));
-    if !trusted("worktree.setup") {
-        out.worktree.setup = None;
-    }
-    out.worktree
-        .copy
-        .retain(|g| trusted(&format!("worktree.copy.{g}")));
-    out.mcp_servers
-        .retain(|name, c| c.disabled || trusted(&format!("mcpServers.{name}")));
-    out.pricing
-        .retain(|model, _| trusted(&format!("pricing.{model}")));
-    out.hooks = s
-        .hooks
-        .as_ref()
-        .and_then(|h| crate::hooks::keep_trusted(h, &trusted));
-    out
+    super::table::reset(s, &trusted)
 }
 
 /// A short digest of a secret value: enough to see it changed, nothing to read it back.
@@ -270,7 +69,7 @@ pub fn digest_of<'a>(items: impl IntoIterator<Item = (&'a str, &'a Value)>) -> S
         .collect()
 }
 
-fn rules_words(tool: &str, rules: &[&RuleEntry]) -> String {
+pub(super) fn rules_words(tool: &str, rules: &[&RuleEntry]) -> String {
     let quoted = |grant: Grant| {
         rules
             .iter()
@@ -292,7 +91,7 @@ fn rules_words(tool: &str, rules: &[&RuleEntry]) -> String {
     parts.join("; ")
 }
 
-fn preset_tools(p: ToolPreset) -> String {
+pub(super) fn preset_tools(p: ToolPreset) -> String {
     p.tools().join(", ")
 }
 
@@ -304,14 +103,14 @@ fn grants_of(tools: &BTreeMap<String, Grant>) -> BTreeMap<&str, Grant> {
         .collect()
 }
 
-fn teammate_value(t: &TeammateSettings) -> Value {
+pub(super) fn teammate_value(t: &TeammateSettings) -> Value {
     json!({
         "preset": t.preset.map(ToolPreset::as_str),
         "tools": grants_of(&t.tools),
     })
 }
 
-fn teammate_words(t: &TeammateSettings) -> String {
+pub(super) fn teammate_words(t: &TeammateSettings) -> String {
     let mut grants: Vec<String> = t.preset.map(preset_tools).into_iter().collect();
     grants.extend(grants_of(&t.tools).keys().map(|n| (*n).to_owned()));
     let grants = if grants.is_empty() {
@@ -330,7 +129,7 @@ fn hashed(map: &BTreeMap<String, String>) -> Value {
     )
 }
 
-fn server_value(c: &McpServerConfig) -> Value {
+pub(super) fn server_value(c: &McpServerConfig) -> Value {
     let mut value = json!({
         "command": c.command,
         "args": c.args,
@@ -349,7 +148,7 @@ fn server_value(c: &McpServerConfig) -> Value {
     value
 }
 
-fn server_words(name: &str, c: &McpServerConfig) -> String {
+pub(super) fn server_words(name: &str, c: &McpServerConfig) -> String {
     let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>().join(", ");
     if let Some(command) = &c.command {
         let line = std::iter::once(command.as_str())
@@ -472,7 +271,7 @@ mod tests {
         assert_eq!(r.provider, None);
         assert_eq!(r.base_url, None);
         assert_eq!(r.preset, None);
-        assert_eq!(r.workspace, WorkspaceMode::AgentWorkspace);
+        assert_eq!(r.workspace, paddock_protocol::WorkspaceMode::AgentWorkspace);
         assert!(!r.bash_network && !r.allow_unconfined_bash);
         assert!(r.teammates.is_empty());
         assert_eq!(

@@ -5,6 +5,7 @@
 //! Nothing in the folder takes part in the decision.
 
 mod gated;
+mod table;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use gated::{Gated, gated, gated_at, restrict};
+pub use table::{GATED, GatedField, UNGATED};
 
 use crate::RunOptions;
 
@@ -103,12 +105,7 @@ impl Assessment {
         self.report
             .pending
             .iter()
-            .filter(|i| match i.key.as_str() {
-                "provider" => options.provider.is_none(),
-                "baseUrl" => options.base_url.is_none(),
-                "preset" => options.preset.is_none(),
-                _ => true,
-            })
+            .filter(|i| !table::field_of(&i.key).is_some_and(|f| f.set_by(options)))
             .cloned()
             .collect()
     }
