@@ -7,7 +7,7 @@ use paddock_net::{CallLimits, Host, NetworkPolicy, Proxy, SystemResolver, Verdic
 use paddock_protocol::{
     BashNetwork, Grant, NetworkPreset, NetworkSettings, NetworkView, ProjectSettings,
 };
-use paddock_tools::NetworkFence;
+use paddock_wall::NetworkFence;
 use serde::Serialize;
 
 use crate::HostError;

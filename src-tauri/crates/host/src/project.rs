@@ -91,7 +91,7 @@ impl Project {
                 network_rules: network
                     .as_ref()
                     .filter(|_| crate::network::bash_uses_fence(&self.settings))
-                    .map(paddock_tools::NetworkFence::rule_count),
+                    .map(paddock_wall::NetworkFence::rule_count),
                 allow_unconfined: self.settings.allow_unconfined_bash,
                 // bash's side of the read-only rule the file tools follow; a worktree's own
                 // git folder is the session's (its config and hooks stay read-only as in

@@ -14,7 +14,7 @@ use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool, WriteScope};
 use paddock_protocol::{CallPreview, ProtectionKind, ProtectionState};
 
 use crate::ToolEnv;
-pub use crate::walled::{
+pub use paddock_wall::command::{
     EXIT_ABORTED, EXIT_NOT_STARTED, EXIT_TIMEOUT, STDERR_CAP_BYTES, STDOUT_CAP_BYTES,
 };
 
@@ -90,8 +90,10 @@ impl TypedTool for BashTool {
         if input.command.trim().is_empty() {
             return Err(ToolError::InvalidInput("command is empty".to_owned()));
         }
-        let command = crate::walled::WalledCommand::line(&input.command);
-        let ran = crate::walled::run_walled(&self.env, &command, timeout_of(&input), ctx).await;
+        let command = paddock_wall::command::WalledCommand::line(&input.command);
+        let ran =
+            paddock_wall::command::run_walled(&self.env.wall(), &command, timeout_of(&input), ctx)
+                .await;
         let text = layout(&ran.stdout, &ran.stderr, &ran.notes, ran.exit_code);
         Ok(if ran.exit_code == 0 {
             ToolOutput::ok(text)

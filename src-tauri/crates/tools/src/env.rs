@@ -64,31 +64,25 @@ impl ToolEnv {
         }
     }
 
+    /// What a walled command of this environment runs behind.
+    pub fn wall(&self) -> paddock_wall::Wall<'_> {
+        paddock_wall::Wall {
+            workspace_root: &self.workspace_root,
+            project_root: self.project_root.as_deref(),
+            workspace_mode: self.workspace_mode,
+            secrets: &self.secrets,
+            sandbox: &self.sandbox,
+            network: self.network.as_ref(),
+        }
+    }
+
     /// The path guard every file tool goes through.
     pub fn guard(&self) -> PathGuard {
-        let guard = PathGuard::new(self.workspace_root.clone()).protecting(
-            paddock_sandbox::private_folders(&self.sandbox),
-            paddock_sandbox::own_dirs(&self.sandbox),
-        );
-        match &self.project_root {
-            Some(project) => guard.inside(project.clone()),
-            None => guard,
-        }
+        self.wall().guard()
     }
 
     /// What bash would run under with this environment, as the CLI and app show it.
     pub fn sandbox_status(&self) -> SandboxStatus {
-        let tmp = self
-            .sandbox
-            .tmp_dir
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("paddock-bash-*"));
-        let root = self.workspace_root.clone();
-        paddock_sandbox::describe(
-            &self.sandbox,
-            self.workspace_mode,
-            &root,
-            &[root.clone(), tmp],
-        )
+        self.wall().status()
     }
 }

@@ -65,8 +65,8 @@ impl TypedTool for FileEditTool {
     async fn run(&self, input: FileEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
         let planning = (guard.clone(), input.clone());
-        let confirmed = crate::held::check_write(
-            &self.env,
+        let confirmed = paddock_wall::held::check_write(
+            &self.env.wall(),
             &input.path,
             move || plan(&planning.0, &planning.1).map(|p| p.change),
             ctx,
@@ -76,7 +76,7 @@ impl TypedTool for FileEditTool {
         blocking(move || {
             let planned = plan(&guard, &input)?;
             check_approved(&ctx, &planned.change)?;
-            crate::held::still_confirmed(confirmed.as_ref(), &planned.change)?;
+            paddock_wall::held::still_confirmed(confirmed.as_ref(), &planned.change)?;
             planned
                 .root
                 .write_file(&input.path, false, planned.updated.as_bytes())

@@ -54,8 +54,8 @@ impl TypedTool for FileWriteTool {
     async fn run(&self, input: FileWriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let guard = self.env.guard();
         let planning = (guard.clone(), input.clone());
-        let confirmed = crate::held::check_write(
-            &self.env,
+        let confirmed = paddock_wall::held::check_write(
+            &self.env.wall(),
             &input.path,
             move || plan(&planning.0, &planning.1),
             ctx,
@@ -65,7 +65,7 @@ impl TypedTool for FileWriteTool {
         blocking(move || {
             let change = plan(&guard, &input)?;
             check_approved(&ctx, &change)?;
-            crate::held::still_confirmed(confirmed.as_ref(), &change)?;
+            paddock_wall::held::still_confirmed(confirmed.as_ref(), &change)?;
             write(&guard, &input).map(|mut text| {
                 text.push_str(&crate::nested::for_input(&env, &input.path, &ctx));
                 ToolOutput::ok(text).with_change(change)

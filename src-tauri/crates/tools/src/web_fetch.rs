@@ -135,7 +135,7 @@ impl TypedTool for WebFetchTool {
             .unwrap_or(DEFAULT_TIMEOUT_SECS)
             .clamp(1, DEFAULT_TIMEOUT_SECS);
         let clock = clock::Clock::new(Duration::from_secs(limit));
-        let asker = crate::network::asker_for(ctx).map(|a| clock.pausing(a));
+        let asker = paddock_wall::network::asker_for(ctx).map(|a| clock.pausing(a));
         let id = call_id(ctx);
         let gate = fence
             .open(&id, &ctx.cancel, asker, Some(ctx.events.clone()))
@@ -362,7 +362,7 @@ fn render(end: End, chain: &[Url], events: &[ConnectionEvent]) -> (bool, String)
 }
 
 fn with_connections(mut text: String, events: &[ConnectionEvent]) -> String {
-    if let Some(lines) = crate::network::describe(events) {
+    if let Some(lines) = paddock_wall::network::describe(events) {
         text.push('\n');
         text.push_str(&lines);
     }

@@ -30,7 +30,7 @@ pub(super) fn check(
     match first {
         Some((name, value, host, port)) => Err(format!(
             "{agent}'s {name} is {value}, but its wall has no network (neither the project nor              you allowed it a host): add \"{rule}\" to its hosts in agents.json",
-            rule = paddock_tools::network::rule_for(&host.to_string(), port)
+            rule = paddock_wall::network::rule_for(&host.to_string(), port)
         )),
         None => Ok(Some(format!(
             "{agent}'s wall has no network (neither the project nor you allowed it a host), so              it can reach no API: add its API's host to its hosts in agents.json"
@@ -52,7 +52,7 @@ fn check_addresses(
         };
         let decision = policy.decide(&host, port);
         if decision.verdict == Verdict::Deny {
-            let rule = paddock_tools::network::rule_for(&host.to_string(), port);
+            let rule = paddock_wall::network::rule_for(&host.to_string(), port);
             return Err(format!(
                 "{agent}'s {name} is {value}, which its wall does not let it reach ({why}): add \
                  \"{rule}\" to its hosts in agents.json",
@@ -111,7 +111,7 @@ impl EventSink for RefusedHosts {
         let (false, Some(host), Some(port)) = (c.allowed, &c.host, c.port) else {
             return;
         };
-        let rule = paddock_tools::network::rule_for(host, port);
+        let rule = paddock_wall::network::rule_for(host, port);
         if !self.lock().insert(rule.clone()) {
             return;
         }

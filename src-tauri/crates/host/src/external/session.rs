@@ -292,14 +292,14 @@ impl Turn {
             input: Value::Null,
             parsed_from_text: false,
         });
-        let asker = paddock_tools::network::asker(
+        let asker = paddock_wall::network::asker(
             itself,
             self.approvals.clone(),
             events.clone(),
             Arc::new(self.cancel.clone()),
         );
         let refused = Arc::new(super::reach::RefusedHosts::new(&self.name, events.clone()));
-        let spec = paddock_tools::walled_program::ProgramSpec {
+        let spec = paddock_wall::program::ProgramSpec {
             program: self.agent.command.as_ref(),
             args: &args,
             home: &self.home,
@@ -308,7 +308,7 @@ impl Turn {
             asker: Some(asker),
             events: Some(refused.clone()),
         };
-        let started = paddock_tools::walled_program::start(&self.env, &spec, &self.cancel).await;
+        let started = paddock_wall::program::start(&self.env.wall(), &spec, &self.cancel).await;
         let mut program = match started {
             Ok(p) => p,
             Err(why) => return self.failed(&format!("{} could not start: {why}", self.name)),

@@ -1,5 +1,5 @@
 //! One hook's run: the event as JSON on its stdin (the fields Claude Code's hooks read), its
-//! command behind the same wall as bash (`paddock_tools::walled`), its time limit, and what
+//! command behind the same wall as bash (`paddock_wall::command`), its time limit, and what
 //! its exit code and output mean (`paddock_hooks`), shown as a `Hook` event.
 
 use std::path::Path;
@@ -9,7 +9,7 @@ use paddock_core::ToolContext;
 use paddock_hooks::{Decision, Hook, HookEvent, HookOutcome, Invocation};
 use paddock_protocol::{AgentEvent, HookOutcome as Shown, HookPoint, HookRun};
 use paddock_tools::ToolEnv;
-use paddock_tools::walled::{EXIT_ABORTED, EXIT_TIMEOUT, WalledCommand, run_walled};
+use paddock_wall::command::{EXIT_ABORTED, EXIT_TIMEOUT, WalledCommand, run_walled};
 use serde_json::{Map, Value, json};
 
 /// Longest message a `Hook` event carries (the decision's reason, context or warning).
@@ -97,7 +97,7 @@ pub(super) async fn run_hook(
         stdin: Some(stdin),
         vars: &vars,
     };
-    let ran = run_walled(env, &command, limit, ctx).await;
+    let ran = run_walled(&env.wall(), &command, limit, ctx).await;
     let killed = matches!(ran.exit_code, EXIT_TIMEOUT | EXIT_ABORTED);
     let mut outcome = hook.outcome(&paddock_hooks::HookRun {
         exit_code: (!killed).then_some(ran.exit_code),
@@ -155,7 +155,7 @@ fn quote(word: &str) -> String {
 /// A command that never started says why in the notes: that is its stderr for the hook's
 /// outcome (a failure naming the cause).
 fn stderr_with_notes(stderr: &str, notes: &[String], exit_code: i32) -> String {
-    if exit_code == paddock_tools::walled::EXIT_NOT_STARTED && !notes.is_empty() {
+    if exit_code == paddock_wall::command::EXIT_NOT_STARTED && !notes.is_empty() {
         let mut all = notes.join("\n");
         if !stderr.is_empty() {
             all.push('\n');

@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::network::Asker;
+use paddock_wall::network::Asker;
 
 /// A time limit that pauses while any question asked through `pausing` waits.
 pub(super) struct Clock {

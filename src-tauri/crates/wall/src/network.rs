@@ -83,7 +83,7 @@ impl NetworkFence {
     }
 
     /// Opens a listener for one call, ended when `cancel` is (or by `finish`).
-    pub(crate) fn open(
+    pub fn open(
         &self,
         id: &str,
         cancel: &CancellationToken,
@@ -135,7 +135,7 @@ impl NetworkFence {
 }
 
 /// One call's listener; dropped, it ends the call's connections and removes its socket.
-pub(crate) struct CallGate {
+pub struct CallGate {
     pub socket: PathBuf,
     call: Call,
     accept: Option<JoinHandle<Vec<JoinHandle<()>>>>,
@@ -257,7 +257,7 @@ impl Decider for Askers {
 /// Asks the user about a host through the call's approvals: "bash wants to reach host:443".
 /// Nobody to ask (headless) is a refusal, whatever the run's Ask policy: only a rule (or
 /// `--allow-host`) widens the network there.
-pub(crate) fn asker_for(ctx: &ToolContext) -> Option<Asker> {
+pub fn asker_for(ctx: &ToolContext) -> Option<Asker> {
     let call = ctx.call.clone()?;
     Some(asker(
         call,
@@ -310,7 +310,7 @@ pub fn asker(
 }
 
 /// What a call's connections did, a line per host, port and outcome, for its result.
-pub(crate) fn describe(events: &[ConnectionEvent]) -> Option<String> {
+pub fn describe(events: &[ConnectionEvent]) -> Option<String> {
     if events.is_empty() {
         return None;
     }

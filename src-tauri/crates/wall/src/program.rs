@@ -13,8 +13,8 @@ use paddock_sandbox::{Confinement, scrubbed_env};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio_util::sync::CancellationToken;
 
-use crate::ToolEnv;
-use crate::bash_output::{Capture, capture_into};
+use crate::Wall;
+use crate::capture::{Capture, capture_into};
 use crate::network::CallGate;
 use crate::process::{ProcessGroup, TmpDir};
 
@@ -67,11 +67,11 @@ pub struct Stopped {
 /// Starts `spec` behind `env`'s wall. Refused (with the reason) when no wall can be built
 /// and the user did not allow running unconfined.
 pub async fn start(
-    env: &ToolEnv,
+    wall: &Wall<'_>,
     spec: &ProgramSpec<'_>,
     cancel: &CancellationToken,
 ) -> Result<WalledProgram, String> {
-    let root = env
+    let root = wall
         .guard()
         .create_root()
         .map_err(|e| format!("the workspace could not be made: {e}"))?;
@@ -81,15 +81,15 @@ pub async fn start(
         .home
         .canonicalize()
         .map_err(|e| format!("{}: {e}", spec.home.display()))?;
-    let tmp = TmpDir::for_command(env).map_err(|e| format!("no TMPDIR: {e}"))?;
+    let tmp = TmpDir::for_command(wall).map_err(|e| format!("no TMPDIR: {e}"))?;
     let writable: Vec<PathBuf> = vec![cwd.clone(), home.clone(), tmp.path.clone()];
-    let mut sandbox = env.sandbox.clone();
+    let mut sandbox = wall.sandbox.clone();
     // What other programs run (git's metadata, .envrc...) stays read-only to it.
     // Off the async threads: a large workspace takes a while.
-    if let Some(surfaces) = crate::walled::scan(&cwd, &env.sandbox.auto_run).await {
+    if let Some(surfaces) = crate::command::scan(&cwd, &wall.sandbox.auto_run).await {
         sandbox.read_only.extend(surfaces.read_only());
     }
-    let gate = match (&env.network, crate::walled::through_proxy(&sandbox)) {
+    let gate = match (wall.network, crate::command::through_proxy(&sandbox)) {
         (Some(fence), true) => Some(
             fence
                 .open(spec.id, cancel, spec.asker.clone(), spec.events.clone())
@@ -104,7 +104,7 @@ pub async fn start(
     // The program's own files, wherever it was installed (a home's npm prefix, a checkout in
     // /tmp): read-only, as the wall hides homes and /tmp otherwise.
     sandbox.readable.extend(program_dirs(spec));
-    let confinement = Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable)
+    let confinement = Confinement::prepare(&sandbox, wall.workspace_mode, &cwd, &writable)
         .map_err(|e| e.to_string())?;
     let notes: Vec<String> = confinement.note().into_iter().collect();
     // Only the files' folders are shown inside, so a path through others (`a/../b`, a link)
@@ -146,7 +146,7 @@ pub async fn start(
         gate,
         _tmp: tmp,
         notes,
-        redact: crate::walled::redactor_for(env),
+        redact: crate::command::redactor_for(wall),
     })
 }
 
@@ -165,7 +165,7 @@ impl WalledProgram {
             .try_wait()
             .ok()
             .flatten()
-            .map(crate::walled::exit_code_of)
+            .map(crate::command::exit_code_of)
     }
 
     /// Waits for it to exit (its stdin closed, say), at most `grace`, then stops it and
@@ -173,7 +173,7 @@ impl WalledProgram {
     pub async fn stop(mut self, grace: std::time::Duration) -> Stopped {
         drop(self.stdin.take());
         let exit_code = match tokio::time::timeout(grace, self.child.wait()).await {
-            Ok(Ok(status)) => Some(crate::walled::exit_code_of(status)),
+            Ok(Ok(status)) => Some(crate::command::exit_code_of(status)),
             _ => None,
         };
         self.group.stop().await;

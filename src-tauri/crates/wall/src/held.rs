@@ -14,7 +14,7 @@ use paddock_guard::PathGuard;
 use paddock_protocol::{CallPreview, FileChange};
 use paddock_sandbox::autorun::{self, Held};
 
-use crate::ToolEnv;
+use crate::Wall;
 
 /// Shown in the diff where the content is not text Paddock kept.
 const NOT_SHOWN: &[u8] = b"(not shown: a link, a special file or over 1 MiB)\n";
@@ -103,8 +103,8 @@ pub(crate) async fn hold_after_call(root: &Path, held: Vec<Held>, ctx: &ToolCont
 /// Before a file tool writes `path`: when the file would run outside the wall, the user's
 /// yes on the change `plan` works out (returned, so the write can check it is still that
 /// change), or a refusal the model sees. `None`: an ordinary file, nothing asked.
-pub(crate) async fn check_write<F>(
-    env: &ToolEnv,
+pub async fn check_write<F>(
+    wall: &Wall<'_>,
     path: &str,
     plan: F,
     ctx: &ToolContext,
@@ -112,7 +112,7 @@ pub(crate) async fn check_write<F>(
 where
     F: FnOnce() -> Result<FileChange, ToolError> + Send + 'static,
 {
-    let (guard, path, extra) = (env.guard(), path.to_owned(), env.sandbox.auto_run.clone());
+    let (guard, path, extra) = (wall.guard(), path.to_owned(), wall.sandbox.auto_run.clone());
     let why = crate::blocking(move || Ok(why_held(&guard, &path, &extra))).await?;
     let Some(why) = why else {
         return Ok(None);
@@ -123,7 +123,7 @@ where
 }
 
 /// The change about to be written is the one the user approved in [`check_write`].
-pub(crate) fn still_confirmed(
+pub fn still_confirmed(
     confirmed: Option<&FileChange>,
     change: &FileChange,
 ) -> Result<(), ToolError> {

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 
-use super::bash_output::{Capture, capture_into};
+use crate::capture::{Capture, capture_into};
 use paddock_core::ToolContext;
 use paddock_sandbox::autorun::Surfaces;
 use paddock_sandbox::{Confinement, Redactor, SandboxConfig, looks_secret, scrubbed_env};
 
-use crate::ToolEnv;
+use crate::Wall;
 use crate::process::{ProcessGroup, TmpDir};
 
 /// Bytes of stdout kept (head and tail); the middle is cut with a marker.
@@ -91,31 +91,31 @@ impl<'a> WalledCommand<'a> {
 
 /// Runs `command` with `bash -c` behind the wall of `env` for at most `limit`.
 pub async fn run_walled(
-    env: &ToolEnv,
+    wall: &Wall<'_>,
     command: &WalledCommand<'_>,
     limit: Duration,
     ctx: &ToolContext,
 ) -> Walled {
     // bash may write in the workspace like file_write does, so it may create the root too.
-    let root = match env.guard().create_root() {
+    let root = match wall.guard().create_root() {
         Ok(root) => root,
         Err(e) => return Walled::not_started(format!("bash could not start: {e}")),
     };
     let cwd = root.real_path().to_path_buf();
-    let tmp = match TmpDir::for_command(env) {
+    let tmp = match TmpDir::for_command(wall) {
         Ok(tmp) => tmp,
         Err(e) => return Walled::not_started(format!("bash could not create its TMPDIR: {e}")),
     };
     let writable = [cwd.clone(), tmp.path.clone()];
     // What other programs run (git's metadata, .envrc...): kept read-only behind the wall,
     // and compared after the call.
-    let before = scan(&cwd, &env.sandbox.auto_run).await;
-    let mut sandbox = env.sandbox.clone();
+    let before = scan(&cwd, &wall.sandbox.auto_run).await;
+    let mut sandbox = wall.sandbox.clone();
     sandbox
         .read_only
         .extend(before.iter().flat_map(Surfaces::read_only));
     // An allow-listed network: this call's own listener of the proxy, its only way out.
-    let gate = match (&env.network, through_proxy(&sandbox)) {
+    let gate = match (wall.network, through_proxy(&sandbox)) {
         (Some(fence), true) => {
             let id = ctx.call.as_ref().map_or("bash", |c| c.id.as_str());
             match fence.open(
@@ -133,7 +133,7 @@ pub async fn run_walled(
         _ => None,
     };
     sandbox.proxy_socket = gate.as_ref().map(|g| g.socket.clone());
-    let mut confinement = match Confinement::prepare(&sandbox, env.workspace_mode, &cwd, &writable)
+    let mut confinement = match Confinement::prepare(&sandbox, wall.workspace_mode, &cwd, &writable)
     {
         Ok(c) => c,
         Err(why) => return Walled::not_started(why),
@@ -143,7 +143,7 @@ pub async fn run_walled(
     let ran = loop {
         let ran = match start_and_wait(
             &confinement,
-            env,
+            wall,
             command,
             &cwd,
             &tmp,
@@ -174,7 +174,7 @@ pub async fn run_walled(
     }
     // Nothing the command started runs any more: what it left that would run outside the
     // wall is held now, before anything else can run it.
-    match (before, scan(&cwd, &env.sandbox.auto_run).await) {
+    match (before, scan(&cwd, &wall.sandbox.auto_run).await) {
         (Some(before), Some(after)) if !before.incomplete && !after.incomplete => {
             let held = after.held_since(&before);
             if !held.is_empty() {
@@ -189,7 +189,7 @@ pub async fn run_walled(
         ),
     }
 
-    let redactor = redactor_for(env);
+    let redactor = redactor_for(wall);
     let render =
         |c: &Arc<Mutex<Capture>>| c.lock().map(|c| c.render(&redactor)).unwrap_or_default();
     Walled {
@@ -224,7 +224,7 @@ impl Ran {
 #[allow(clippy::too_many_arguments)]
 async fn start_and_wait(
     confinement: &Confinement,
-    env: &ToolEnv,
+    wall: &Wall<'_>,
     command: &WalledCommand<'_>,
     cwd: &Path,
     tmp: &TmpDir,
@@ -264,7 +264,7 @@ async fn start_and_wait(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     // The home the wall hides is the one the command is told of.
-    if let Some(home) = &env.sandbox.home {
+    if let Some(home) = &wall.sandbox.home {
         cmd.env("HOME", home);
     }
     #[cfg(unix)]
@@ -370,10 +370,10 @@ pub(crate) fn exit_code_of(status: std::process::ExitStatus) -> i32 {
 }
 
 /// Exact values to hide: the keys the host holds, and the host's secret-looking variables.
-pub(crate) fn redactor_for(env: &ToolEnv) -> Redactor {
+pub(crate) fn redactor_for(wall: &Wall<'_>) -> Redactor {
     let host = std::env::vars_os().filter_map(|(name, value)| {
         let (name, value) = (name.to_str()?, value.into_string().ok()?);
         (looks_secret(name) && value.len() >= MIN_HOST_SECRET_LEN).then_some(value)
     });
-    Redactor::new(env.secrets.iter().cloned().chain(host))
+    Redactor::new(wall.secrets.iter().cloned().chain(host))
 }

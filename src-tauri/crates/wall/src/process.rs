@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::ToolEnv;
+use crate::Wall;
 
 /// Grace the helper gets to end what the command started before the group is killed.
 const STOP_GRACE: Duration = Duration::from_millis(300);
@@ -68,8 +68,8 @@ pub(crate) struct TmpDir {
 }
 
 impl TmpDir {
-    pub(crate) fn for_command(env: &ToolEnv) -> std::io::Result<Self> {
-        if let Some(path) = &env.sandbox.tmp_dir {
+    pub(crate) fn for_command(wall: &Wall<'_>) -> std::io::Result<Self> {
+        if let Some(path) = &wall.sandbox.tmp_dir {
             std::fs::create_dir_all(path)?;
             return Ok(Self {
                 path: path.canonicalize()?,
