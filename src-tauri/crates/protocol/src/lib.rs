@@ -15,6 +15,7 @@ mod grants;
 mod hook;
 mod mcp;
 mod message;
+mod names;
 mod network;
 mod plan;
 mod prompts;
@@ -51,6 +52,7 @@ pub use grants::{ApprovalDecision, CallExplanation, Grant, ToolGrantInfo, ToolPr
 pub use hook::{HookInfo, HookOutcome, HookPoint, HookRun};
 pub use mcp::{McpServerState, McpServerStatus};
 pub use message::{ContentBlock, Message, Role, StopReason, ToolCall, ToolResult};
+pub use names::near_miss;
 pub use network::{
     BashNetwork, NetworkConnection, NetworkPreset, NetworkPresetInfo, NetworkSettings, NetworkView,
 };

@@ -25,7 +25,6 @@ mod provider;
 mod refusals;
 mod retry;
 mod sse;
-mod text_calls;
 mod tool_mode;
 mod tool_probe;
 mod vision;
@@ -39,9 +38,9 @@ pub use config::{
 };
 pub use key::ApiKey;
 pub use openai::LOCAL_MAX_OUTPUT_TOKENS;
+pub use paddock_text_calls::{MAX_SCAN_BYTES, TextToolCall, extract_tool_calls, strip_tool_calls};
 pub use pricing::{listed_price, pricing_for};
 pub use provider::Provider;
-pub use text_calls::{MAX_SCAN_BYTES, TextToolCall, extract_tool_calls, strip_tool_calls};
 pub use tool_probe::{PROBE_TOOL, TOOL_PROBE_TIMEOUT, ToolCallMode, ToolProbe};
 pub use vision::takes_images;
 pub use window::{ContextWindow, DEFAULT_WINDOW, PROBE_TIMEOUT, WindowSource, known_window};

@@ -2,7 +2,6 @@
 
 mod coerce;
 pub mod hooks;
-mod names;
 mod registry;
 mod summary;
 mod truncate;
@@ -27,7 +26,7 @@ use crate::events::EventSink;
 use crate::write_locks::{WriteLocks, WriteScope};
 
 pub use coerce::{coerce_to_schema, coerced};
-pub use names::near_miss;
+pub use paddock_protocol::near_miss;
 pub use registry::{RegistryError, ToolRegistry};
 pub use summary::{SUMMARY_CHARS, one_line, summarize_input};
 pub use truncate::truncate_shared;

@@ -17,7 +17,7 @@ use crate::driver::Decoder;
 use crate::errors::ErrorContext;
 use crate::retry::Failure;
 use crate::sse::SseEvent;
-use crate::text_calls::{TextToolCall, extract_tool_calls, repair_input, strip_tool_calls};
+use paddock_text_calls::{TextToolCall, extract_tool_calls, repair_input, strip_tool_calls};
 
 use super::holdback::Holdback;
 use super::repeats::{self, Repeats};

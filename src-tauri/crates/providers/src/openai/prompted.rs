@@ -9,7 +9,7 @@ use paddock_core::ModelRequest;
 use paddock_protocol::{ContentBlock, Message, Role, ToolSpec};
 use serde_json::{Map, Value, json};
 
-use crate::text_calls::strip_tool_calls;
+use paddock_text_calls::strip_tool_calls;
 
 /// How the tools are introduced, then listed one JSON object a line in `<tools>`.
 const TOOLS_INTRO: &str = "# Tools\n\nYou may call one or more functions to assist with \

@@ -4,7 +4,7 @@ use paddock_core::ModelRequest;
 use paddock_protocol::{ContentBlock, Message, Role, ToolCall};
 use serde_json::{Map, Value, json};
 
-use crate::text_calls::strip_tool_calls;
+use paddock_text_calls::strip_tool_calls;
 
 /// `streamed` false asks for one JSON answer (servers that cannot stream tool calls).
 pub(crate) fn body(req: &ModelRequest<'_>, compat: bool, streamed: bool) -> Value {

@@ -10,6 +10,5 @@ mod probe;
 mod prompted;
 mod streaming;
 mod support;
-mod text_fallback;
 mod vision;
 mod window;

@@ -32,7 +32,7 @@ use envelope::{Shape, calls_in};
 use regions::Think;
 use scan::{Budget, Piece};
 
-pub(crate) use repair::repair_input;
+pub use repair::repair_input;
 
 /// One call found in a reply's text.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,9 +100,9 @@ impl Found {
 
 /// Whether `name` is taken as a call's tool: one of `known`, or a near miss of one
 /// (`read_file` for `file_read`), which is kept under its own name so the answer can say
-/// which tool was meant (see [`paddock_core::tool::near_miss`]).
-pub(super) fn accepts(known: &[&str], name: &str) -> bool {
-    known.contains(&name) || paddock_core::tool::near_miss(name, known.iter().copied()).is_some()
+/// which tool was meant (see [`paddock_protocol::near_miss`]).
+pub(crate) fn accepts(known: &[&str], name: &str) -> bool {
+    known.contains(&name) || paddock_protocol::near_miss(name, known.iter().copied()).is_some()
 }
 
 /// What one extraction looks at.

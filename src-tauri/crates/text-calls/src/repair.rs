@@ -9,7 +9,7 @@ use super::envelope::{Shape, calls_in};
 /// The input of a broken call of `name`, from `raw` (the call's JSON, or its arguments'
 /// object): read again with its open strings and brackets closed (and a dangling comma or
 /// colon dealt with). `None` when that does not make a readable call.
-pub(crate) fn repair_input(raw: &str, name: &str) -> Option<Value> {
+pub fn repair_input(raw: &str, name: &str) -> Option<Value> {
     let value = close_open(raw.trim())?;
     let found = calls_in(&value, &[name], true);
     match found.into_iter().next() {

@@ -1,9 +1,11 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The text tool-call corpus and the reader's behaviour around it: calls found, spans,
 //! stripping, and bounded work on hostile input.
 
 mod corpus;
+mod fuzz;
 
-use paddock_providers::{extract_tool_calls, strip_tool_calls};
+use paddock_text_calls::{extract_tool_calls, strip_tool_calls};
 use serde_json::Value;
 
 use corpus::{TOOLS, corpus};
