@@ -12,8 +12,10 @@ is its own child, the usual way to split a type). A child may use its parent's i
 circles found on main when the check learned this are on record in `scripts/layout-circles.txt`;
 a new circle, or one that grew, fails, and so does a listed one that is gone (the list only
 shrinks). `--show` prints every module's edges."""
+import json
 import os
 import re
+import subprocess
 import sys
 
 MAX_LINES = 600
@@ -287,9 +289,55 @@ def known_circles():
     return known
 
 
+def design_graph():
+    """DESIGN.md's table of each crate's Paddock dependencies: {crate: set of crates}."""
+    text = open("DESIGN.md", encoding="utf-8").read()
+    start = text.index("Dependencies point one way.")
+    block = text[text.index("```", start) + 3 :]
+    block = block[: block.index("```")]
+    graph, last = {}, None
+    for line in block.strip("\n").split("\n"):
+        if line.startswith(" ") and last:
+            graph[last] |= {d.strip() for d in line.split(",") if d.strip()}
+            continue
+        name, _, deps = line.partition(" ")
+        last = name
+        graph[name] = {d.strip() for d in deps.split(",") if d.strip() not in ("", "-")}
+    return graph
+
+
+def cargo_graph():
+    """`cargo metadata`'s normal dependencies between the workspace's crates, short names,
+    test-only packages (under tests/) left out."""
+    out = subprocess.run(
+        ["cargo", "metadata", "--no-deps", "--format-version", "1", "--offline"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    packages = [p for p in json.loads(out)["packages"] if "/tests/" not in p["manifest_path"]]
+    names = {p["name"] for p in packages}
+    short = lambda n: n.removeprefix("paddock-")
+    return {
+        short(p["name"]): {
+            short(d["name"]) for d in p["dependencies"] if d["name"] in names and d.get("kind") is None
+        }
+        for p in packages
+    }
+
+
 def main():
     show = "--show" in sys.argv
     problems = []
+    design, cargo = design_graph(), cargo_graph()
+    described = set(re.findall(r"^src-tauri/crates/\S+\s+paddock-([a-z-]+):", open("DESIGN.md").read(), re.M))
+    for name in sorted(set(cargo) - described - {"desktop"}):
+        problems.append(f"DESIGN.md's layout gives no sentence for the crate paddock-{name}")
+    if design != cargo:
+        for name in sorted(set(design) | set(cargo)):
+            if design.get(name) != cargo.get(name):
+                problems.append(
+                    f"DESIGN.md's dependency table says {name} <- {sorted(design.get(name, []))}, "
+                    f"cargo metadata {sorted(cargo.get(name, []))}"
+                )
     known = known_circles()
     still = set()
     for root in ROOTS:
@@ -317,7 +365,7 @@ def main():
     if problems:
         sys.exit(1)
     print(
-        f"layout: {len(ROOTS)} crates, no new module circle ({len(known)} on record in {KNOWN}), "
+        f"layout: DESIGN.md's crate table is cargo's; {len(ROOTS)} crates, no new module circle ({len(known)} on record in {KNOWN}), "
         f"no source over {MAX_LINES} lines"
     )
 
