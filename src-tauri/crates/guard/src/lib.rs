@@ -5,11 +5,10 @@
 //! memory ([`open_regular`]: the one opening of every file Paddock reads on the user's or a
 //! repository's behalf). The bash wall is another crate (`paddock-sandbox`).
 
-mod atomic_write;
+mod error;
 mod path_guard;
 mod regular;
 mod resolve;
-mod restore;
 mod untrusted;
 
 pub use path_guard::{PathError, PathGuard, READ_ONLY_DIRS, Root};

@@ -7,8 +7,9 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-/// Symlinks followed in one resolution before it counts as a loop (Linux's own limit).
-pub const MAX_SYMLINK_HOPS: usize = 40;
+use crate::error::{PathError, READ_ONLY_DIRS};
+
+pub use crate::error::MAX_SYMLINK_HOPS;
 
 /// A path inside the workspace, relative to the root's real location, with no symlink left.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,6 +170,24 @@ pub fn strip_root(target: &Path, real_root: &Path, aliases: &[&Path]) -> Option<
     std::iter::once(real_root)
         .chain(aliases.iter().copied())
         .find_map(|root| target.strip_prefix(root).ok().map(Path::to_path_buf))
+}
+
+impl Resolved {
+    /// Refuses a place the agent may not change (inside `.git` or `.paddock`).
+    pub fn check_writable(&self) -> Result<(), PathError> {
+        match self
+            .rel
+            .components()
+            .filter_map(|c| c.as_os_str().to_str())
+            .find(|c| READ_ONLY_DIRS.contains(c))
+        {
+            Some(area) => Err(PathError::ReadOnly {
+                path: self.display(),
+                area: area.to_owned(),
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::path_guard::{PathError, READ_ONLY_DIRS, Root, io_error};
+use crate::error::PathError;
+use crate::path_guard::Root;
+use crate::path_guard::io_error;
 use crate::resolve::Resolved;
 
 /// Tells apart the temporary files of concurrent writes in one process.
@@ -52,24 +54,6 @@ impl Root {
         }
         let created = self.replace(&resolved.rel, &name, create, content)?;
         Ok((resolved, created))
-    }
-}
-
-impl Resolved {
-    /// Refuses a place the agent may not change (inside `.git` or `.paddock`).
-    pub fn check_writable(&self) -> Result<(), PathError> {
-        match self
-            .rel
-            .components()
-            .filter_map(|c| c.as_os_str().to_str())
-            .find(|c| READ_ONLY_DIRS.contains(c))
-        {
-            Some(area) => Err(PathError::ReadOnly {
-                path: self.display(),
-                area: area.to_owned(),
-            }),
-            None => Ok(()),
-        }
     }
 }
 

@@ -10,7 +10,8 @@ use std::io;
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::path_guard::{PathError, READ_ONLY_DIRS, Root};
+use crate::error::{PathError, READ_ONLY_DIRS};
+use crate::path_guard::Root;
 use crate::resolve::display_rel;
 
 /// The permission bits the operations set; setuid, setgid and sticky are never restored.
@@ -157,7 +158,9 @@ mod sys {
     use rustix::io::Errno;
 
     use super::{not_a_dir, shared_file, temp_name};
-    use crate::path_guard::{Access, PathError, Root, io_error, open_beneath};
+    use crate::error::PathError;
+    use crate::path_guard::io_error;
+    use crate::path_guard::{Access, Root, open_beneath};
 
     impl Root {
         pub(super) fn put_file_at(
@@ -357,7 +360,9 @@ mod sys {
     use std::path::{Path, PathBuf};
 
     use super::{not_a_dir, shared_file, temp_name};
-    use crate::path_guard::{PathError, Root, io_error};
+    use crate::error::PathError;
+    use crate::path_guard::Root;
+    use crate::path_guard::io_error;
 
     /// Mode of the missing parent folders the operations create (as on Linux).
     const PARENT_DIR_MODE: u32 = 0o755;
