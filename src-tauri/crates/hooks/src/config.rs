@@ -1,6 +1,8 @@
 //! Every hook of a configuration, in the shape the file gives them (events, then matcher
 //! groups, then hooks), and the question the host asks of it: which hooks run now.
 
+pub(crate) mod parse;
+
 use std::collections::HashSet;
 
 use serde::{Serialize, Serializer};

@@ -2,6 +2,9 @@
 //! it runs (a shell command, or a program and its arguments), its time limit and what a
 //! failure means; with its digest and a short title.
 
+pub(crate) mod outcome;
+pub(crate) mod script;
+
 use std::fmt;
 
 use schemars::JsonSchema;

@@ -15,27 +15,26 @@ mod error;
 mod event;
 mod hook;
 mod matcher;
-mod outcome;
 mod output;
-mod parse;
 mod rule;
 mod schema;
-mod script;
 mod spelling;
 mod subject;
 mod text;
 mod tools;
 
 pub use config::HooksConfig;
+pub use config::parse::{
+    MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_HOOKS, MAX_STATUS_MESSAGE_BYTES,
+};
 pub use error::HookConfigError;
 pub use event::HookEvent;
+pub use hook::outcome::{Decision, EndRun, HookOutcome, HookRun, combine};
+pub use hook::script::{CommandScripts, PROJECT_VARS, ScriptPath};
 pub use hook::{DEFAULT_TIMEOUT_SECS, Hook, HookId, Invocation, MAX_TIMEOUT_SECS, OnError};
 pub use matcher::MAX_MATCHER_BYTES;
-pub use outcome::{Decision, EndRun, HookOutcome, HookRun, combine};
 pub use output::MAX_REWRITTEN_INPUT_BYTES;
-pub use parse::{MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_HOOKS, MAX_STATUS_MESSAGE_BYTES};
 pub use rule::MAX_RULE_BYTES;
-pub use script::{CommandScripts, PROJECT_VARS, ScriptPath};
 pub use spelling::{MAX_TEXT_PATHS, text_paths};
 pub use subject::{CallInfo, CompactTrigger, SessionSource, Subject};
 pub use text::MAX_TEXT_BYTES;

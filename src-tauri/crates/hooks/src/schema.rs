@@ -10,10 +10,10 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
 
 use crate::config::HooksConfig;
+use crate::config::parse::{MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_STATUS_MESSAGE_BYTES};
 use crate::event::HookEvent;
 use crate::hook::MAX_TIMEOUT_SECS;
 use crate::matcher::MAX_MATCHER_BYTES;
-use crate::parse::{MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_STATUS_MESSAGE_BYTES};
 
 impl JsonSchema for HooksConfig {
     fn schema_name() -> Cow<'static, str> {
