@@ -8,7 +8,6 @@ pub mod approval;
 mod blocking;
 mod calibration;
 pub mod compaction;
-mod context_watch;
 pub mod events;
 pub mod executor;
 pub mod grants;
@@ -18,7 +17,6 @@ pub mod recorder;
 mod response;
 pub mod rules;
 pub mod runner;
-mod runner_hooks;
 #[cfg(feature = "test-support")]
 pub mod scripted;
 pub mod structured;

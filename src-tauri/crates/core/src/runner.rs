@@ -2,6 +2,9 @@
 //! it answers or an exit condition trips. The returned history never holds a tool call
 //! without its result.
 
+pub(crate) mod context_watch;
+pub(crate) mod runner_hooks;
+
 use std::sync::Arc;
 
 use paddock_protocol::{

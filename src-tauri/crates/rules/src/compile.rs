@@ -1,6 +1,8 @@
 //! Compiling the rule list: each spec's tool key and pattern checked and turned into a
 //! matcher (command pattern, path glob, or any call), command rules indexed by name.
 
+pub(crate) mod decide;
+
 use std::collections::HashMap;
 
 use crate::error::RuleError;

@@ -8,7 +8,6 @@
 //! fence, but the rules must still be right.
 
 mod compile;
-mod decide;
 mod error;
 mod path;
 mod pattern;

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::decide::path_of;
+use crate::compile::decide::path_of;
 use crate::path::{Resolved, exact_pattern, resolve};
 use crate::pattern::CommandPattern;
 use crate::shell::{Role, parse_command};

@@ -10,13 +10,9 @@
 //! commands). brush-parser rejects what bash rejects, which is what a security check wants:
 //! anything that does not parse is an Ask.
 
-mod builtins;
-mod commands;
 mod fast;
 mod lists;
 mod prescan;
-mod redirects;
-mod simple;
 mod source;
 mod walk;
 mod words;

@@ -2,6 +2,11 @@
 //! lists, pipelines, subshells, groups, compound commands, function bodies, substitutions)
 //! and every construct that forces an Ask.
 
+pub(crate) mod builtins;
+pub(crate) mod commands;
+pub(crate) mod redirects;
+pub(crate) mod simple;
+
 use std::fmt::Display;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
@@ -19,6 +24,7 @@ use super::source::{Node, SimpleNode, Src};
 use super::words::{self, Analysis};
 use super::{Concern, ConcernKind, MAX_PARTS, MAX_RECURSION, Parsed, Part, Role, Word, prescan};
 use crate::error::ParseError;
+use commands::push_relative;
 
 /// Where the shell's working directory is, relative to the workspace root.
 #[derive(Debug, Clone)]
@@ -544,22 +550,6 @@ impl Walker {
         }
         self.take(analysis, cmd).map(|_| ())
     }
-}
-
-/// Appends a relative path to a folder lexically; false when it climbs above the root.
-pub(super) fn push_relative(dir: &mut Vec<String>, path: &str) -> bool {
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if dir.pop().is_none() {
-                    return false;
-                }
-            }
-            name => dir.push(name.to_owned()),
-        }
-    }
-    true
 }
 
 /// Where the command's standard input comes from.

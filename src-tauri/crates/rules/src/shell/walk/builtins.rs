@@ -5,12 +5,12 @@
 
 use std::fmt::Display;
 
-use super::lists::{
+use super::super::lists::{
     BASH_LIKE, SAFE_SET_OPTIONS, SAFE_SHELL_LONG, SAFE_SHOPT, SET_LETTERS, STARTUP_FLAGS,
     UNKNOWN_OPTION, is_dangerous_assignment, option_effect,
 };
-use super::walk::Walker;
-use super::{ConcernKind, Word};
+use super::super::{ConcernKind, Word};
+use super::Walker;
 
 const NAMEREF: &str =
     "makes a name whose assignments set another variable, which may be one bash reads";
@@ -114,7 +114,7 @@ enum Target<'a> {
     Invalid,
 }
 
-pub(super) fn is_name(s: &str) -> bool {
+pub(crate) fn is_name(s: &str) -> bool {
     let mut bytes = s.bytes();
     bytes
         .next()
@@ -166,7 +166,7 @@ impl Walker {
 
     /// A builtin that assigns the variables it names: each one bash reads asks, and so does
     /// a name only known when it runs.
-    pub(super) fn assigning_builtin(&mut self, name: &str, words: &[Word], ctx: &dyn Display) {
+    pub(crate) fn assigning_builtin(&mut self, name: &str, words: &[Word], ctx: &dyn Display) {
         let Some(spec) = ASSIGNERS.iter().find(|a| a.name == name) else {
             return;
         };
@@ -255,7 +255,7 @@ impl Walker {
     }
 
     /// `env -u NAME` unsets a variable as `unset` does; `env -i` unsets PATH among the rest.
-    pub(super) fn env_unsets(&mut self, options: &[(String, Option<String>)], ctx: &dyn Display) {
+    pub(crate) fn env_unsets(&mut self, options: &[(String, Option<String>)], ctx: &dyn Display) {
         for (opt, value) in options {
             match (opt.as_str(), value) {
                 ("-u" | "--unset", Some(var)) if !is_name(var) => {
@@ -274,7 +274,7 @@ impl Walker {
 
     /// `set`: an option that changes how later commands read or run asks; positional
     /// parameters (after `--` or the first operand) change nothing.
-    pub(super) fn set_builtin(&mut self, words: &[Word], ctx: &dyn Display) {
+    pub(crate) fn set_builtin(&mut self, words: &[Word], ctx: &dyn Display) {
         let mut i = 1;
         while let Some(w) = words.get(i) {
             i += 1;
@@ -326,7 +326,7 @@ impl Walker {
 
     /// `shopt -s`/`-u`: each option named asks unless it is known to change nothing the
     /// rules rely on (either way round: turning some off changes reading too).
-    pub(super) fn shopt_builtin(&mut self, words: &[Word], ctx: &dyn Display) {
+    pub(crate) fn shopt_builtin(&mut self, words: &[Word], ctx: &dyn Display) {
         let mut changes = false;
         let mut set_names = false;
         let mut written = String::from("shopt");
@@ -369,7 +369,7 @@ impl Walker {
     /// index. Startup files (`-i`, `-l`, `--rcfile`…) ask for any shell; bash's and sh's
     /// `set` and `shopt` options are judged as those builtins judge them. As in bash, each
     /// `o` or `O` in a cluster takes the next word (`-eo pipefail`).
-    pub(super) fn shell_flags(
+    pub(crate) fn shell_flags(
         &mut self,
         name: &str,
         words: &[Word],

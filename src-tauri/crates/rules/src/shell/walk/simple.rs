@@ -1,14 +1,14 @@
-//! The walker over commands the fast reading split ([`super::fast::split`]): the same
+//! The walker over commands the fast reading split ([`super::super::fast::split`]): the same
 //! word reading and checks as the full grammar's walk.
 
-use super::fast::{Item, Simple};
-use super::walk::{Stdin, Walker};
+use super::super::fast::{Item, Simple};
+use super::{Stdin, Walker};
 use crate::error::ParseError;
 
 impl Walker {
     /// Walks commands read by [`split`], in the order the grammar's walk takes them:
     /// redirections and words as they come, then leading assignments, then the command.
-    pub(super) fn simple_commands(
+    pub(crate) fn simple_commands(
         &mut self,
         text: &str,
         commands: Vec<Simple<'_>>,

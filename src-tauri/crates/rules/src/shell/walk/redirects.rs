@@ -7,10 +7,10 @@ use brush_parser::ast::{
     self, CommandPrefixOrSuffixItem as Item, IoFileRedirectTarget, IoRedirect, SimpleCommand,
 };
 
+use super::super::words;
+use super::super::{ConcernKind, Word};
 use super::builtins::is_name;
-use super::walk::{PendingRedirect, Walker};
-use super::words;
-use super::{ConcernKind, Word};
+use super::{PendingRedirect, Walker};
 use crate::error::ParseError;
 
 /// Absolute redirection targets that reach nothing outside the command.
@@ -21,7 +21,7 @@ impl Walker {
     /// its number in NAME (for a builtin, in the shell itself). brush-parser reads `{NAME}` as
     /// a word before the redirection, so a word of that shape ending right where a
     /// redirection follows is taken for one (the fast reader leaves both to the grammar).
-    pub(super) fn fd_variables(&self, cmd: &SimpleCommand) -> Vec<String> {
+    pub(crate) fn fd_variables(&self, cmd: &SimpleCommand) -> Vec<String> {
         let prefix = cmd.prefix.iter().flat_map(|p| p.0.iter());
         let suffix = cmd.suffix.iter().flat_map(|s| s.0.iter());
         // Each item as the word it is (`None`: a redirection), in order.
@@ -64,7 +64,7 @@ impl Walker {
 
     /// A redirection to or from a file named by `raw`; with `dup` (`>&`, `<&`), a number
     /// (`>&2`, `<&0`, `>&-`, `>&3-`) copies a descriptor instead.
-    pub(super) fn file_redirect(
+    pub(crate) fn file_redirect(
         &mut self,
         raw: &str,
         dup: bool,
@@ -81,7 +81,7 @@ impl Walker {
         self.redirect_target(raw, context)
     }
 
-    pub(super) fn redirect(
+    pub(crate) fn redirect(
         &mut self,
         r: &IoRedirect,
         context: &dyn Display,

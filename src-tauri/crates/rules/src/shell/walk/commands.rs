@@ -4,13 +4,13 @@
 
 use std::fmt::Display;
 
-use super::lists::{
+use super::super::lists::{
     BASH_LIKE, INLINE_CODE, OTHER_SHELLS, RENAMES, RUNS_TEXT, RUNS_TEXT_WITH, command_name,
     is_dangerous_assignment, is_interpreter,
 };
-use super::walk::{Cwd, Stdin, Walker, push_relative};
-use super::wrappers::{Spec, WRAPPERS, exec_command_at, unwrap, xargs_inner};
-use super::{ConcernKind, Role, Word};
+use super::super::wrappers::{Spec, WRAPPERS, exec_command_at, unwrap, xargs_inner};
+use super::super::{ConcernKind, Role, Word};
+use super::{Cwd, Stdin, Walker};
 use crate::error::ParseError;
 
 /// The literal text of each word (`None` for dynamic words).
@@ -21,7 +21,7 @@ fn lits(words: &[Word]) -> Vec<Option<&str>> {
 impl Walker {
     /// Judges one simple command's words: adds its parts (wrappers and what they wrap) and
     /// its concerns.
-    pub(super) fn command(
+    pub(crate) fn command(
         &mut self,
         mut words: Vec<Word>,
         ctx: &dyn Display,
@@ -328,4 +328,20 @@ impl Walker {
         };
         self.cwd = next.map_or(Cwd::Unknown, Cwd::Known);
     }
+}
+
+/// Appends a relative path to a folder lexically; false when it climbs above the root.
+pub(super) fn push_relative(dir: &mut Vec<String>, path: &str) -> bool {
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if dir.pop().is_none() {
+                    return false;
+                }
+            }
+            name => dir.push(name.to_owned()),
+        }
+    }
+    true
 }
