@@ -26,7 +26,6 @@ mod refusals;
 mod retry;
 mod sse;
 mod tool_mode;
-mod tool_probe;
 mod vision;
 mod window;
 
@@ -41,6 +40,6 @@ pub use openai::LOCAL_MAX_OUTPUT_TOKENS;
 pub use paddock_text_calls::{MAX_SCAN_BYTES, TextToolCall, extract_tool_calls, strip_tool_calls};
 pub use pricing::{listed_price, pricing_for};
 pub use provider::Provider;
-pub use tool_probe::{PROBE_TOOL, TOOL_PROBE_TIMEOUT, ToolCallMode, ToolProbe};
+pub use provider::tool_probe::{PROBE_TOOL, TOOL_PROBE_TIMEOUT, ToolCallMode, ToolProbe};
 pub use vision::takes_images;
 pub use window::{ContextWindow, DEFAULT_WINDOW, PROBE_TIMEOUT, WindowSource, known_window};

@@ -1,5 +1,7 @@
 //! [`Provider`]: one configured vendor connection, usable as the kernel's [`Model`].
 
+pub(crate) mod tool_probe;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

@@ -88,7 +88,7 @@ pub fn to_markdown(session: &LoadedSession) -> String {
                 // The image's file beside the session (`<id>.images/`), named by its digest.
                 (_, ContentBlock::Image(image)) => {
                     let dir = std::path::PathBuf::from(format!("{}.images", session.header.id));
-                    let file = crate::images::image_file(&dir, image)
+                    let file = crate::store::images::image_file(&dir, image)
                         .map_or_else(|| image.sha256.clone(), |p| p.display().to_string());
                     out.push_str(&format!("\n![{}]({file})\n", image.label()));
                 }

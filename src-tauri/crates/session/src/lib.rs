@@ -5,7 +5,6 @@
 mod compactions;
 mod cost;
 mod export;
-mod images;
 pub mod index;
 mod point;
 mod private;
@@ -19,8 +18,8 @@ use paddock_protocol::{AgentEvent, ContentBlock, Message, Role, SessionHeader, T
 
 pub use cost::{run_costs, session_cost};
 pub use export::{to_json, to_markdown, write_export};
-pub use images::{image_file, images_dir};
 pub use point::RewindPoint;
+pub use store::images::{image_file, images_dir};
 #[doc(hidden)]
 pub use store::parse_record;
 pub use store::{SessionStore, new_session_id};

@@ -1,3 +1,5 @@
+pub(crate) mod images;
+
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -352,7 +354,7 @@ impl SessionStore {
 
     pub fn delete(&self, project: &Path, id: &str) -> Result<(), SessionError> {
         let path = self.file(project, id)?;
-        let _ = std::fs::remove_dir_all(crate::images::images_dir(&path));
+        let _ = std::fs::remove_dir_all(crate::store::images::images_dir(&path));
         // An external agent's own session id, kept beside (`host::external`).
         let _ = std::fs::remove_file(path.with_extension("acp"));
         std::fs::remove_file(&path).map_err(|e| match e.kind() {
@@ -464,9 +466,9 @@ fn read_session(path: &Path, file: File) -> Result<LoadedSession, SessionError> 
     session.points = timeline.points;
     session.last_rewind = timeline.last_rewind;
     session.last_compaction = timeline.compactions.latest().cloned();
-    let dir = crate::images::images_dir(path);
+    let dir = crate::store::images::images_dir(path);
     let (messages, history) = (&mut session.messages, &mut session.history);
-    crate::images::resolve(
+    crate::store::images::resolve(
         &dir,
         messages.iter_mut().chain(history.iter_mut()),
         &mut session.warnings,

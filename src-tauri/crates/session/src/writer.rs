@@ -94,7 +94,10 @@ impl HistoryLog for SessionWriter {
         for message in &messages[start..] {
             // The bytes go beside the session before the line that references them.
             if state.failed.is_none()
-                && let Err(e) = crate::images::save(&crate::images::images_dir(&self.path), message)
+                && let Err(e) = crate::store::images::save(
+                    &crate::store::images::images_dir(&self.path),
+                    message,
+                )
             {
                 tracing::warn!("session image write failed: {e}");
                 state.failed = Some(e.to_string());

@@ -15,8 +15,6 @@ mod open;
 mod pipe;
 mod reply;
 mod resolve;
-#[cfg(target_os = "linux")]
-mod splice;
 mod stream;
 
 use std::fmt;

@@ -45,7 +45,7 @@ pub(crate) async fn pipe<C: ProxyStream>(
 ) -> Result<(), PipeError> {
     #[cfg(target_os = "linux")]
     if let Some(SpliceSocket(socket)) = client.splice_socket() {
-        return crate::proxy::splice::pipe(socket, &upstream, counters, call, until).await;
+        return crate::proxy::stream::splice::pipe(socket, &upstream, counters, call, until).await;
     }
     let (client_read, client_write) = tokio::io::split(client);
     let (upstream_read, upstream_write) = tokio::io::split(upstream);

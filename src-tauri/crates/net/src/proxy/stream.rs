@@ -2,6 +2,8 @@
 //! between (TCP and Unix sockets on Linux), the socket itself, so tunnels skip the copy
 //! through user space (`splice`).
 
+pub(crate) mod splice;
+
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};

@@ -8,7 +8,7 @@ use crate::config::{ProviderKind, endpoint};
 use crate::http::{Probed, Transport};
 use crate::window::{MAX_PROBE_BODY, PROBE_TIMEOUT, server_root};
 
-use super::ToolCallMode;
+use crate::ToolCallMode;
 use crate::refusals::ToolsRefusal;
 
 /// A server kind, as far as its side endpoints tell.
