@@ -10,6 +10,8 @@ use crate::{WorktreeError, io};
 /// A checkout sharing the project's objects holds a few hundred; a plain copy's, its loose
 /// objects (a million is far past any real one).
 pub const MAX_GIT_ENTRIES: usize = 1_000_000;
+/// Largest `objects/info/alternates` read (one line naming the project's objects).
+const MAX_ALTERNATES_BYTES: u64 = 64 * 1024;
 
 /// Refuses, naming it, the first entry under `git_dir` that is not a folder or a regular
 /// file (a link, a fifo, a socket, a device), and a folder with more than
@@ -48,6 +50,48 @@ pub(crate) fn only_plain_entries(git_dir: &Path) -> Result<(), WorktreeError> {
                 });
             }
         }
+    }
+    Ok(())
+}
+
+/// The checkout's git folder is as Paddock made it: a real folder, no `commondir` leading
+/// elsewhere, objects borrowed only from the project's repository.
+pub(crate) fn verify(checkout: &Path, common_dir: &Path) -> Result<(), WorktreeError> {
+    let git_dir = checkout.join(".git");
+    let meta = std::fs::symlink_metadata(&git_dir)
+        .map_err(io(format!("cannot open {}", git_dir.display())))?;
+    if !meta.is_dir() {
+        return Err(WorktreeError::Tampered {
+            what: ".git is not a folder".into(),
+        });
+    }
+    only_plain_entries(&git_dir)?;
+    if std::fs::symlink_metadata(git_dir.join("commondir")).is_ok() {
+        return Err(WorktreeError::Tampered {
+            what: ".git/commondir was added".into(),
+        });
+    }
+    let alternates = git_dir.join("objects/info/alternates");
+    if common_dir == git_dir {
+        // A plain copy's repository is its own: it borrows nothing.
+        if std::fs::symlink_metadata(&alternates).is_ok() {
+            return Err(WorktreeError::Tampered {
+                what: "objects/info/alternates was added".into(),
+            });
+        }
+        return Ok(());
+    }
+    // In a folder the session writes: a regular file of a few lines, never a FIFO.
+    let text = paddock_guard::read_untrusted(&alternates, MAX_ALTERNATES_BYTES).unwrap_or_default();
+    let expected = common_dir.join("objects");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let named = lines
+        .first()
+        .and_then(|l| Path::new(l.trim()).canonicalize().ok());
+    if lines.len() != 1 || named.is_none() || named != expected.canonicalize().ok() {
+        return Err(WorktreeError::Tampered {
+            what: "objects/info/alternates no longer names only the project's objects".into(),
+        });
     }
     Ok(())
 }

@@ -15,10 +15,9 @@
 mod copy;
 mod git;
 mod gitdir;
-mod land;
+mod layout;
 mod make;
 mod options;
-mod plain;
 mod record;
 mod wall;
 
@@ -27,10 +26,10 @@ use std::path::PathBuf;
 pub use copy::copy_into;
 pub use git::Repo;
 pub use gitdir::MAX_GIT_ENTRIES;
-pub use land::Discarded;
 pub use make::create;
 pub use options::{CreateOptions, slug};
-pub use plain::INTO_FOLDER;
+pub use record::land::Discarded;
+pub use record::plain::INTO_FOLDER;
 pub use record::{Layout, Worktree, list, open, open_for_session};
 pub use wall::{GitWall, Reach, Wall};
 

@@ -12,9 +12,6 @@ use crate::record::{Layout, Record, Worktree, private_dir};
 use crate::wall::Reach;
 use crate::{BRANCH_PREFIX, WorktreeError, io};
 
-/// Largest `objects/info/alternates` read (one line naming the project's objects).
-const MAX_ALTERNATES_BYTES: u64 = 64 * 1024;
-
 /// Makes the worktree and copies in what `options.copy` names.
 pub fn create(
     project: &Path,
@@ -23,7 +20,7 @@ pub fn create(
 ) -> Result<(Worktree, CopiedFiles), WorktreeError> {
     let repo = match Repo::open(project, &layout.wall) {
         Err(WorktreeError::NotARepo { .. }) if options.plain_copy => {
-            return crate::plain::create(project, layout, options);
+            return crate::record::plain::create(project, layout, options);
         }
         other => other?,
     };
@@ -114,47 +111,5 @@ pub(crate) fn make_checkout(
         branch,
         base,
     ])?;
-    verify(checkout, &repo.common_dir)
-}
-
-/// The checkout's git folder is as Paddock made it: a real folder, no `commondir` leading
-/// elsewhere, objects borrowed only from the project's repository.
-pub(crate) fn verify(checkout: &Path, common_dir: &Path) -> Result<(), WorktreeError> {
-    let git_dir = checkout.join(".git");
-    let meta = std::fs::symlink_metadata(&git_dir)
-        .map_err(io(format!("cannot open {}", git_dir.display())))?;
-    if !meta.is_dir() {
-        return Err(WorktreeError::Tampered {
-            what: ".git is not a folder".into(),
-        });
-    }
-    crate::gitdir::only_plain_entries(&git_dir)?;
-    if std::fs::symlink_metadata(git_dir.join("commondir")).is_ok() {
-        return Err(WorktreeError::Tampered {
-            what: ".git/commondir was added".into(),
-        });
-    }
-    let alternates = git_dir.join("objects/info/alternates");
-    if common_dir == git_dir {
-        // A plain copy's repository is its own: it borrows nothing.
-        if std::fs::symlink_metadata(&alternates).is_ok() {
-            return Err(WorktreeError::Tampered {
-                what: "objects/info/alternates was added".into(),
-            });
-        }
-        return Ok(());
-    }
-    // In a folder the session writes: a regular file of a few lines, never a FIFO.
-    let text = paddock_guard::read_untrusted(&alternates, MAX_ALTERNATES_BYTES).unwrap_or_default();
-    let expected = common_dir.join("objects");
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let named = lines
-        .first()
-        .and_then(|l| Path::new(l.trim()).canonicalize().ok());
-    if lines.len() != 1 || named.is_none() || named != expected.canonicalize().ok() {
-        return Err(WorktreeError::Tampered {
-            what: "objects/info/alternates no longer names only the project's objects".into(),
-        });
-    }
-    Ok(())
+    crate::gitdir::verify(checkout, &repo.common_dir)
 }

@@ -1,6 +1,9 @@
 //! Where worktrees live and what Paddock remembers of each: a record per worktree in
 //! Paddock's data folder (hidden from bash), the checkout in a folder of its own beside it.
 
+pub(crate) mod land;
+pub(crate) mod plain;
+
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -8,26 +11,8 @@ use std::path::{Path, PathBuf};
 use paddock_protocol::{WorktreeInfo, WorktreeState};
 use serde::{Deserialize, Serialize};
 
+pub use crate::layout::Layout;
 use crate::{WorktreeError, io};
-
-/// One project's folders: records in `records`, checkouts in `checkouts/<name>`; and the
-/// wall Paddock's own git runs behind there.
-#[derive(Debug, Clone)]
-pub struct Layout {
-    pub records: PathBuf,
-    pub checkouts: PathBuf,
-    pub wall: crate::wall::Wall,
-}
-
-impl Layout {
-    fn record_path(&self, name: &str) -> PathBuf {
-        self.records.join(format!("{name}.json"))
-    }
-
-    pub(crate) fn checkout_path(&self, name: &str) -> PathBuf {
-        self.checkouts.join(name)
-    }
-}
 
 /// What is stored: what the shells see, and where the checkout and the project are.
 #[derive(Debug, Clone, Serialize, Deserialize)]

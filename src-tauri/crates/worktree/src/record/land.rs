@@ -6,7 +6,7 @@
 use paddock_protocol::{MergeOutcome, WorktreeChanges, WorktreeState};
 
 use crate::git::{Git, failed};
-use crate::make::verify;
+use crate::gitdir::verify;
 use crate::record::Worktree;
 use crate::wall::Reach;
 use crate::{WorktreeError, io};
