@@ -26,17 +26,10 @@ use tauri::{AppHandle, State, WebviewWindow};
 
 use crate::agents;
 use crate::contract::commands;
-use crate::error::{AppResult, internal};
+use crate::error::blocking;
 use crate::projects::canonical;
 use crate::state::Desktop;
 use crate::{grants, keys, links, notify, prompts, runs, sessions, updates, windows, worktrees};
-
-/// Runs blocking work (files, the session index, the keychain) off the async threads.
-pub async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> AppResult<T> + Send + 'static,
-) -> AppResult<T> {
-    paddock_host::blocking(f, internal).await
-}
 
 commands! {
     // Projects and windows

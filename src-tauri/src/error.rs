@@ -35,6 +35,13 @@ impl<E: Into<HostError>> ToAppError for E {
     }
 }
 
+/// Runs blocking work (files, the session index, the keychain) off the async threads.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> AppResult<T> + Send + 'static,
+) -> AppResult<T> {
+    paddock_host::blocking(f, internal).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use paddock_host::{Connection, KeyStore};
 use paddock_protocol::{ConnectionReport, KeyStatus, ModelInfo, ProviderKind, ToolProbeReport};
 
-use crate::commands::blocking;
+use crate::error::blocking;
 use crate::error::{AppResult, ToAppError, invalid};
 
 /// Whether a key is stored (or why the keychain cannot say), and whether the environment

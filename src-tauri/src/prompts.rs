@@ -5,8 +5,8 @@ use paddock_host::HostError;
 use paddock_host::prompts::SavedPrompts;
 use paddock_protocol::{ExpandedPrompt, SavedPrompt};
 
-use crate::commands::blocking;
 use crate::error::AppResult;
+use crate::error::blocking;
 use crate::projects::canonical;
 use crate::state::Desktop;
 

@@ -170,8 +170,7 @@ pub async fn export_to<R: tauri::Runtime>(
     format: ExportFormat,
 ) -> AppResult<Option<String>> {
     let (root, store) = (root.to_path_buf(), desktop.store().clone());
-    let (text, name) =
-        crate::commands::blocking(move || export(&store, &root, &id, format)).await?;
+    let (text, name) = crate::error::blocking(move || export(&store, &root, &id, format)).await?;
     let Some(path) = crate::windows::pick_save_path(app, &name).await? else {
         return Ok(None);
     };
@@ -199,7 +198,7 @@ pub async fn compact(
         )
         .await?;
     let service = state.service.clone();
-    crate::commands::blocking(move || load(service.store(), &root, &session_id)).await
+    crate::error::blocking(move || load(service.store(), &root, &session_id)).await
 }
 
 /// The session with the latest compaction's summary (`id`) replaced by `summary`.
