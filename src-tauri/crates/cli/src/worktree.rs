@@ -18,6 +18,10 @@ use crate::files::project_dir;
 use crate::keys::CliKeys;
 use crate::output;
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "issue 51: to be split into named phases"
+)]
 pub async fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliError> {
     let root = canonical_dir(&project_dir(project)?)?;
     let service = RunService::new(

@@ -269,6 +269,10 @@ impl Agent {
         self.execute(Vec::new(), Message::user_text(prompt)).await.0
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "issue 51: to be split into named phases"
+    )]
     async fn execute(
         &self,
         mut messages: Vec<Message>,

@@ -217,6 +217,10 @@ impl RunService {
 
     /// Everything up to the first model call: checks, the session, the runtime, the agent.
     /// The run is registered as live from here; [`PreparedRun::run`] runs it.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "issue 51: to be split into named phases"
+    )]
     pub async fn prepare(
         &self,
         project: &LiveProject,

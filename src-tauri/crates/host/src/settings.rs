@@ -118,6 +118,10 @@ fn in_file(e: FieldError, path: &Path) -> SettingsError {
 }
 
 /// Checks what serde cannot: MCP entries, teammate names, numbers that must be positive.
+#[expect(
+    clippy::too_many_lines,
+    reason = "issue 51: to be split into named phases"
+)]
 pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     if s.max_output_tokens == Some(0) {
         return Err(FieldError::new(

@@ -2,6 +2,8 @@
 //! and nothing else.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// A scenario reads top to bottom; its length is its story.
+#![allow(clippy::too_many_lines)]
 
 mod common;
 

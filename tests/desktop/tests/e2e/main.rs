@@ -2,6 +2,9 @@
 //! talking to the scripted fake model server. Run by `scripts/desktop-e2e.sh`; ignored by a
 //! plain `cargo test` (they need the built app, a display, a keyring and tauri-driver).
 
+// A scenario reads top to bottom; its length is its story.
+#![allow(clippy::too_many_lines)]
+
 use std::path::Path;
 
 mod changes;

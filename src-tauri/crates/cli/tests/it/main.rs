@@ -1,6 +1,8 @@
 //! End-to-end tests of the `paddock` binary against an in-process fake model server on
 //! 127.0.0.1. Every run gets its own project folder, data directory and HOME.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// A scenario reads top to bottom; its length is its story.
+#![allow(clippy::too_many_lines)]
 
 mod acp;
 mod acp_client;

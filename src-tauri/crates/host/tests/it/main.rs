@@ -1,5 +1,7 @@
 //! paddock-host: settings, flags and keys into a runnable agent; the run service.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// A scenario reads top to bottom; its length is its story.
+#![allow(clippy::too_many_lines)]
 
 /// `git ARGS` in `dir` with a test identity; its output, trimmed. Fails the test on an error.
 pub fn git(dir: &std::path::Path, args: &[&str]) -> String {

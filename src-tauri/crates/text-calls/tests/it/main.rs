@@ -1,4 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// A scenario reads top to bottom; its length is its story.
+#![allow(clippy::too_many_lines)]
 //! The text tool-call corpus and the reader's behaviour around it: calls found, spans,
 //! stripping, and bounded work on hostile input.
 
