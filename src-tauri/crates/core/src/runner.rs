@@ -4,21 +4,21 @@
 
 pub(crate) mod context_watch;
 pub(crate) mod runner_hooks;
+mod turn;
 
 use std::sync::Arc;
 
 use paddock_protocol::{
-    AgentEvent, CheckpointInfo, CompactionReason, ContentBlock, Cost, ErrorKind, ExitReason,
-    LoopAction, Message, Pricing, Role, SharedText, StopReason, TokenUsage, ToolCall, ToolResult,
+    AgentEvent, CheckpointInfo, ContentBlock, Cost, ExitReason, Message, Pricing, Role, SharedText,
+    TokenUsage, ToolCall, ToolResult,
 };
 
 use crate::compaction::CompactionConfig;
 use crate::executor::ToolExecutor;
 use crate::grants::ResolvedTools;
-use crate::loop_detect::{LoopConfig, LoopDetector, LoopPolicy};
-use crate::model::{Model, ModelError, ModelRequest};
+use crate::loop_detect::{LoopConfig, LoopDetector};
+use crate::model::{Model, ModelError};
 use crate::recorder::WorkspaceRecorder;
-use crate::response::{Interrupted, collect};
 use crate::tool::ToolContext;
 
 /// Model calls per run, unless configured otherwise.
@@ -137,22 +137,11 @@ pub(crate) struct LoopState {
 }
 
 impl Runner<'_> {
-    /// Runs the loop over `messages` (which should end with the user's prompt).
-    #[expect(
-        clippy::too_many_lines,
-        reason = "issue 51: to be split into named phases"
-    )]
+    /// Runs the loop over `messages` (which should end with the user's prompt): each turn
+    /// asks the model, ends on an answer, checks for a loop, runs the calls; the exits are
+    /// checked at the turn's head and after its calls.
     pub async fn run(&self, messages: Vec<Message>) -> RunOutcome {
-        let events = self.ctx.events.clone();
-        events.emit(AgentEvent::RunStarted {
-            agent: self.ctx.agent.to_string(),
-            model: self.config.model.clone(),
-            max_turns: self.config.max_turns,
-            pricing: Some(self.config.pricing.clone()),
-        });
-        for warning in self.config.notices.iter().chain(self.tools.warnings()) {
-            events.emit(AgentEvent::warning(warning.clone()));
-        }
+        let mut state = self.start(messages);
         // Counted within this prompt's run: a person's new prompt is new input, and the
         // same call asked for again (say, once the user granted it) is no loop.
         let mut detector = self
@@ -161,20 +150,6 @@ impl Runner<'_> {
             .as_ref()
             .map(|cfg| (LoopDetector::new(cfg), cfg.policy));
         let mut warned = false;
-        let prompt_at = Some(messages.len().saturating_sub(1));
-        let mut state = LoopState {
-            messages,
-            saved: 0,
-            usage: TokenUsage::default(),
-            cost: Cost::NONE,
-            turns: 0,
-            output: String::new(),
-            prompt_at,
-            compactions: 0,
-            first_record: None,
-            tally: crate::compaction::HistoryTally::default(),
-            calibration: crate::calibration::Calibration::default(),
-        };
         let mut blocked = self.prompt_hooks(&mut state).await;
         self.save(&mut state);
         let mut stops = 0;
@@ -191,174 +166,27 @@ impl Runner<'_> {
             }
             state.turns += 1;
             let turn = state.turns;
-            events.emit(AgentEvent::TurnStarted { turn });
+            self.ctx.events.emit(AgentEvent::TurnStarted { turn });
             self.make_room_if_needed(&mut state).await;
 
-            let mut overflowed = false;
-            let collected = loop {
-                self.note_estimate(&mut state);
-                let stream = self.model.stream(&ModelRequest {
-                    model: &self.config.model,
-                    system: self.config.system_prompt.as_deref(),
-                    messages: &state.messages,
-                    tools: self.tools.specs(),
-                    max_output_tokens: self.config.max_output_tokens,
-                });
-                match collect(stream, &*events, &self.ctx.cancel, turn).await {
-                    // The window was passed after all: one compaction, then the same call again.
-                    Err(Interrupted::Failed(err, partial))
-                        if err.kind == ErrorKind::ContextTooLong
-                            && !overflowed
-                            && partial.blocks.is_empty() =>
-                    {
-                        overflowed = true;
-                        self.add_usage(&mut state, partial.usage);
-                        if !self.compact(&mut state, CompactionReason::Overflow).await {
-                            break Err(Interrupted::Failed(err, partial));
-                        }
-                    }
-                    other => break other,
-                }
-            };
-            let response = match collected {
+            let response = match self.ask_model(&mut state, turn).await {
                 Ok(r) => r,
-                Err(Interrupted::Aborted(partial)) => {
-                    self.add_usage(&mut state, partial.usage);
-                    if let Some(msg) = partial.into_partial_message() {
-                        state.output = msg.text();
-                        state.messages.push(msg);
-                    }
-                    break (ExitReason::Aborted, None);
-                }
-                Err(Interrupted::Failed(err, partial)) => {
-                    self.add_usage(&mut state, partial.usage);
-                    if let Some(msg) = partial.into_partial_message() {
-                        state.messages.push(msg);
-                    }
-                    events.emit(AgentEvent::Error {
-                        kind: err.kind,
-                        message: err.message.clone(),
-                    });
-                    break (ExitReason::Error, Some(err));
-                }
+                Err(interrupted) => break self.interrupted(&mut state, interrupted),
             };
-            self.add_usage(&mut state, response.usage);
-            state.calibration.learn(response.usage.input_tokens);
-            let text = response.text();
-            let model_stop = response.stop;
-            // The calls are shared by their message in the history and the executor.
-            let message = response.into_message();
-            let calls: Vec<Arc<ToolCall>> = message.shared_tool_calls().cloned().collect();
-            let stop = if calls.is_empty() {
-                model_stop.unwrap_or(StopReason::EndTurn)
-            } else {
-                StopReason::ToolUse
-            };
-            events.emit(AgentEvent::TurnFinished {
-                turn,
-                stop_reason: stop,
-            });
-            if stop == StopReason::MaxTokens {
-                events.emit(AgentEvent::warning(
-                    "the model reached its output token limit; the answer may be cut off",
-                ));
-            }
-            let before_turn = state.messages.len();
-            state.messages.push(message);
-            // The answer is this turn's words, never an earlier turn's: a turn of calls
-            // followed by an empty one ends with no answer, and says so.
-            state.output = text.clone();
-
+            let (text, calls, before_turn) = self.take_turn(&mut state, turn, response);
             if calls.is_empty() {
-                if text.trim().is_empty() {
-                    events.emit(AgentEvent::warning(
-                        "the model ended its turn without an answer (its last reply had no \
-                         text)",
-                    ));
-                }
-                if let Some(go_on) = self.stop_hooks(&state, &text, &mut stops).await {
-                    state.messages.push(go_on);
-                    self.save(&mut state);
-                    continue;
-                }
-                self.save(&mut state);
-                break (self.budget_or(&state, ExitReason::EndTurn), None);
-            }
-
-            // Loop check before running anything; a terminated turn still gets its results.
-            let mut inject_warning = false;
-            if let Some((detector, policy)) = detector.as_mut() {
-                match detector.record_turn(&text, &calls) {
-                    Some(d) => {
-                        let terminate = *policy == LoopPolicy::Terminate || warned;
-                        events.emit(AgentEvent::LoopDetected {
-                            kind: d.kind,
-                            repetitions: d.repetitions,
-                            action: if terminate {
-                                LoopAction::Terminated
-                            } else {
-                                LoopAction::Warned
-                            },
-                            detail: d.detail.clone(),
-                        });
-                        if terminate {
-                            let skipped = SharedText::from(format!(
-                                "Not run: the run was stopped because {}.",
-                                d.detail
-                            ));
-                            let results = results_message(
-                                calls.iter().map(|c| (&**c, skipped.clone(), true)),
-                            );
-                            state.messages.push(results);
-                            self.save(&mut state);
-                            break (ExitReason::LoopDetected, None);
-                        }
-                        warned = true;
-                        inject_warning = true;
-                    }
-                    None => warned = false,
+                match self.answered(&mut state, &text, &mut stops).await {
+                    Some(exit) => break (exit, None),
+                    None => continue,
                 }
             }
-
-            if self.may_change_workspace(&calls) {
-                self.record_before(&mut state, turn, before_turn).await;
-            }
-            // On disk before anything runs: the calls and the checkpoint survive a kill.
-            self.save(&mut state);
-            let outcomes = self
-                .executor
-                .execute_batch(&calls, self.tools, &self.ctx)
+            let warn = match self.check_loop(&mut state, &mut detector, &mut warned, &text, &calls)
+            {
+                Ok(warn) => warn,
+                Err(exit) => break (exit, None),
+            };
+            self.run_calls(&mut state, turn, before_turn, &calls, warn)
                 .await;
-            let (mut delegated, mut delegated_cost) = (TokenUsage::default(), Cost::NONE);
-            let mut images = Vec::new();
-            // The outputs move into the history, sharing their text with the events.
-            let mut results = results_message(calls.iter().zip(outcomes).map(|(c, mut o)| {
-                // Shown after the results, each naming the call it answers.
-                let shown = std::mem::take(&mut o.output.images);
-                images.extend(shown.into_iter().map(|mut image| {
-                    image.tool_call_id = Some(c.id.clone());
-                    ContentBlock::Image(image)
-                }));
-                if let Some(u) = o.output.usage {
-                    delegated += u;
-                    // Priced by the teammate's own model; unknown if it did not say.
-                    delegated_cost += o.output.cost.unwrap_or(Pricing::Unknown.cost(&u));
-                }
-                let is_error = o.output.is_error();
-                (&**c, o.output.content, is_error)
-            }));
-            results.content.extend(images);
-            if inject_warning {
-                results.content.push(ContentBlock::Text {
-                    text: LOOP_WARNING.to_owned(),
-                });
-            }
-            state.messages.push(results);
-            if !delegated.is_zero() {
-                self.add_spent(&mut state, delegated, delegated_cost);
-            }
-            self.save(&mut state);
-
             if self.ctx.cancel.is_cancelled() {
                 break (ExitReason::Aborted, None);
             }
@@ -366,26 +194,7 @@ impl Runner<'_> {
                 break (ExitReason::BudgetExceeded, None);
             }
         };
-
-        self.save(&mut state);
-        self.report_changes(&state).await;
-        events.emit(AgentEvent::RunFinished {
-            exit,
-            turns: state.turns,
-            usage: state.usage,
-            cost: Some(state.cost),
-        });
-        RunOutcome {
-            exit,
-            output: state.output,
-            messages: state.messages,
-            usage: state.usage,
-            cost: state.cost,
-            turns: state.turns,
-            error,
-            prompt_at: state.prompt_at,
-            compactions: state.compactions,
-        }
+        self.finish(state, exit, error).await
     }
 
     /// Whether any call of the batch, if it runs, may change the workspace's files.
