@@ -134,24 +134,17 @@ impl ToolExecutor {
         output
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "issue 51: to be split into named phases"
-    )]
-    async fn run_decided(
-        &self,
+    /// The gate's decision on a call, with the user asked where it says Ask: the preview
+    /// the user approved (if one was asked), or the refusal the model reads.
+    async fn admit(
         call: &ToolCall,
         gate: &ResolvedTools,
         ctx: &ToolContext,
         summary: &str,
         decision: &crate::grants::Decision,
-    ) -> ToolOutput {
-        if ctx.cancel.is_cancelled() {
-            return aborted_before_start();
-        }
-        let mut approved = None;
+    ) -> Result<Option<Arc<paddock_protocol::CallPreview>>, ToolOutput> {
         match decision.gate {
-            Gate::Allow => {}
+            Gate::Allow => Ok(None),
             Gate::Ask => {
                 let preview = match gate.tool(&call.name) {
                     Some(tool) => tool.preview(&call.input).await,
@@ -170,35 +163,29 @@ impl ToolExecutor {
                     )
                     .await
                 {
-                    Verdict::Approved => approved = preview.map(Arc::new),
-                    Verdict::Denied(reason, why) => {
-                        return ToolOutput::with_status(
-                            ToolStatus::Denied { reason },
-                            format!("Not run: {why}."),
-                        );
-                    }
-                    Verdict::Aborted => return aborted_before_start(),
+                    Verdict::Approved => Ok(preview.map(Arc::new)),
+                    Verdict::Denied(reason, why) => Err(ToolOutput::with_status(
+                        ToolStatus::Denied { reason },
+                        format!("Not run: {why}."),
+                    )),
+                    Verdict::Aborted => Err(aborted_before_start()),
                 }
             }
-            Gate::NotGranted if decision.by_rule => {
-                return ToolOutput::with_status(
-                    ToolStatus::Denied {
-                        reason: DenyReason::Rule,
-                    },
-                    format!("Not run: {}.", decision.why),
-                );
-            }
-            Gate::NotGranted => {
-                return ToolOutput::with_status(
-                    ToolStatus::Denied {
-                        reason: DenyReason::NotGranted,
-                    },
-                    format!(
-                        "Tool '{}' is not granted to this agent; it was not run.",
-                        call.name
-                    ),
-                );
-            }
+            Gate::NotGranted if decision.by_rule => Err(ToolOutput::with_status(
+                ToolStatus::Denied {
+                    reason: DenyReason::Rule,
+                },
+                format!("Not run: {}.", decision.why),
+            )),
+            Gate::NotGranted => Err(ToolOutput::with_status(
+                ToolStatus::Denied {
+                    reason: DenyReason::NotGranted,
+                },
+                format!(
+                    "Tool '{}' is not granted to this agent; it was not run.",
+                    call.name
+                ),
+            )),
             Gate::Unknown => {
                 let available: Vec<&str> = gate.granted_names().collect();
                 let list = if available.is_empty() {
@@ -209,15 +196,32 @@ impl ToolExecutor {
                 let meant = crate::tool::near_miss(&call.name, gate.granted_names())
                     .map(|m| format!(" Did you mean '{m}'? Call it by that name."))
                     .unwrap_or_default();
-                return ToolOutput::with_status(
+                Err(ToolOutput::with_status(
                     ToolStatus::UnknownTool,
                     format!(
                         "Unknown tool '{}'.{meant} Tools available to you: {list}.",
                         call.name
                     ),
-                );
+                ))
             }
         }
+    }
+
+    async fn run_decided(
+        &self,
+        call: &ToolCall,
+        gate: &ResolvedTools,
+        ctx: &ToolContext,
+        summary: &str,
+        decision: &crate::grants::Decision,
+    ) -> ToolOutput {
+        if ctx.cancel.is_cancelled() {
+            return aborted_before_start();
+        }
+        let approved = match Self::admit(call, gate, ctx, summary, decision).await {
+            Ok(approved) => approved,
+            Err(refused) => return refused,
+        };
         let Some(tool) = gate.tool(&call.name).cloned() else {
             return ToolOutput::with_status(
                 ToolStatus::UnknownTool,
