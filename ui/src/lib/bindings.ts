@@ -126,7 +126,7 @@ export type AppError = { code: AppErrorCode,
  */
 message: string, };
 
-export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "session" | "not_found" | "path_refused" | "io" | "busy" | "untrusted" | "internal";
+export type AppErrorCode = "invalid" | "settings" | "provider" | "keychain" | "session" | "not_found" | "path_refused" | "io" | "busy" | "untrusted" | "not_a_repository" | "internal";
 
 export type ApprovalDecision = "once" | "session" | "deny";
 

@@ -166,7 +166,7 @@ export class SessionController {
       if (fromDraft) this.#putBack(prompt);
       this.error = api.toAppError(err);
       // A folder outside git: the error offers a plain copy of it instead.
-      this.offerCopy = !this.plainCopy && this.error.message.includes('not in a git repository');
+      this.offerCopy = !this.plainCopy && this.error.code === 'not_a_repository';
       return null;
     } finally {
       this.preparing = null;

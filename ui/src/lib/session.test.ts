@@ -460,7 +460,7 @@ describe('SessionController', () => {
 
     it('offers a plain copy to a folder outside git, and sends the prompt into one', async () => {
       api.createWorktree.mockRejectedValueOnce({
-        code: 'invalid',
+        code: 'not_a_repository',
         message: '/p is not in a git repository: work in a plain copy of it instead',
       });
       api.createWorktree.mockResolvedValueOnce(made);
@@ -476,8 +476,13 @@ describe('SessionController', () => {
       expect(api.sendPrompt).toHaveBeenLastCalledWith('/p', null, 'Fix the login', expect.any(Function), made.worktree.name);
       expect(s.offerCopy).toBe(false);
       expect(s.plainCopy).toBe(false);
-      // Any other failure offers nothing.
+      // Any other failure offers nothing, whatever its words: the code decides.
       api.createWorktree.mockRejectedValueOnce({ code: 'io', message: 'disk full' });
+      s.newSession(true);
+      s.draft = 'Again';
+      await s.send();
+      expect(s.offerCopy).toBe(false);
+      api.createWorktree.mockRejectedValueOnce({ code: 'invalid', message: 'not in a git repository' });
       s.newSession(true);
       s.draft = 'Again';
       await s.send();

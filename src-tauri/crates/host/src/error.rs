@@ -168,6 +168,9 @@ impl From<HostError> for paddock_protocol::AppError {
                 Code::NotFound
             }
             HostError::Path(PathError::Io { .. }) => Code::Io,
+            HostError::Worktree(paddock_worktree::WorktreeError::NotARepo { .. }) => {
+                Code::NotARepository
+            }
             HostError::Path(_) => Code::Invalid,
             HostError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 Code::NotFound
@@ -190,5 +193,27 @@ impl From<HostError> for paddock_protocol::AppError {
             code,
             message: error.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The app offers a plain copy on this code, never on the message's words.
+    #[test]
+    fn a_folder_outside_git_has_its_own_code() {
+        let e = HostError::Worktree(paddock_worktree::WorktreeError::NotARepo {
+            folder: "/p".into(),
+        });
+        let app = paddock_protocol::AppError::from(e);
+        assert_eq!(app.code, paddock_protocol::AppErrorCode::NotARepository);
+        assert!(app.message.contains("plain copy"), "{}", app.message);
+        let other =
+            HostError::Worktree(paddock_worktree::WorktreeError::Unknown { name: "x".into() });
+        assert_ne!(
+            paddock_protocol::AppError::from(other).code,
+            paddock_protocol::AppErrorCode::NotARepository
+        );
     }
 }

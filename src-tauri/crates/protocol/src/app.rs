@@ -38,6 +38,8 @@ pub enum AppErrorCode {
     Busy,
     /// The folder's settings ask for things the user has not trusted yet.
     Untrusted,
+    /// A worktree was asked for in a folder outside git: a plain copy of it works instead.
+    NotARepository,
     Internal,
 }
 
