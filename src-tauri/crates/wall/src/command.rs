@@ -45,16 +45,21 @@ pub struct Walled {
     /// stdout was longer than [`STDOUT_CAP_BYTES`]: its middle is cut.
     pub stdout_cut: bool,
     pub notes: Vec<String>,
+    /// Why the wall never started the command (its exit code is then 127, which a command
+    /// that did start may return too: this field, not the code, says which it was).
+    pub not_started: Option<String>,
 }
 
 impl Walled {
     fn not_started(why: impl std::fmt::Display) -> Self {
+        let why = why.to_string();
         Self {
             exit_code: EXIT_NOT_STARTED,
             stdout: String::new(),
             stderr: String::new(),
             stdout_cut: false,
-            notes: vec![why.to_string()],
+            notes: vec![why.clone()],
+            not_started: Some(why),
         }
     }
 
@@ -198,6 +203,7 @@ pub async fn run_walled(
         stderr: render(&stderr),
         stdout_cut: stdout.lock().is_ok_and(|c| c.is_cut()),
         notes,
+        not_started: None,
     }
 }
 

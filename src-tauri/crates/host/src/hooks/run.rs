@@ -102,7 +102,7 @@ pub(super) async fn run_hook(
     let mut outcome = hook.outcome(&paddock_hooks::HookRun {
         exit_code: (!killed).then_some(ran.exit_code),
         stdout: ran.stdout.as_bytes(),
-        stderr: stderr_with_notes(&ran.stderr, &ran.notes, ran.exit_code).as_bytes(),
+        stderr: stderr_with_start(&ran.stderr, ran.not_started.as_deref()).as_bytes(),
         timed_out: ran.timed_out(),
         output_truncated: ran.stdout_cut,
     });
@@ -152,18 +152,14 @@ fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-/// A command that never started says why in the notes: that is its stderr for the hook's
-/// outcome (a failure naming the cause).
-fn stderr_with_notes(stderr: &str, notes: &[String], exit_code: i32) -> String {
-    if exit_code == paddock_wall::command::EXIT_NOT_STARTED && !notes.is_empty() {
-        let mut all = notes.join("\n");
-        if !stderr.is_empty() {
-            all.push('\n');
-            all.push_str(stderr);
-        }
-        return all;
+/// A command the wall never started says why: that is its stderr for the hook's outcome (a
+/// failure naming the cause), before whatever the command printed.
+fn stderr_with_start(stderr: &str, not_started: Option<&str>) -> String {
+    match not_started {
+        Some(why) if stderr.is_empty() => why.to_owned(),
+        Some(why) => format!("{why}\n{stderr}"),
+        None => stderr.to_owned(),
     }
-    stderr.to_owned()
 }
 
 /// How a hook's outcome reads in the transcript.
@@ -235,5 +231,18 @@ mod tests {
             String::from_utf8_lossy(&out.stdout),
             "it's|$(rm -rf ~)|a b|"
         );
+    }
+
+    #[test]
+    fn only_a_wall_that_never_started_the_hook_puts_its_reason_first() {
+        assert_eq!(
+            stderr_with_start("", Some("bash could not start: no folder")),
+            "bash could not start: no folder"
+        );
+        assert_eq!(
+            stderr_with_start("bash: nope: command not found", None),
+            "bash: nope: command not found"
+        );
+        assert_eq!(stderr_with_start("x", Some("why")), "why\nx");
     }
 }

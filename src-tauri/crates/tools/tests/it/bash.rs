@@ -134,6 +134,37 @@ async fn could_not_start_is_127() {
     assert!(seen.text.ends_with("[exit code: 127]"), "{}", seen.text);
 }
 
+/// Exit code 127 is both "the wall never started it" and a started command's own (a
+/// missing program): the wall says which in a field of its own, so a hook's failure names
+/// the wall's reason only when there is one.
+#[tokio::test]
+async fn a_start_failure_is_told_apart_from_a_command_exiting_127() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("not-a-folder");
+    std::fs::write(&root, "x").unwrap();
+    let kit = context(env_at(&root), CancellationToken::new());
+    let env = env_at(&root);
+    let limit = std::time::Duration::from_secs(30);
+    let line = paddock_wall::command::WalledCommand::line("exit 127");
+    let ran = paddock_wall::command::run_walled(&env.wall(), &line, limit, &kit.ctx).await;
+    assert_eq!(ran.exit_code, 127);
+    assert!(
+        ran.not_started
+            .as_deref()
+            .is_some_and(|w| w.contains("could not start")),
+        "{ran:?}"
+    );
+
+    let (_d, ws) = workspace();
+    let env = env_at(&ws);
+    if !confined(&env) {
+        return;
+    }
+    let ran = paddock_wall::command::run_walled(&env.wall(), &line, limit, &kit.ctx).await;
+    assert_eq!(ran.exit_code, 127);
+    assert_eq!(ran.not_started, None, "{ran:?}");
+}
+
 #[tokio::test]
 async fn a_missing_workspace_is_created_like_file_write_does() {
     let dir = tempfile::tempdir().unwrap();
