@@ -14,35 +14,10 @@ pub fn to_json(session: &LoadedSession) -> Value {
 }
 
 /// A readable transcript: prompts, answers, tool calls with their input and output.
-#[expect(
-    clippy::too_many_lines,
-    reason = "issue 51: to be split into named phases"
-)]
 pub fn to_markdown(session: &LoadedSession) -> String {
-    let h = &session.header;
-    let mut out = format!(
-        "# {}\n\n- project: `{}`\n- model: {}{}\n- started: {}\n- session: {}\n",
-        h.title,
-        h.project,
-        h.model,
-        h.provider
-            .as_deref()
-            .map(|p| format!(" ({p})"))
-            .unwrap_or_default(),
-        h.created,
-        h.id
-    );
+    let mut out = header_lines(session);
     // Rewinds are not part of a run: each goes after the runs that came before it.
-    let mut runs = 0;
-    let mut rewinds: Vec<(usize, &RewindInfo)> = Vec::new();
-    for event in &session.events {
-        match event {
-            AgentEvent::RunStarted { .. } => runs += 1,
-            AgentEvent::Rewound(info) => rewinds.push((runs, info)),
-            _ => {}
-        }
-    }
-    let mut rewinds = rewinds.into_iter().peekable();
+    let mut rewinds = rewinds_by_run(session).into_iter().peekable();
     let mut prompts = 0;
     for message in &session.messages {
         if is_prompt(message) {
@@ -54,55 +29,98 @@ pub fn to_markdown(session: &LoadedSession) -> String {
         // Paddock's own words to the model ride with the tool results (a loop warning).
         let from_paddock = message.tool_results().next().is_some();
         for block in &message.content {
-            match (message.role, block) {
-                (Role::User, ContentBlock::Text { text }) if from_paddock => {
-                    out.push_str(&format!(
-                        "\n**Paddock, to the model:** {}\n",
-                        text.trim_end()
-                    ));
-                }
-                (Role::User, ContentBlock::Text { text }) => {
-                    out.push_str(&format!("\n## You\n\n{}\n", text.trim_end()));
-                }
-                (Role::Assistant, ContentBlock::Text { text }) if !text.trim().is_empty() => {
-                    out.push_str(&format!("\n## Agent\n\n{}\n", text.trim_end()));
-                }
-                (_, ContentBlock::ToolCall(call)) => {
-                    let input = serde_json::to_string_pretty(&call.input)
-                        .unwrap_or_else(|_| call.input.to_string());
-                    let origin = if call.parsed_from_text {
-                        " (parsed from text)"
-                    } else {
-                        ""
-                    };
-                    out.push_str(&format!(
-                        "\n**Tool call** `{}`{origin}\n\n{}\n",
-                        call.name,
-                        fenced("json", &input)
-                    ));
-                }
-                (_, ContentBlock::ToolResult(result)) => {
-                    let label = if result.is_error {
-                        "**Result (error)**"
-                    } else {
-                        "**Result**"
-                    };
-                    out.push_str(&format!("\n{label}\n\n{}\n", fenced("", &result.content)));
-                }
-                // The image's file beside the session (`<id>.images/`), named by its digest.
-                (_, ContentBlock::Image(image)) => {
-                    let dir = std::path::PathBuf::from(format!("{}.images", session.header.id));
-                    let file = crate::store::images::image_file(&dir, image)
-                        .map_or_else(|| image.sha256.clone(), |p| p.display().to_string());
-                    out.push_str(&format!("\n![{}]({file})\n", image.label()));
-                }
-                _ => {}
-            }
+            out.push_str(&block_text(session, message.role, block, from_paddock));
         }
     }
     for (_, info) in rewinds {
         out.push_str(&rewind_note(info));
     }
+    out.push_str(&runs_lines(session));
+    out
+}
+
+/// The title and what the session ran on.
+fn header_lines(session: &LoadedSession) -> String {
+    let h = &session.header;
+    format!(
+        "# {}\n\n- project: `{}`\n- model: {}{}\n- started: {}\n- session: {}\n",
+        h.title,
+        h.project,
+        h.model,
+        h.provider
+            .as_deref()
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default(),
+        h.created,
+        h.id
+    )
+}
+
+/// Each rewind with the number of runs that came before it.
+fn rewinds_by_run(session: &LoadedSession) -> Vec<(usize, &RewindInfo)> {
+    let mut runs = 0;
+    let mut rewinds = Vec::new();
+    for event in &session.events {
+        match event {
+            AgentEvent::RunStarted { .. } => runs += 1,
+            AgentEvent::Rewound(info) => rewinds.push((runs, info)),
+            _ => {}
+        }
+    }
+    rewinds
+}
+
+/// One block of a message as the transcript shows it (empty for what it leaves out).
+fn block_text(
+    session: &LoadedSession,
+    role: Role,
+    block: &ContentBlock,
+    from_paddock: bool,
+) -> String {
+    match (role, block) {
+        (Role::User, ContentBlock::Text { text }) if from_paddock => {
+            format!("\n**Paddock, to the model:** {}\n", text.trim_end())
+        }
+        (Role::User, ContentBlock::Text { text }) => format!("\n## You\n\n{}\n", text.trim_end()),
+        (Role::Assistant, ContentBlock::Text { text }) if !text.trim().is_empty() => {
+            format!("\n## Agent\n\n{}\n", text.trim_end())
+        }
+        (_, ContentBlock::ToolCall(call)) => {
+            let input = serde_json::to_string_pretty(&call.input)
+                .unwrap_or_else(|_| call.input.to_string());
+            let origin = if call.parsed_from_text {
+                " (parsed from text)"
+            } else {
+                ""
+            };
+            format!(
+                "\n**Tool call** `{}`{origin}\n\n{}\n",
+                call.name,
+                fenced("json", &input)
+            )
+        }
+        (_, ContentBlock::ToolResult(result)) => {
+            let label = if result.is_error {
+                "**Result (error)**"
+            } else {
+                "**Result**"
+            };
+            format!("\n{label}\n\n{}\n", fenced("", &result.content))
+        }
+        // The image's file beside the session (`<id>.images/`), named by its digest.
+        (_, ContentBlock::Image(image)) => {
+            let dir = std::path::PathBuf::from(format!("{}.images", session.header.id));
+            let file = crate::store::images::image_file(&dir, image)
+                .map_or_else(|| image.sha256.clone(), |p| p.display().to_string());
+            format!("\n![{}]({file})\n", image.label())
+        }
+        _ => String::new(),
+    }
+}
+
+/// How each run ended and what it cost, and the session's total.
+fn runs_lines(session: &LoadedSession) -> String {
+    let mut out = String::new();
     let costs = crate::cost::run_costs(&session.events);
     let finished: Vec<String> = session
         .events
