@@ -63,26 +63,48 @@ impl ErrorContext {
     }
 
     /// A non-success HTTP status with its body.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "issue 51: to be split into named phases"
-    )]
     pub fn status_failure(&self, status: StatusCode, headers: &HeaderMap, body: &str) -> Failure {
-        let (etype, detail) = vendor_error(body);
         let code = status.as_u16();
+        let (etype, detail) = vendor_error(body);
+        let tools_refused = refuses_tools(&etype, &detail);
+        let (kind, retryable, text) = self.classify(code, headers, &etype, &detail);
+        let mut error = self.error(kind, text);
+        if kind == ErrorKind::RateLimited || code == 503 || code == 529 {
+            error.retry_after = retry::retry_after(headers);
+        }
+        Failure {
+            error,
+            retryable,
+            stream_refused: refuses_streaming_tools(&etype, &detail),
+            tools_refused,
+        }
+    }
+
+    /// What a status and its body mean: the kind, whether a retry may help, the words.
+    fn classify(
+        &self,
+        code: u16,
+        headers: &HeaderMap,
+        etype: &str,
+        detail: &str,
+    ) -> (ErrorKind, bool, String) {
         let who = self.who();
         let said = if detail.is_empty() {
             String::new()
         } else {
             format!(": {detail}")
         };
-        let tools_refused = refuses_tools(&etype, &detail);
-        let (kind, retryable, text) = match code {
-            _ if tools_refused.is_some() => (
+        if refuses_tools(etype, detail).is_some() {
+            return (
                 ErrorKind::InvalidRequest,
                 false,
                 format!("{who} refused the tools parameter (HTTP {code}){said}"),
-            ),
+            );
+        }
+        if let Some(auth) = self.auth_failure(code, &who, &said) {
+            return auth;
+        }
+        match code {
             300..=399 => {
                 let target = headers
                     .get(reqwest::header::LOCATION)
@@ -99,6 +121,69 @@ impl ErrorContext {
                     ),
                 )
             }
+            429 if is_quota(etype, detail) => (
+                ErrorKind::RateLimited,
+                false,
+                format!(
+                    "{who} says the account is out of quota (HTTP 429){said}; check the plan and billing"
+                ),
+            ),
+            429 => (
+                ErrorKind::RateLimited,
+                true,
+                format!("{who} is rate limiting requests (HTTP 429){said}"),
+            ),
+            413 => (
+                ErrorKind::ContextTooLong,
+                false,
+                format!(
+                    "the request is too large for {who} (HTTP 413){said}; start a new session or shorten the conversation"
+                ),
+            ),
+            404 if is_unknown_model(etype, detail) => (
+                ErrorKind::InvalidRequest,
+                false,
+                format!(
+                    "{who} does not know this model (HTTP 404){said}; pick one from the model list in Settings"
+                ),
+            ),
+            404 => (
+                ErrorKind::InvalidRequest,
+                false,
+                format!(
+                    "{who} has no such endpoint (HTTP 404){said}; check the base URL ({})",
+                    self.base_url
+                ),
+            ),
+            408 => (
+                ErrorKind::Network,
+                true,
+                format!("{who} timed out waiting for the request (HTTP 408)"),
+            ),
+            _ if is_context_error(etype, detail) => (
+                ErrorKind::ContextTooLong,
+                false,
+                format!(
+                    "the conversation no longer fits the model's context window (HTTP {code}){said}; {}",
+                    self.context_hint()
+                ),
+            ),
+            500..=599 => (
+                ErrorKind::Server,
+                true,
+                format!("{who} had a server error (HTTP {code}){said}"),
+            ),
+            _ => (
+                ErrorKind::InvalidRequest,
+                false,
+                format!("{who} rejected the request (HTTP {code}){said}"),
+            ),
+        }
+    }
+
+    /// A 401 or 403: no key where one is needed, a key rejected, or access refused.
+    fn auth_failure(&self, code: u16, who: &str, said: &str) -> Option<(ErrorKind, bool, String)> {
+        Some(match code {
             401 if self.key.is_none() && self.kind.requires_key() => (
                 ErrorKind::Auth,
                 false,
@@ -133,74 +218,8 @@ impl ErrorContext {
                      this model"
                 ),
             ),
-            429 if is_quota(&etype, &detail) => (
-                ErrorKind::RateLimited,
-                false,
-                format!(
-                    "{who} says the account is out of quota (HTTP 429){said}; check the plan and billing"
-                ),
-            ),
-            429 => (
-                ErrorKind::RateLimited,
-                true,
-                format!("{who} is rate limiting requests (HTTP 429){said}"),
-            ),
-            413 => (
-                ErrorKind::ContextTooLong,
-                false,
-                format!(
-                    "the request is too large for {who} (HTTP 413){said}; start a new session or shorten the conversation"
-                ),
-            ),
-            404 if is_unknown_model(&etype, &detail) => (
-                ErrorKind::InvalidRequest,
-                false,
-                format!(
-                    "{who} does not know this model (HTTP 404){said}; pick one from the model list in Settings"
-                ),
-            ),
-            404 => (
-                ErrorKind::InvalidRequest,
-                false,
-                format!(
-                    "{who} has no such endpoint (HTTP 404){said}; check the base URL ({})",
-                    self.base_url
-                ),
-            ),
-            408 => (
-                ErrorKind::Network,
-                true,
-                format!("{who} timed out waiting for the request (HTTP 408)"),
-            ),
-            _ if is_context_error(&etype, &detail) => (
-                ErrorKind::ContextTooLong,
-                false,
-                format!(
-                    "the conversation no longer fits the model's context window (HTTP {code}){said}; {}",
-                    self.context_hint()
-                ),
-            ),
-            500..=599 => (
-                ErrorKind::Server,
-                true,
-                format!("{who} had a server error (HTTP {code}){said}"),
-            ),
-            _ => (
-                ErrorKind::InvalidRequest,
-                false,
-                format!("{who} rejected the request (HTTP {code}){said}"),
-            ),
-        };
-        let mut error = self.error(kind, text);
-        if kind == ErrorKind::RateLimited || code == 503 || code == 529 {
-            error.retry_after = retry::retry_after(headers);
-        }
-        Failure {
-            error,
-            retryable,
-            stream_refused: refuses_streaming_tools(&etype, &detail),
-            tools_refused,
-        }
+            _ => return None,
+        })
     }
 
     /// An error the vendor reported inside a 200 stream (Anthropic `error` events, OpenAI
