@@ -314,13 +314,10 @@ pub(super) fn is_numeric_expression(expr: &str) -> bool {
         .all(|b| b.is_ascii_digit() || b" \t\n+-*/%()<>=!&|^~?:,".contains(&b))
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "issue 51: to be split into named phases"
-)]
-fn parameter_concerns(expr: &ParameterExpr, raw: &str, out: &mut Analysis) {
+/// The parameter an expansion reads, and whether it is read indirectly (`${!name}`).
+fn parameter_of(expr: &ParameterExpr) -> (Option<&Parameter>, bool) {
     use ParameterExpr as P;
-    let (parameter, indirect) = match expr {
+    match expr {
         P::Parameter {
             parameter,
             indirect,
@@ -405,7 +402,14 @@ fn parameter_concerns(expr: &ParameterExpr, raw: &str, out: &mut Analysis) {
             ..
         } => (Some(parameter), *indirect),
         P::VariableNames { .. } | P::MemberKeys { .. } => (None, false),
-    };
+    }
+}
+
+/// What a parameter expansion makes the command ask about: a substitution in its words, an
+/// assignment to a dangerous variable, an expression the shell evaluates.
+fn parameter_concerns(expr: &ParameterExpr, raw: &str, out: &mut Analysis) {
+    use ParameterExpr as P;
+    let (parameter, indirect) = parameter_of(expr);
     // The default, alternative and pattern texts are words of their own: a substitution
     // there runs too. Scanning the raw text over-approximates (quoted `$(` asks as well).
     if !matches!(expr, P::Parameter { .. }) && (raw.contains("$(") || raw.contains('`')) {
