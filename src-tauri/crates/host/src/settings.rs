@@ -118,10 +118,7 @@ fn in_file(e: FieldError, path: &Path) -> SettingsError {
 }
 
 /// Checks what serde cannot: MCP entries, teammate names, numbers that must be positive.
-#[expect(
-    clippy::too_many_lines,
-    reason = "issue 51: to be split into named phases"
-)]
+/// The first problem found is the one reported, in the file's reading order.
 pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
     if s.max_output_tokens == Some(0) {
         return Err(FieldError::new(
@@ -129,6 +126,20 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             "must be at least 1 (leave it out for the provider's default)",
         ));
     }
+    check_auto_run(s)?;
+    check_server_names(s)?;
+    check_teammates(s)?;
+    crate::rules::compile(s)?;
+    crate::pricing::validate(s)?;
+    crate::hooks::validate(s)?;
+    check_limits(s)?;
+    check_paths(s)?;
+    crate::network::policy(&s.network)?;
+    check_servers(s)
+}
+
+/// `autoRunFiles`: names or paths inside the project.
+fn check_auto_run(s: &ProjectSettings) -> Result<(), FieldError> {
     for (i, pattern) in s.auto_run_files.iter().enumerate() {
         let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
         if parts.is_empty() || parts.contains(&"..") || pattern.chars().any(char::is_control) {
@@ -138,6 +149,11 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Each MCP server's transport and name.
+fn check_server_names(s: &ProjectSettings) -> Result<(), FieldError> {
     for (name, server) in &s.mcp_servers {
         if let Err(e) = server.transport() {
             return Err(FieldError::new(format!("mcpServers.{name}"), e.to_string()));
@@ -153,6 +169,11 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Teammates: named, each name once.
+fn check_teammates(s: &ProjectSettings) -> Result<(), FieldError> {
     let mut seen = std::collections::BTreeSet::new();
     for (i, t) in s.teammates.iter().enumerate() {
         if t.name.trim().is_empty() {
@@ -168,9 +189,11 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             ));
         }
     }
-    crate::rules::compile(s)?;
-    crate::pricing::validate(s)?;
-    crate::hooks::validate(s)?;
+    Ok(())
+}
+
+/// The numbers: turns, the context window, when to compact.
+fn check_limits(s: &ProjectSettings) -> Result<(), FieldError> {
     if s.max_turns == Some(0) {
         return Err(FieldError::new("maxTurns", "must be at least 1"));
     }
@@ -190,6 +213,11 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             "between 10 and 95 (percent of the context window)",
         ));
     }
+    Ok(())
+}
+
+/// `hiddenPaths` and `readablePaths`: absolute, or under the home folder.
+fn check_paths(s: &ProjectSettings) -> Result<(), FieldError> {
     let paths = [
         ("hiddenPaths", &s.hidden_paths),
         ("readablePaths", &s.readable_paths),
@@ -204,7 +232,11 @@ pub fn validate(s: &ProjectSettings) -> Result<(), FieldError> {
             }
         }
     }
-    crate::network::policy(&s.network)?;
+    Ok(())
+}
+
+/// Each MCP server's time limit, variables and auto-approved tools.
+fn check_servers(s: &ProjectSettings) -> Result<(), FieldError> {
     for (name, server) in &s.mcp_servers {
         if server
             .call_timeout_secs()
