@@ -269,10 +269,6 @@ impl Agent {
         self.execute(Vec::new(), Message::user_text(prompt)).await.0
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "issue 51: to be split into named phases"
-    )]
     async fn execute(
         &self,
         mut messages: Vec<Message>,
@@ -287,26 +283,7 @@ impl Agent {
             .clone();
         let tools = self.resolved_tools();
         let executor = ToolExecutor::new(self.config.limits);
-        let mut system = self.config.system_prompt.clone();
-        if let Some(schema) = &self.config.output_schema {
-            let instruction = structured::instruction(schema);
-            system = Some(match system {
-                Some(s) if !s.is_empty() => format!("{s}\n\n{instruction}"),
-                _ => instruction,
-            });
-        }
-        let config = RunConfig {
-            model: self.config.model.clone(),
-            system_prompt: system,
-            max_turns: self.config.max_turns,
-            max_token_budget: self.config.max_token_budget,
-            loop_detection: self.config.loop_detection,
-            max_output_tokens: self.config.max_output_tokens,
-            context_window: self.config.context_window,
-            compaction: self.config.compaction,
-            notices: self.config.notices.clone(),
-            pricing: self.config.pricing.clone(),
-        };
+        let config = self.run_config();
         let runner = Runner {
             config: &config,
             model: &*self.model,
@@ -330,45 +307,8 @@ impl Agent {
             from_person: self.chain.len() == 1,
         };
 
-        let mut outcome = runner.run(messages).await;
-        let mut structured_value = None;
-        let mut output_error = None;
-        if let (Some(schema), ExitReason::EndTurn) = (&self.config.output_schema, outcome.exit) {
-            match structured::parse_and_validate(&outcome.output, schema) {
-                Ok(v) => structured_value = Some(v),
-                Err(OutputError::BadSchema(e)) => output_error = Some(e),
-                Err(first) => {
-                    // One retry with the errors fed back.
-                    let mut retry_msgs = outcome.messages;
-                    retry_msgs.push(Message::user_text(structured::retry_message(&first)));
-                    let retry = Runner {
-                        from_person: false,
-                        ctx: runner.ctx.clone(),
-                        ..runner
-                    };
-                    let retry = retry.run(retry_msgs).await;
-                    let (usage, turns) = (outcome.usage + retry.usage, outcome.turns + retry.turns);
-                    let cost = outcome.cost + retry.cost;
-                    outcome = retry;
-                    outcome.usage = usage;
-                    outcome.cost = cost;
-                    outcome.turns = turns;
-                    if outcome.exit == ExitReason::EndTurn {
-                        match structured::parse_and_validate(&outcome.output, schema) {
-                            Ok(v) => structured_value = Some(v),
-                            Err(e) => output_error = Some(e.to_string()),
-                        }
-                    } else {
-                        output_error = Some(first.to_string());
-                    }
-                }
-            }
-            if let Some(e) = &output_error {
-                self.events.emit(AgentEvent::warning(format!(
-                    "structured output failed: {e}"
-                )));
-            }
-        }
+        let outcome = runner.run(messages).await;
+        let (outcome, structured_value, output_error) = self.structured(&runner, outcome).await;
         if outcome.exit == ExitReason::Aborted {
             // A fresh token for the next prompt; the handle follows it.
             *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = CancellationToken::new();
@@ -394,5 +334,78 @@ impl Agent {
             output_error,
         };
         (result, outcome.messages)
+    }
+
+    /// The run's settings: the agent's, with the structured-output instruction added to the
+    /// system prompt when an output schema is set.
+    fn run_config(&self) -> RunConfig {
+        let mut system = self.config.system_prompt.clone();
+        if let Some(schema) = &self.config.output_schema {
+            let instruction = structured::instruction(schema);
+            system = Some(match system {
+                Some(s) if !s.is_empty() => format!("{s}\n\n{instruction}"),
+                _ => instruction,
+            });
+        }
+        RunConfig {
+            model: self.config.model.clone(),
+            system_prompt: system,
+            max_turns: self.config.max_turns,
+            max_token_budget: self.config.max_token_budget,
+            loop_detection: self.config.loop_detection,
+            max_output_tokens: self.config.max_output_tokens,
+            context_window: self.config.context_window,
+            compaction: self.config.compaction,
+            notices: self.config.notices.clone(),
+            pricing: self.config.pricing.clone(),
+        }
+    }
+
+    /// The answer read against the output schema, when one is set: one retry with the
+    /// errors fed back; what did not match is warned about.
+    async fn structured(
+        &self,
+        runner: &Runner<'_>,
+        mut outcome: crate::runner::RunOutcome,
+    ) -> (crate::runner::RunOutcome, Option<Value>, Option<String>) {
+        let mut structured_value = None;
+        let mut output_error = None;
+        if let (Some(schema), ExitReason::EndTurn) = (&self.config.output_schema, outcome.exit) {
+            match structured::parse_and_validate(&outcome.output, schema) {
+                Ok(v) => structured_value = Some(v),
+                Err(OutputError::BadSchema(e)) => output_error = Some(e),
+                Err(first) => {
+                    // One retry with the errors fed back.
+                    let mut retry_msgs = outcome.messages;
+                    retry_msgs.push(Message::user_text(structured::retry_message(&first)));
+                    let retry = Runner {
+                        from_person: false,
+                        ctx: runner.ctx.clone(),
+                        ..*runner
+                    };
+                    let retry = retry.run(retry_msgs).await;
+                    let (usage, turns) = (outcome.usage + retry.usage, outcome.turns + retry.turns);
+                    let cost = outcome.cost + retry.cost;
+                    outcome = retry;
+                    outcome.usage = usage;
+                    outcome.cost = cost;
+                    outcome.turns = turns;
+                    if outcome.exit == ExitReason::EndTurn {
+                        match structured::parse_and_validate(&outcome.output, schema) {
+                            Ok(v) => structured_value = Some(v),
+                            Err(e) => output_error = Some(e.to_string()),
+                        }
+                    } else {
+                        output_error = Some(first.to_string());
+                    }
+                }
+            }
+            if let Some(e) = &output_error {
+                self.events.emit(AgentEvent::warning(format!(
+                    "structured output failed: {e}"
+                )));
+            }
+        }
+        (outcome, structured_value, output_error)
     }
 }
