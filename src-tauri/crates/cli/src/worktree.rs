@@ -18,10 +18,6 @@ use crate::files::project_dir;
 use crate::keys::CliKeys;
 use crate::output;
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "issue 51: to be split into named phases"
-)]
 pub async fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code, CliError> {
     let root = canonical_dir(&project_dir(project)?)?;
     let service = RunService::new(
@@ -30,60 +26,13 @@ pub async fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code
         TrustStore::open_default()?,
     );
     match action {
-        WorktreeAction::List { json } => {
-            let list = service.worktrees(&root)?;
-            if *json {
-                output::json_line(&json!(list));
-            } else if list.is_empty() {
-                output::err(
-                    "paddock: no worktrees in this project (start one with paddock exec --worktree)",
-                );
-            } else {
-                for w in &list {
-                    output::out(&format!("{}\n", line(w)));
-                }
-            }
-            Ok(Code::Success)
-        }
-        WorktreeAction::Changes { session, json } => {
-            let changes = service.worktree_changes(&root, session)?;
-            if *json {
-                output::json_line(&json!(changes));
-            } else {
-                output::out(&format!(
-                    "{} commit(s) beyond the base, {} file(s) not committed\n",
-                    changes.commits,
-                    changes.uncommitted.len()
-                ));
-                for f in &changes.files {
-                    output::out(&format!("  {f}\n"));
-                }
-            }
-            Ok(Code::Success)
-        }
+        WorktreeAction::List { json } => list(&service, &root, *json),
+        WorktreeAction::Changes { session, json } => changes(&service, &root, session, *json),
         WorktreeAction::Commit {
             session,
             message,
             propose,
-        } => {
-            let mut message = message.clone();
-            if *propose {
-                let live =
-                    paddock_host::LiveProject::new(root.clone(), paddock_host::ServerPath::Inherit);
-                let proposed = service.propose_commit_message(&live, session).await;
-                live.shutdown().await;
-                let proposed = proposed?;
-                output::err(&format!("paddock: the model proposes:\n{proposed}"));
-                message = Some(proposed);
-            }
-            let landed =
-                service.land_worktree(&root, session, WorktreeLanding::Commit { message })?;
-            match landed.commit {
-                Some(c) => output::err(&format!("paddock: committed {}", short(&c))),
-                None => output::err("paddock: nothing to commit"),
-            }
-            Ok(Code::Success)
-        }
+        } => commit(&service, &root, session, message.as_ref(), *propose).await,
         WorktreeAction::Merge {
             session,
             into,
@@ -121,45 +70,117 @@ pub async fn run(project: Option<&Path>, action: &WorktreeAction) -> Result<Code
             }
             Ok(Code::Success)
         }
-        WorktreeAction::Diff { session, paths } => {
-            let paths = if paths.is_empty() {
-                service.worktree_changes(&root, session)?.files
-            } else {
-                paths.clone()
-            };
-            let mut text = String::new();
-            for path in &paths {
-                if let Some(change) = service.worktree_diff(&root, session, path)? {
-                    text.push_str(&paddock_host::unified_diff(&change));
-                }
-            }
-            output::out(&text);
-            Ok(Code::Success)
-        }
-        WorktreeAction::Discard { session, yes } => {
-            let lost = service.worktree_losses(&root, session)?;
-            let at_stake = lost.commits > 0 || !lost.uncommitted.is_empty();
-            if at_stake && !yes {
-                let mut text = format!(
-                    "discarding '{session}' loses {} commit(s) not merged and {} file(s) not committed:",
-                    lost.commits,
-                    lost.uncommitted.len()
-                );
-                for f in &lost.uncommitted {
-                    text.push_str(&format!("\n  {f}"));
-                }
-                text.push_str("\npass --yes to discard them, or merge or keep the branch first");
-                return Err(CliError::usage(text));
-            }
-            let info = service.worktree(&root, session)?.info().clone();
-            service.land_worktree(&root, session, WorktreeLanding::Discard)?;
-            output::err(&format!(
-                "paddock: discarded worktree {} (branch {} and its checkout removed)",
-                info.name, info.branch
-            ));
-            Ok(Code::Success)
+        WorktreeAction::Diff { session, paths } => diff(&service, &root, session, paths),
+        WorktreeAction::Discard { session, yes } => discard(&service, &root, session, *yes),
+    }
+}
+
+/// `paddock worktree list`.
+fn list(service: &RunService, root: &Path, json: bool) -> Result<Code, CliError> {
+    let list = service.worktrees(root)?;
+    if json {
+        output::json_line(&json!(list));
+    } else if list.is_empty() {
+        output::err(
+            "paddock: no worktrees in this project (start one with paddock exec --worktree)",
+        );
+    } else {
+        for w in &list {
+            output::out(&format!("{}\n", line(w)));
         }
     }
+    Ok(Code::Success)
+}
+
+/// `paddock worktree changes`: commits beyond the base and files not committed.
+fn changes(service: &RunService, root: &Path, session: &str, json: bool) -> Result<Code, CliError> {
+    let changes = service.worktree_changes(root, session)?;
+    if json {
+        output::json_line(&json!(changes));
+    } else {
+        output::out(&format!(
+            "{} commit(s) beyond the base, {} file(s) not committed\n",
+            changes.commits,
+            changes.uncommitted.len()
+        ));
+        for f in &changes.files {
+            output::out(&format!("  {f}\n"));
+        }
+    }
+    Ok(Code::Success)
+}
+
+/// `paddock worktree commit`, with the model's message when `--propose` asks for one.
+async fn commit(
+    service: &RunService,
+    root: &Path,
+    session: &str,
+    message: Option<&String>,
+    propose: bool,
+) -> Result<Code, CliError> {
+    let mut message = message.cloned();
+    if propose {
+        let live =
+            paddock_host::LiveProject::new(root.to_path_buf(), paddock_host::ServerPath::Inherit);
+        let proposed = service.propose_commit_message(&live, session).await;
+        live.shutdown().await;
+        let proposed = proposed?;
+        output::err(&format!("paddock: the model proposes:\n{proposed}"));
+        message = Some(proposed);
+    }
+    let landed = service.land_worktree(root, session, WorktreeLanding::Commit { message })?;
+    match landed.commit {
+        Some(c) => output::err(&format!("paddock: committed {}", short(&c))),
+        None => output::err("paddock: nothing to commit"),
+    }
+    Ok(Code::Success)
+}
+
+/// `paddock worktree diff`: the changes of `paths` (all changed files when none).
+fn diff(
+    service: &RunService,
+    root: &Path,
+    session: &str,
+    paths: &[String],
+) -> Result<Code, CliError> {
+    let paths = if paths.is_empty() {
+        service.worktree_changes(root, session)?.files
+    } else {
+        paths.to_vec()
+    };
+    let mut text = String::new();
+    for path in &paths {
+        if let Some(change) = service.worktree_diff(root, session, path)? {
+            text.push_str(&paddock_host::unified_diff(&change));
+        }
+    }
+    output::out(&text);
+    Ok(Code::Success)
+}
+
+/// `paddock worktree discard`: refused while commits or files would be lost, unless `--yes`.
+fn discard(service: &RunService, root: &Path, session: &str, yes: bool) -> Result<Code, CliError> {
+    let lost = service.worktree_losses(root, session)?;
+    let at_stake = lost.commits > 0 || !lost.uncommitted.is_empty();
+    if at_stake && !yes {
+        let mut text = format!(
+            "discarding '{session}' loses {} commit(s) not merged and {} file(s) not committed:",
+            lost.commits,
+            lost.uncommitted.len()
+        );
+        for f in &lost.uncommitted {
+            text.push_str(&format!("\n  {f}"));
+        }
+        text.push_str("\npass --yes to discard them, or merge or keep the branch first");
+        return Err(CliError::usage(text));
+    }
+    let info = service.worktree(root, session)?.info().clone();
+    service.land_worktree(root, session, WorktreeLanding::Discard)?;
+    output::err(&format!(
+        "paddock: discarded worktree {} (branch {} and its checkout removed)",
+        info.name, info.branch
+    ));
+    Ok(Code::Success)
 }
 
 fn short(commit: &str) -> &str {
