@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_host::{EventSink, one_line};
 use paddock_protocol::{
-    AgentEvent, ChangeKind, ChangeSummary, CompactionReason, LoopAction, Plan, PlanStatus,
+    AgentEvent, ChangeKind, ChangeSummary, CompactionInfo, CompactionReason, LoopAction,
+    NetworkConnection, Plan, PlanStatus, ToolStatus,
 };
 use serde_json::{Value, json};
 
@@ -75,10 +76,6 @@ impl Printer {
         }
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "issue 51: to be split into named phases"
-    )]
     fn print_text(&self, state: &mut State, event: AgentEvent, agent: Option<&str>) {
         match event {
             AgentEvent::TextDelta { text } if agent.is_none() && !text.is_empty() => {
@@ -101,42 +98,22 @@ impl Printer {
                 ..
             } => {
                 let started = state.open.remove(&id).map(|(_, s)| s);
-                let summary = one_line(&started.unwrap_or(summary), SUMMARY_CHARS);
-                let verdict = if status.is_ok() {
-                    format!("ok ({duration_ms} ms)")
-                } else {
-                    let word = if status.is_denied() {
-                        "denied"
-                    } else {
-                        "error"
-                    };
-                    format!(
-                        "{word} ({duration_ms} ms): {}",
-                        one_line(&output, ERROR_CHARS)
-                    )
-                };
-                let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
-                let summary = if summary.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {summary}")
-                };
+                let summary = started.unwrap_or(summary);
                 end_line(state);
-                err(&format!("{who}tool {name}{summary} -> {verdict}"));
+                err(&call_line(
+                    agent,
+                    &name,
+                    &summary,
+                    &output,
+                    status,
+                    duration_ms,
+                ));
             }
             // Refused connections are what the user may need to act on (a host to allow);
             // allowed ones are in the call's result and in --json.
             AgentEvent::Connection(c) if !c.allowed => {
                 end_line(state);
-                let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
-                let target = match (&c.host, c.port) {
-                    (Some(h), Some(p)) => format!("{h}:{p}"),
-                    _ => "(no host named)".to_owned(),
-                };
-                err(&format!(
-                    "{who}paddock: network: refused {target}: {}",
-                    c.why
-                ));
+                err(&refused_line(agent, &c));
             }
             AgentEvent::Warning { message, .. } => {
                 end_line(state);
@@ -156,18 +133,7 @@ impl Printer {
             }
             AgentEvent::Compacted(info) if agent.is_none() => {
                 end_line(state);
-                err(&format!(
-                    "paddock: compacted the conversation ({}): about {} tokens, now {}; \
-                     {} earlier messages summarized",
-                    match info.reason {
-                        CompactionReason::Threshold => "the context window was filling up",
-                        CompactionReason::Overflow => "the model said it no longer fit",
-                        CompactionReason::Asked => "asked",
-                    },
-                    info.before_tokens,
-                    info.after_tokens,
-                    info.replaced
-                ));
+                err(&compacted_line(&info));
             }
             AgentEvent::RunChanges { files, .. } if agent.is_none() && !files.is_empty() => {
                 end_line(state);
@@ -216,6 +182,64 @@ impl EventSink for Printer {
             self.print_text(&mut state, event, None);
         }
     }
+}
+
+/// A finished call as stderr shows it: the tool, what it was given, and how it went.
+fn call_line(
+    agent: Option<&str>,
+    name: &str,
+    summary: &str,
+    output: &str,
+    status: ToolStatus,
+    duration_ms: u64,
+) -> String {
+    let summary = one_line(summary, SUMMARY_CHARS);
+    let verdict = if status.is_ok() {
+        format!("ok ({duration_ms} ms)")
+    } else {
+        let word = if status.is_denied() {
+            "denied"
+        } else {
+            "error"
+        };
+        format!(
+            "{word} ({duration_ms} ms): {}",
+            one_line(output, ERROR_CHARS)
+        )
+    };
+    let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
+    let summary = if summary.is_empty() {
+        String::new()
+    } else {
+        format!(" {summary}")
+    };
+    format!("{who}tool {name}{summary} -> {verdict}")
+}
+
+/// A refused connection: the host and why, for the user to act on.
+fn refused_line(agent: Option<&str>, c: &NetworkConnection) -> String {
+    let who = agent.map(|a| format!("[{a}] ")).unwrap_or_default();
+    let target = match (&c.host, c.port) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        _ => "(no host named)".to_owned(),
+    };
+    format!("{who}paddock: network: refused {target}: {}", c.why)
+}
+
+/// A compaction: why, and the conversation's size before and after.
+fn compacted_line(info: &CompactionInfo) -> String {
+    format!(
+        "paddock: compacted the conversation ({}): about {} tokens, now {}; {} earlier \
+         messages summarized",
+        match info.reason {
+            CompactionReason::Threshold => "the context window was filling up",
+            CompactionReason::Overflow => "the model said it no longer fit",
+            CompactionReason::Asked => "asked",
+        },
+        info.before_tokens,
+        info.after_tokens,
+        info.replaced
+    )
 }
 
 /// The plan as stderr shows it: a heading with the progress, one line per step.
