@@ -368,7 +368,8 @@ commands! {
     }
 
     /// A worktree for a new session (`name`, else from `hint`; `plain_copy`: of a folder
-    /// outside git): trusted `copy`, then `setup`.
+    /// outside git): trusted `copy`, then `setup`. A folder outside git fails with
+    /// `not_a_repository` (the app then offers a plain copy).
     fn create_worktree[state: State<'_, Desktop>](
         project: String,
         name: Option<String>,

@@ -195,7 +195,7 @@ export const exportSession = (project: string, sessionId: string, format: Export
 export const worktrees = (project: string) =>
   invokeCommand<Array<WorktreeInfo>>('worktrees', { project });
 
-/** A worktree for a new session (`name`, else from `hint`; `plain_copy`: of a folder outside git): trusted `copy`, then `setup`. */
+/** A worktree for a new session (`name`, else from `hint`; `plain_copy`: of a folder outside git): trusted `copy`, then `setup`. A folder outside git fails with `not_a_repository` (the app then offers a plain copy). */
 export const createWorktree = (project: string, name: string | null, hint: string | null, plainCopy: boolean) =>
   invokeCommand<WorktreeCreated>('create_worktree', { project, name, hint, plainCopy });
 
