@@ -124,7 +124,17 @@ impl Confinement {
             emptied: view.emptied,
             private: view.private,
             visible: view.visible,
-            overlays: view.overlays,
+            overlays: view
+                .overlays
+                .into_iter()
+                .chain(
+                    config
+                        .overlays
+                        .iter()
+                        .filter(|o| o.target.is_file())
+                        .cloned(),
+                )
+                .collect(),
             // Nothing of the host's may mask the proxy's socket.
             hidden: view
                 .hidden

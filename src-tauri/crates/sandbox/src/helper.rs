@@ -157,6 +157,16 @@ pub fn main(args: &[OsString]) -> i32 {
         .map(OsString::as_os_str)
         .skip_while(|a| *a == OsStr::new(HELPER_SUBCOMMAND))
         .collect();
+    // Inside a wall already: a call's git, or one of its hooks.
+    match args.split_first() {
+        Some((first, rest)) if *first == OsStr::new(crate::git_checks::FRONT_FLAG) => {
+            return crate::git_checks::front(rest);
+        }
+        Some((first, rest)) if *first == OsStr::new(crate::git_checks::HOOK_FLAG) => {
+            return crate::git_checks::hook(rest);
+        }
+        _ => {}
+    }
     let request = match parse(&args) {
         Ok(request) => request,
         Err(e) => {

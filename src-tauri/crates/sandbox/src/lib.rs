@@ -10,6 +10,8 @@ mod bwrap;
 mod confine;
 mod env;
 #[cfg(unix)]
+pub mod git_checks;
+#[cfg(unix)]
 mod gitconfig;
 #[cfg(target_os = "linux")]
 mod hardlinks;
@@ -93,6 +95,9 @@ pub struct SandboxConfig {
     /// wall, `127.0.0.1` is the wall's own, so the same port there is a tunnel to the proxy,
     /// which still decides. A program then reaches a local model server as it would outside.
     pub loopback_ports: Vec<u16>,
+    /// Files Paddock wrote, shown read-only over existing files behind walls that mount
+    /// (the git front over `/usr/bin/git`, set per call).
+    pub overlays: Vec<policy::Overlay>,
 }
 
 /// Where the proxy's socket is seen behind the wall.
@@ -116,6 +121,7 @@ impl Default for SandboxConfig {
             network_rules: None,
             proxy_socket: None,
             loopback_ports: Vec::new(),
+            overlays: Vec::new(),
         }
     }
 }

@@ -180,5 +180,73 @@ fn bench_large(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_allow_list, bench_large);
+/// What the git gate of a call nobody looked at costs (issue 50, class 9): `true` and
+/// `git status` in a repository, unattended (the per-call folder, the front, its check)
+/// and approved (neither), behind bubblewrap.
+fn bench_git_gate(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    let git = |args: &[&str]| {
+        assert!(
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(&ws)
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    git(&["init", "-q"]);
+    std::fs::write(ws.join("f"), "a\n").unwrap();
+    git(&["add", "f"]);
+    let mut env = ToolEnv::at(&ws);
+    env.sandbox.strongest = Some(Engine::Bubblewrap);
+    if !matches!(
+        env.sandbox_status().engine,
+        paddock_protocol::SandboxEngine::Bubblewrap { .. }
+    ) {
+        eprintln!("git gate: bubblewrap is not on this host");
+        return;
+    }
+    let mut registry = ToolRegistry::new();
+    register_builtin_tools(&mut registry, &Arc::new(env)).unwrap();
+    let bash = registry.get("bash").unwrap().clone();
+    let unattended = context();
+    let approved = ToolContext {
+        approved: Some(Arc::new(paddock_protocol::CallPreview::WouldFail {
+            message: String::new(),
+        })),
+        ..context()
+    };
+    let mut group = c.benchmark_group("git_gate");
+    group.sample_size(30);
+    for (command, label) in [("true", "true"), ("git status --short", "git_status")] {
+        for (ctx, who) in [(&unattended, "unattended"), (&approved, "approved")] {
+            let out = rt
+                .block_on(bash.call(&json!({"command": command}), ctx))
+                .unwrap();
+            assert!(!out.is_error(), "{label} {who}: {}", out.content);
+            group.bench_function(format!("{label}_{who}"), |b| {
+                b.iter(|| {
+                    rt.block_on(bash.call(&json!({"command": command}), ctx))
+                        .unwrap()
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench,
+    bench_allow_list,
+    bench_large,
+    bench_git_gate
+);
 criterion_main!(benches);

@@ -16,6 +16,7 @@ use paddock_sandbox::autorun::Surfaces;
 use paddock_sandbox::{Confinement, Redactor, SandboxConfig, looks_secret, scrubbed_env};
 
 use crate::Wall;
+use crate::git_gate::GitGate;
 use crate::process::{ProcessGroup, TmpDir};
 
 /// Bytes of stdout kept (head and tail); the middle is cut with a marker.
@@ -119,6 +120,10 @@ pub async fn run_walled(
     sandbox
         .read_only
         .extend(before.iter().flat_map(Surfaces::read_only));
+    let git = match unattended_git(ctx, before.as_ref(), &cwd, &mut sandbox) {
+        Ok(git) => git,
+        Err(e) => return Walled::not_started(format!("bash could not prepare its git: {e}")),
+    };
     // An allow-listed network: this call's own listener of the proxy, its only way out.
     let gate = match (wall.network, through_proxy(&sandbox)) {
         (Some(fence), true) => {
@@ -153,6 +158,7 @@ pub async fn run_walled(
             &cwd,
             &tmp,
             &writable,
+            git.as_ref(),
             limit,
             ctx,
         )
@@ -179,20 +185,7 @@ pub async fn run_walled(
     }
     // Nothing the command started runs any more: what it left that would run outside the
     // wall is held now, before anything else can run it.
-    match (before, scan(&cwd, &wall.sandbox.auto_run).await) {
-        (Some(before), Some(after)) if !before.incomplete && !after.incomplete => {
-            let held = after.held_since(&before);
-            if !held.is_empty() {
-                notes.push(crate::held::hold_after_call(&cwd, held, ctx).await);
-            }
-        }
-        _ => notes.push(
-            "[not every file other programs run (git's metadata, .envrc, editor tasks) could \
-             be checked after this command: the workspace has too many entries; look before \
-             you use git or open it in an editor]"
-                .to_owned(),
-        ),
-    }
+    notes.extend(hold_what_it_left(before, &cwd, wall, ctx).await);
 
     let redactor = redactor_for(wall);
     let render =
@@ -204,6 +197,32 @@ pub async fn run_walled(
         stdout_cut: stdout.lock().is_ok_and(|c| c.is_cut()),
         notes,
         not_started: None,
+    }
+}
+
+/// Holds what a call left that would run outside the wall (compared with `before`); the
+/// note to add, if any.
+async fn hold_what_it_left(
+    before: Option<Surfaces>,
+    cwd: &Path,
+    wall: &Wall<'_>,
+    ctx: &ToolContext,
+) -> Option<String> {
+    match (before, scan(cwd, &wall.sandbox.auto_run).await) {
+        (Some(before), Some(after)) if !before.incomplete && !after.incomplete => {
+            let held = after.held_since(&before);
+            if held.is_empty() {
+                None
+            } else {
+                Some(crate::held::hold_after_call(cwd, held, ctx).await)
+            }
+        }
+        _ => Some(
+            "[not every file other programs run (git's metadata, .envrc, editor tasks) could \
+             be checked after this command: the workspace has too many entries; look before \
+             you use git or open it in an editor]"
+                .to_owned(),
+        ),
     }
 }
 
@@ -235,6 +254,7 @@ async fn start_and_wait(
     cwd: &Path,
     tmp: &TmpDir,
     writable: &[PathBuf],
+    git: Option<&GitGate>,
     limit: Duration,
     ctx: &ToolContext,
 ) -> Result<Ran, String> {
@@ -245,22 +265,19 @@ async fn start_and_wait(
         std::ffi::OsStr::new(bash_program()),
         &["-c".as_ref(), std::ffi::OsStr::new(command.line)],
     );
+    let mut env = scrubbed_env(
+        std::env::vars_os(),
+        tmp.path.as_os_str(),
+        cwd.as_os_str(),
+        writable,
+    );
+    if let Some(git) = git {
+        git.set_env(&mut env);
+    }
     cmd.current_dir(cwd)
         .env_clear()
-        .envs(scrubbed_env(
-            std::env::vars_os(),
-            tmp.path.as_os_str(),
-            cwd.as_os_str(),
-            writable,
-        ))
+        .envs(env)
         .envs(command.vars.iter().map(|(k, v)| (*k, v)))
-        // A call nobody looked at (a rule or preset allowed it) runs no program a
-        // repository's configuration names for git.
-        .envs(if ctx.approved.is_none() {
-            crate::git_env::unseen_call_git_env()
-        } else {
-            Vec::new()
-        })
         .stdin(if command.stdin.is_some() {
             Stdio::piped()
         } else {
@@ -346,6 +363,24 @@ async fn start_and_wait(
 
 /// The workspace's run-by-others files, scanned off the async threads; `None` if the scan
 /// itself failed.
+/// A call nobody looked at (a rule or preset allowed it) runs git through [`GitGate`]:
+/// no program a repository's configuration names that the user did not write. Its folder
+/// is shown read-only behind the wall and lives as long as the value returned.
+fn unattended_git(
+    ctx: &ToolContext,
+    before: Option<&Surfaces>,
+    root: &Path,
+    sandbox: &mut SandboxConfig,
+) -> std::io::Result<Option<GitGate>> {
+    if ctx.approved.is_some() {
+        return Ok(None);
+    }
+    let gate = GitGate::prepare(before.filter(|b| !b.incomplete), root)?;
+    sandbox.readable.push(gate.folder().to_path_buf());
+    sandbox.overlays.extend(gate.overlays().iter().cloned());
+    Ok(Some(gate))
+}
+
 pub(crate) async fn scan(root: &Path, extra: &[String]) -> Option<Surfaces> {
     let (root, extra) = (root.to_path_buf(), extra.to_vec());
     tokio::task::spawn_blocking(move || Surfaces::scan(&root, &extra))

@@ -7,6 +7,7 @@
 mod capture;
 pub mod command;
 mod git_env;
+mod git_gate;
 pub mod held;
 pub mod network;
 pub mod own;

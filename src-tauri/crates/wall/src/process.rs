@@ -76,6 +76,12 @@ impl TmpDir {
                 remove: false,
             });
         }
+        Self::fresh("")
+    }
+
+    /// A new private folder `<temp>/paddock-bash-<pid>-<n>-<nanos><tag>`, removed when
+    /// dropped (or, after a kill, at the next start).
+    pub(crate) fn fresh(tag: &str) -> std::io::Result<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         static SWEPT: std::sync::Once = std::sync::Once::new();
         SWEPT.call_once(|| sweep_leftovers(&std::env::temp_dir()));
@@ -83,7 +89,7 @@ impl TmpDir {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let name = format!(
-            "{TMP_PREFIX}{}-{}-{nanos}",
+            "{TMP_PREFIX}{}-{}-{nanos}{tag}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );

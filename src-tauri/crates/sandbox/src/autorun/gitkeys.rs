@@ -155,6 +155,35 @@ pub fn first_active_key(text: &str) -> Option<String> {
     None
 }
 
+/// The value of `core.hooksPath` in `text` (a git configuration file; the last one
+/// wins, as in git), without surrounding quotes.
+pub fn core_hooks_path(text: &str) -> Option<String> {
+    let mut in_core = false;
+    let mut found = None;
+    for line in text.lines() {
+        let mut rest = line.trim();
+        if let Some(header) = rest.strip_prefix('[') {
+            let Some((inside, after)) = header.split_once(']') else {
+                continue;
+            };
+            let (name, sub) = split_header(inside);
+            in_core = name == "core" && sub.is_none();
+            rest = after.trim();
+        }
+        if !in_core {
+            continue;
+        }
+        let Some((key, value)) = rest.split_once('=') else {
+            continue;
+        };
+        if key.trim().eq_ignore_ascii_case("hookspath") {
+            let value = value.split([';', '#']).next().unwrap_or_default().trim();
+            found = Some(value.trim_matches('"').to_owned());
+        }
+    }
+    found.filter(|v| !v.is_empty())
+}
+
 /// `section "sub"` or `section.sub` (the old form), the section in lower case.
 fn split_header(inside: &str) -> (String, Option<String>) {
     let inside = inside.trim();
@@ -216,6 +245,19 @@ mod tests {
                      \tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\
                      \tremote = origin\n\tmerge = refs/heads/main\n[user]\n\tname = A\n";
         assert_eq!(first_active_key(clone), None);
+    }
+
+    #[test]
+    fn the_hooks_path_is_read_from_the_core_section_only() {
+        let text = "[core]\n\tbare = false\n\thooksPath = .husky/_ # husky\n\
+                    [other]\n\thooksPath = /elsewhere\n";
+        assert_eq!(core_hooks_path(text).as_deref(), Some(".husky/_"));
+        assert_eq!(
+            core_hooks_path("[core] hookspath = \"/opt/hooks\"\n").as_deref(),
+            Some("/opt/hooks")
+        );
+        assert_eq!(core_hooks_path("[core \"x\"]\n\thooksPath = a\n"), None);
+        assert_eq!(core_hooks_path("[core]\n\tbare = true\n"), None);
     }
 
     #[test]

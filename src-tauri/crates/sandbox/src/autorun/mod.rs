@@ -254,6 +254,57 @@ impl Surfaces {
         }
     }
 
+    /// The repositories' configuration files found, as full paths.
+    pub fn config_files(&self) -> Vec<PathBuf> {
+        self.items
+            .iter()
+            .filter(|(_, item)| item.kind == Kind::GitConfig)
+            .map(|(rel, _)| self.root.join(rel))
+            .collect()
+    }
+
+    /// The files found that git runs as hooks or that sit in a hooks folder on the
+    /// auto-run list (`.husky/`, `.githooks/`), as full paths.
+    /// A repository's own `core.hooksPath` folder counts too (its configuration is the
+    /// user's: it existed, and is held when a call changes it).
+    pub fn hook_candidates(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .items
+            .iter()
+            .filter(|(_, item)| matches!(item.kind, Kind::GitHook | Kind::AutoRun))
+            .map(|(rel, _)| self.root.join(rel))
+            .collect();
+        for dir in self.git_dirs.iter().filter_map(|g| self.hooks_path_of(g)) {
+            if let Ok(read) = std::fs::read_dir(&dir) {
+                out.extend(read.flatten().map(|e| e.path()));
+            }
+        }
+        out
+    }
+
+    /// The folder a repository's configuration names as `core.hooksPath`, relative paths
+    /// taken from where git runs hooks (the folder holding `.git`, or a bare repository).
+    fn hooks_path_of(&self, git_dir: &Path) -> Option<PathBuf> {
+        let Content::Bytes(bytes) = &self.items.get(&git_dir.join("config"))?.content else {
+            return None;
+        };
+        let value = gitkeys::core_hooks_path(&String::from_utf8_lossy(bytes))?;
+        let path = Path::new(&value);
+        if path.is_absolute() {
+            return Some(path.to_path_buf());
+        }
+        if value.starts_with('~') {
+            return None;
+        }
+        let dir = self.root.join(git_dir);
+        let top = if git_dir.file_name().is_some_and(|n| n == ".git") {
+            dir.parent()?.to_path_buf()
+        } else {
+            dir
+        };
+        Some(top.join(path))
+    }
+
     /// Existing paths to keep read-only behind the wall: every such file, and each
     /// repository's hooks folder (so no hook can be added).
     pub fn read_only(&self) -> Vec<PathBuf> {

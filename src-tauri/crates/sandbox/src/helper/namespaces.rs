@@ -257,7 +257,15 @@ mod mount {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| format!("{}: {e}", parent.display()))?;
             }
-            std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            // A mount point only where there is none: an existing file (a host program
+            // the front is shown over) is never opened for writing.
+            if std::fs::symlink_metadata(path).is_err() {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
         }
         let source = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
         bind(&source, path)?;

@@ -14,6 +14,7 @@ mod tools_support;
 mod walk_ignores;
 mod wall;
 mod wall_autorun;
+mod wall_git_gate;
 mod wall_net;
 mod wall_net_calls;
 mod wall_reach;

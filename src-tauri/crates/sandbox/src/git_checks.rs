@@ -1,0 +1,297 @@
+//! git behind the wall during a call nobody looked at (issue 50, class 9): what the helper
+//! does when a call's `git` or one of its hooks starts. A rule that allows `git commit`
+//! allows git, not a program the same call wrote into a repository (a hook, a filter, diff
+//! or merge driver, an alias, an include).
+//!
+//! A file counts as the user's when it was found before the call (its device, inode and
+//! change time, which a rewrite or a new file changes) or when it lies on a read-only mount
+//! behind the wall (the call could not have written it). git runs a hook only when the hook
+//! is the user's, and runs at all only when the repository's configuration is the user's or
+//! names no program.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::autorun::first_active_key;
+
+/// The helper's first argument for a call's `git`: `--git-front REAL LIST -- ARGS`.
+pub const FRONT_FLAG: &str = "--git-front";
+/// The helper's first argument for a hook: `--git-hook NAME REAL LIST -- ARGS`.
+pub const HOOK_FLAG: &str = "--git-hook";
+/// Bytes of a configuration file read at most; a larger one is not the user's.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+/// git's exit code for a fatal error.
+const EXIT_FATAL: i32 = 128;
+
+/// git's options before its command that change which repository it works in, and
+/// whether each takes the next argument as its value.
+const REPOSITORY_OPTIONS: &[(&str, bool)] = &[
+    ("-C", true),
+    ("-c", true),
+    ("--git-dir", true),
+    ("--work-tree", true),
+    ("--namespace", true),
+    ("--config-env", true),
+    ("--bare", false),
+];
+/// Options before git's command that take no value and change no repository.
+const OTHER_OPTIONS: &[&str] = &[
+    "-p",
+    "--paginate",
+    "-P",
+    "--no-pager",
+    "--no-replace-objects",
+    "--literal-pathspecs",
+    "--glob-pathspecs",
+    "--noglob-pathspecs",
+    "--icase-pathspecs",
+    "--no-optional-locks",
+    "--no-advice",
+    "--no-lazy-fetch",
+];
+
+/// `device:inode:ctime.nanoseconds` of a file (links followed), one line of the list of
+/// files found before a call.
+pub fn identity(meta: &std::fs::Metadata) -> String {
+    format!(
+        "{}:{}:{}.{:09}",
+        meta.dev(),
+        meta.ino(),
+        meta.ctime(),
+        meta.ctime_nsec()
+    )
+}
+
+/// Whether `path` is the user's: found before the call (in `list`) or read-only here.
+fn users(path: &Path, list: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    let id = identity(&meta);
+    let listed = std::fs::read_to_string(list).is_ok_and(|l| l.lines().any(|line| line == id));
+    listed
+        || rustix::fs::statvfs(path)
+            .is_ok_and(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY))
+}
+
+/// The helper as a call's `git`. Returns only when git could not be started.
+pub fn front(args: &[&OsStr]) -> i32 {
+    let Some((real, list, git_args)) = split(args, 2).map(|(head, rest)| (head[0], head[1], rest))
+    else {
+        eprintln!("paddock git front: usage: {FRONT_FLAG} REAL LIST -- ARGS");
+        return 2;
+    };
+    let (real, list) = (Path::new(real), Path::new(list));
+    if let Some(refusal) = refusal(real, list, git_args) {
+        eprintln!("{refusal}");
+        return EXIT_FATAL;
+    }
+    let e = Command::new(real).args(git_args).exec();
+    eprintln!("paddock git front: could not start {}: {e}", real.display());
+    EXIT_FATAL
+}
+
+/// Why git may not run with `git_args`: its repository's configuration was written during
+/// the call and names a program.
+fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
+    let git_dir = absolute_git_dir(real, &repository_options(git_args))?;
+    let common = common_dir(&git_dir);
+    for file in [common.join("config"), git_dir.join("config.worktree")] {
+        if std::fs::symlink_metadata(&file).is_err() || users(&file, list) {
+            continue;
+        }
+        let key = match read_config(&file) {
+            Some(text) => first_active_key(&text),
+            None => Some("(a file Paddock could not read as text)".to_owned()),
+        };
+        if let Some(key) = key {
+            return Some(format!(
+                "paddock: git was not run: {} was written during this command and sets {key}, \
+                 which makes git run a program; nobody approved this command (the file is held \
+                 for the user when the command ends)",
+                file.display()
+            ));
+        }
+    }
+    None
+}
+
+/// The helper as git's hook `NAME` for a call. Runs the repository's own hook when it is
+/// the user's; otherwise says so and succeeds, as if there were none.
+pub fn hook(args: &[&OsStr]) -> i32 {
+    let Some((name, real, list, hook_args)) =
+        split(args, 3).map(|(head, rest)| (head[0], head[1], head[2], rest))
+    else {
+        eprintln!("paddock git hook: usage: {HOOK_FLAG} NAME REAL LIST -- ARGS");
+        return 2;
+    };
+    let Some(hooks) = own_hooks_folder(Path::new(real)) else {
+        return 0;
+    };
+    let path = hooks.join(name);
+    let runnable =
+        std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if !runnable {
+        return 0;
+    }
+    if !users(&path, Path::new(list)) {
+        eprintln!(
+            "paddock: git's {} hook was not run: it was written during this command, which \
+             nobody approved",
+            name.to_string_lossy()
+        );
+        return 0;
+    }
+    let e = Command::new(&path).args(hook_args).exec();
+    eprintln!("paddock git hook: could not start {}: {e}", path.display());
+    1
+}
+
+/// `count` arguments, then `--`, then the rest.
+fn split<'a>(args: &'a [&'a OsStr], count: usize) -> Option<(&'a [&'a OsStr], &'a [&'a OsStr])> {
+    let (head, rest) = args.split_at_checked(count)?;
+    let (dashes, rest) = rest.split_first()?;
+    (*dashes == OsStr::new("--")).then_some((head, rest))
+}
+
+/// The options before git's command that decide its repository, to ask git the same.
+fn repository_options(args: &[&OsStr]) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.to_string_lossy();
+        if let Some((_, takes)) = REPOSITORY_OPTIONS.iter().find(|(o, _)| *o == text) {
+            out.push(arg.to_os_string());
+            if *takes {
+                out.extend(args.get(i + 1).map(|v| v.to_os_string()));
+                i += 1;
+            }
+        } else if REPOSITORY_OPTIONS
+            .iter()
+            .any(|(o, takes)| *takes && o.starts_with("--") && text.starts_with(&format!("{o}=")))
+        {
+            out.push(arg.to_os_string());
+        } else if !OTHER_OPTIONS.contains(&text.as_ref()) {
+            break;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The repository folder git would use with `options` here, when there is one.
+fn absolute_git_dir(real: &Path, options: &[OsString]) -> Option<PathBuf> {
+    let out = Command::new(real)
+        .args(options)
+        .args(["rev-parse", "--absolute-git-dir"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let path = PathBuf::from(text.trim_end_matches('\n'));
+    (out.status.success() && path.is_absolute()).then_some(path)
+}
+
+/// The folder holding a repository's configuration and hooks: what `commondir` names, as
+/// git reads it.
+fn common_dir(git_dir: &Path) -> PathBuf {
+    match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => git_dir.join(text.trim_end_matches(['\n', '\r'])),
+        Err(_) => git_dir.to_path_buf(),
+    }
+}
+
+/// Where the repository's own hooks are (its `core.hooksPath`, not Paddock's).
+fn own_hooks_folder(real: &Path) -> Option<PathBuf> {
+    let out = Command::new(real)
+        .args(["rev-parse", "--git-path", "hooks"])
+        .env_remove("GIT_CONFIG_COUNT")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(text.trim_end_matches('\n')))
+}
+
+/// A configuration file's text: a regular file of at most [`MAX_CONFIG_BYTES`].
+fn read_config(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_CONFIG_BYTES {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&'static str]) -> Vec<&'static OsStr> {
+        args.iter().map(|a| OsStr::new(*a)).collect()
+    }
+
+    #[test]
+    fn the_options_that_choose_a_repository_are_kept() {
+        let args = os(&[
+            "-C",
+            "r",
+            "-c",
+            "a.b=c",
+            "--no-pager",
+            "--git-dir=x",
+            "commit",
+            "-C",
+            "z",
+        ]);
+        let kept: Vec<String> = repository_options(&args)
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(kept, ["-C", "r", "-c", "a.b=c", "--git-dir=x"]);
+        assert!(repository_options(&os(&["status", "-C", "r"])).is_empty());
+    }
+
+    #[test]
+    fn arguments_split_at_the_dashes() {
+        let args = os(&["real", "list", "--", "status"]);
+        let (head, rest) = split(&args, 2).unwrap();
+        assert_eq!(head, os(&["real", "list"]).as_slice());
+        assert_eq!(rest, os(&["status"]).as_slice());
+        assert!(split(&os(&["real", "list", "status"]), 2).is_none());
+        assert!(split(&os(&["real"]), 2).is_none());
+    }
+
+    /// A file counts as the user's when listed, and stops counting once rewritten.
+    #[test]
+    fn a_rewritten_file_is_no_longer_the_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config");
+        std::fs::write(&file, "[core]\n").unwrap();
+        let list = dir.path().join("list");
+        std::fs::write(&list, "").unwrap();
+        assert!(!users(&file, &list));
+        let id = identity(&std::fs::metadata(&file).unwrap());
+        std::fs::write(&list, format!("{id}\n")).unwrap();
+        assert!(users(&file, &list));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(&file, "[core]\n\tfsmonitor = x\n").unwrap();
+        assert!(!users(&file, &list));
+    }
+
+    #[test]
+    fn the_common_folder_is_what_commondir_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().join("main/.git/worktrees/w");
+        std::fs::create_dir_all(&wt).unwrap();
+        assert_eq!(common_dir(&wt), wt);
+        std::fs::write(wt.join("commondir"), "../..\n").unwrap();
+        assert_eq!(common_dir(&wt), wt.join("../.."));
+    }
+}

@@ -1,0 +1,233 @@
+//! Issue 50, class 9: a call nobody looked at (a rule allowed every part of it) may write a
+//! hook or a driver into a repository and run a rule-allowed git command in the same call;
+//! git must then run only the hooks and configured programs that were the user's before the
+//! call began. The after-call hold comes too late for these.
+//!
+//! Shown able to fail: on main before this change (1f64ef0), every attack below ran its
+//! program inside the call (the control lines prove each works plainly).
+#![cfg(target_os = "linux")]
+
+use paddock_sandbox::Engine;
+use paddock_tools::ToolEnv;
+use serde_json::json;
+
+use crate::tools_support::call;
+use crate::wall::{Wall, wall};
+
+/// git arguments for a commit anywhere behind the wall (no user configuration there).
+const COMMIT: &str = "-c user.name=a -c user.email=a@example.org commit -q --allow-empty -m x";
+
+/// An executable hook at `path` (relative to the workspace) that leaves `marker`.
+fn hook_line(path: &str, w: &Wall, marker: &str) -> String {
+    format!(
+        "mkdir -p \"$(dirname {path})\" && printf '#!/bin/sh\\ntouch {}/{marker}\\n' > {path} && \
+         chmod +x {path}",
+        w.ws.display()
+    )
+}
+
+/// Behind which walls each attack is tried: the strongest this host has, the helper's own
+/// namespaces, and Landlock alone (no mounts: the front is found on `PATH` only).
+const EVERY_WALL: &[Option<Engine>] = &[None, Some(Engine::Namespaces), Some(Engine::Landlock)];
+
+/// Runs `attack` plainly (its program must run), then, behind each of `walls`, resets with
+/// `reset` and runs it as an unattended call: the program must not run, and the command
+/// must still finish. Returns what the calls showed.
+async fn blocked_behind(w: &Wall, attack: &str, reset: &str, walls: &[Option<Engine>]) -> String {
+    let marker = w.ws.join("HOOKED");
+    let (_, text) = w.plain(&format!("{attack}; echo DONE"));
+    assert!(marker.exists(), "the attack does not run plainly: {text}");
+    std::fs::remove_file(&marker).unwrap();
+    let mut shown = String::new();
+    for engine in walls {
+        w.plain(reset);
+        let text = behind(w, *engine, &format!("{attack}; echo DONE")).await;
+        assert!(text.contains("DONE"), "{text}");
+        assert!(!marker.exists(), "the program ran: {text}");
+        shown.push_str(&text);
+    }
+    shown
+}
+
+async fn blocked(w: &Wall, attack: &str, reset: &str) -> String {
+    blocked_behind(w, attack, reset, EVERY_WALL).await
+}
+
+/// With a trusted `pre-commit` elsewhere in the workspace, git finds Paddock's script for
+/// that name, which names the hook it did not run.
+#[tokio::test]
+async fn a_hook_written_into_a_new_repository_does_not_run_in_the_same_call() {
+    let Some(w) = wall() else { return };
+    w.plain(&format!(
+        "git init -q own && {}",
+        hook_line("own/.git/hooks/pre-commit", &w, "OWN-RAN")
+    ));
+    let attack = format!(
+        "git init -q r && {} && git -C r {COMMIT}",
+        hook_line("r/.git/hooks/pre-commit", &w, "HOOKED")
+    );
+    let text = blocked(&w, &attack, "rm -rf r").await;
+    assert!(text.contains("git's pre-commit hook was not run"), "{text}");
+    assert!(
+        !w.ws.join("OWN-RAN").exists(),
+        "another repository's hook ran: {text}"
+    );
+}
+
+/// An existing repository without a hooks folder: the call adds one.
+#[tokio::test]
+async fn a_hooks_folder_added_to_an_existing_repository_does_not_run() {
+    let Some(w) = wall() else { return };
+    w.plain("git init -q top && rm -rf top/.git/hooks");
+    let attack = format!(
+        "{} && git -C top {COMMIT}",
+        hook_line("top/.git/hooks/post-commit", &w, "HOOKED")
+    );
+    blocked(&w, &attack, "rm -rf top/.git/hooks").await;
+}
+
+/// A new repository whose `core.hooksPath` names a folder of executables that were in the
+/// workspace before the call (written plainly by an earlier call): not hooks of any
+/// repository then, so not trusted now.
+#[tokio::test]
+async fn a_hooks_path_set_during_the_call_is_not_followed() {
+    let Some(w) = wall() else { return };
+    let (_, text) = w.plain(&hook_line("tools/pre-commit", &w, "HOOKED"));
+    assert!(w.ws.join("tools/pre-commit").exists(), "{text}");
+    let attack =
+        format!("git init -q r && git -C r config core.hooksPath ../tools && git -C r {COMMIT}");
+    blocked(&w, &attack, "rm -rf r").await;
+}
+
+/// The repository's own hooks, in `.git/hooks` and in its `core.hooksPath` folder, still run
+/// under a rule: the user wrote them.
+#[tokio::test]
+async fn the_repositorys_own_hooks_still_run_in_an_unattended_call() {
+    let Some(w) = wall() else { return };
+    let setup = format!(
+        "git init -q own && {} && git init -q husky && git -C husky config core.hooksPath \
+         .husky && {}",
+        hook_line("own/.git/hooks/pre-commit", &w, "OWN-RAN"),
+        hook_line("husky/.husky/pre-commit", &w, "HUSKY-RAN")
+    );
+    let (code, text) = w.plain(&setup);
+    assert_eq!(code, 0, "{text}");
+    let command = format!("git -C own {COMMIT} && git -C husky {COMMIT} && echo DONE");
+    for engine in EVERY_WALL {
+        let text = behind(&w, *engine, &command).await;
+        assert!(text.contains("DONE"), "{text}");
+        for marker in ["OWN-RAN", "HUSKY-RAN"] {
+            assert!(w.ws.join(marker).exists(), "{marker}: {text}");
+            std::fs::remove_file(w.ws.join(marker)).unwrap();
+        }
+    }
+}
+
+/// `command` as an unattended call behind `engine` (`None`: the strongest).
+async fn behind(w: &Wall, engine: Option<Engine>, command: &str) -> String {
+    let mut env = ToolEnv::clone(&w.env);
+    if engine.is_some() {
+        env.sandbox.strongest = engine;
+    }
+    let seen = call(&env, "bash", json!({"command": command})).await;
+    format!("behind {engine:?}:\n{}", seen.text)
+}
+
+/// A driver program in `ws/MARKER` form: leaves `marker` and passes its input through.
+fn driver(w: &Wall, marker: &str) -> String {
+    format!("touch {}/{marker}; cat", w.ws.display())
+}
+
+/// A new repository whose configuration names a clean filter that `git add` would run: git
+/// is not run at all, and says why.
+#[tokio::test]
+async fn a_driver_configured_during_the_call_does_not_run() {
+    let Some(w) = wall() else { return };
+    let attack = format!(
+        "git init -q r && echo '* filter=x' > r/.gitattributes && echo a > r/f && \
+         git -C r config filter.x.clean '{}' && git -C r add f",
+        driver(&w, "HOOKED")
+    );
+    let text = blocked(&w, &attack, "rm -rf r").await;
+    assert!(text.contains("git was not run"), "{text}");
+    assert!(text.contains("filter.x.clean"), "{text}");
+}
+
+/// git by its full path, as a rule matches it (`/usr/bin/git add` is `git add`), goes
+/// through the same front behind walls that mount (Landlock alone cannot show a file over
+/// another: DESIGN names that gap).
+#[tokio::test]
+async fn git_by_its_full_path_is_held_to_the_same() {
+    let Some(w) = wall() else { return };
+    let git = ["/usr/bin/git", "/usr/local/bin/git"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).is_file())
+        .expect("no git at /usr/bin or /usr/local/bin");
+    let attack = format!(
+        "{git} init -q r && echo '* filter=x' > r/.gitattributes && echo a > r/f && \
+         {git} -C r config filter.x.clean '{}' && {git} -C r add f",
+        driver(&w, "HOOKED")
+    );
+    let walls = [None, Some(Engine::Namespaces)];
+    let text = blocked_behind(&w, &attack, "rm -rf r", &walls).await;
+    assert!(text.contains("git was not run"), "{text}");
+}
+
+/// An existing repository's `.git` stays writable (objects, refs, the index): a
+/// `commondir` written there makes git read another folder's configuration.
+#[tokio::test]
+async fn a_commondir_written_during_the_call_does_not_bring_a_driver() {
+    let Some(w) = wall() else { return };
+    let (code, text) =
+        w.plain("git init -q top && echo '* filter=x' > top/.gitattributes && echo a > top/f");
+    assert_eq!(code, 0, "{text}");
+    let attack = format!(
+        "mkdir -p evil && cp -r top/.git/. evil/ && printf '[filter \"x\"]\\n\\tclean = {}\\n' \
+         >> evil/config && echo ../../evil > top/.git/commondir && git -C top add f",
+        driver(&w, "HOOKED")
+    );
+    blocked(&w, &attack, "rm -rf evil top/.git/commondir").await;
+}
+
+/// The repository's own drivers, configured before the call, still run under a rule.
+#[tokio::test]
+async fn the_repositorys_own_driver_still_runs_in_an_unattended_call() {
+    let Some(w) = wall() else { return };
+    let (code, text) = w.plain(&format!(
+        "git init -q own && echo '* filter=x' > own/.gitattributes && echo a > own/f && \
+         git -C own config filter.x.clean '{}'",
+        driver(&w, "OWN-RAN")
+    ));
+    assert_eq!(code, 0, "{text}");
+    let command = "git -C own rm -q --cached f && git -C own add f && echo DONE";
+    w.plain("git -C own add f");
+    for engine in EVERY_WALL {
+        let text = behind(&w, *engine, command).await;
+        assert!(text.contains("DONE"), "{text}");
+        assert!(w.ws.join("OWN-RAN").exists(), "{text}");
+        std::fs::remove_file(w.ws.join("OWN-RAN")).unwrap();
+    }
+}
+
+/// The front is shown over the host's git, never written into it: the helper's own
+/// namespaces once made the mount point by creating the file, which emptied `/usr/bin/git`
+/// (and every hard link of it) where the wall runs as root.
+#[tokio::test]
+async fn the_hosts_git_is_left_as_it_was() {
+    let Some(w) = wall() else { return };
+    let gits: Vec<(&str, Vec<u8>)> = ["/usr/bin/git", "/usr/local/bin/git"]
+        .into_iter()
+        .filter_map(|p| std::fs::read(p).ok().map(|b| (p, b)))
+        .collect();
+    assert!(!gits.is_empty());
+    for engine in EVERY_WALL {
+        let text = behind(&w, *engine, "git --version && /usr/bin/git --version").await;
+        assert!(text.contains("git version"), "{text}");
+        for (path, bytes) in &gits {
+            assert!(
+                std::fs::read(path).unwrap() == *bytes,
+                "a wall changed {path}"
+            );
+        }
+    }
+}
