@@ -1,7 +1,7 @@
 //! The user's external agents from the app: the "Add agent" form's save and remove, each
 //! answering with the list as it now is (one host function each, as the CLI calls them).
 
-use paddock_protocol::{AgentConfig, ExternalAgentInfo};
+use paddock_protocol::{ExternalAgentConfig, ExternalAgentInfo};
 
 use crate::error::AppResult;
 use crate::state::Desktop;
@@ -9,7 +9,7 @@ use crate::state::Desktop;
 pub fn save(
     state: &Desktop,
     name: &str,
-    config: AgentConfig,
+    config: ExternalAgentConfig,
     replace: bool,
 ) -> AppResult<Vec<ExternalAgentInfo>> {
     let dir = state.trust().config_dir();

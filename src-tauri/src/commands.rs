@@ -15,9 +15,9 @@ use paddock_protocol::{
     RuleEntry, RunStarted, SandboxStatus, SearchHit, SessionSummary, SessionTranscript,
     ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree,
 };
-use paddock_protocol::{AgentConfig, KnownAgent};
 use paddock_protocol::{BranchList, WorktreeChanges, WorktreeCreated, WorktreeInfo};
 use paddock_protocol::{ExpandedPrompt, SavedPrompt};
+use paddock_protocol::{ExternalAgentConfig, KnownAgent};
 use paddock_protocol::{
     ExternalAgentInfo, ExternalAgentWall, HookInfo, MentionCandidate, PromptInput,
 };
@@ -169,7 +169,7 @@ commands! {
     fn known_agents[_state: State<'_, Desktop>]() -> Vec<KnownAgent> { Ok(paddock_host::external::known()) }
 
     /// Adds (with `replace`, replaces) an agent in the user's `agents.json`; the list after.
-    fn save_agent[state: State<'_, Desktop>](name: String, config: AgentConfig, replace: bool) -> Vec<ExternalAgentInfo> { agents::save(&state, &name, config, replace) }
+    fn save_agent[state: State<'_, Desktop>](name: String, config: ExternalAgentConfig, replace: bool) -> Vec<ExternalAgentInfo> { agents::save(&state, &name, config, replace) }
 
     /// Removes an agent from `agents.json` (its sessions stay); the list after.
     fn remove_agent[state: State<'_, Desktop>](name: String) -> Vec<ExternalAgentInfo> { agents::remove(&state, &name) }
@@ -186,8 +186,8 @@ commands! {
     /// The project's MCP servers and their state (starting, up, failed, with the error).
     fn mcp_status[state: State<'_, Desktop>](project: String) -> Vec<McpServerStatus> {
         let root = canonical(&project)?;
-        let settings = in_effect(state.trust(), &root)?.settings;
-        Ok(state.project(&root).mcp(&settings).statuses())
+        let now = in_effect(state.trust(), &root)?;
+        Ok(state.project(&root).mcp(now.settings()).statuses())
     }
 
     /// The user's own entry (trusted); `invalid` naming the field when it cannot be used or the
@@ -522,9 +522,10 @@ commands! {
     // Workspace
 
     /// The agent's workspace as a tree (capped, `.git`/`node_modules` skipped).
-    fn workspace_tree[](project: String) -> WorkspaceTree {
+    fn workspace_tree[state: State<'_, Desktop>](project: String) -> WorkspaceTree {
         let root = canonical(&project)?;
-        blocking(move || Ok(workspace::tree(&workspace::guard_for(&root))?)).await
+        let guard = workspace::guard_for(state.trust(), &root);
+        blocking(move || Ok(workspace::tree(&guard)?)).await
     }
 
     /// The workspace's files and folders matching `query` for the composer's `@` list (fuzzy,
@@ -536,9 +537,10 @@ commands! {
 
     /// A file for the preview (size-capped, binary detected; `path_refused` outside the
     /// workspace).
-    fn read_workspace_file[](project: String, path: String) -> FilePreview {
+    fn read_workspace_file[state: State<'_, Desktop>](project: String, path: String) -> FilePreview {
         let root = canonical(&project)?;
-        blocking(move || Ok(workspace::preview(&workspace::guard_for(&root), &path)?)).await
+        let guard = workspace::guard_for(state.trust(), &root);
+        blocking(move || Ok(workspace::preview(&guard, &path)?)).await
     }
 
     /// The feed of the window's notify watcher (debounced, ~200 ms), one per window; a second

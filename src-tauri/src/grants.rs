@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
+use paddock_host::Resolved;
 use paddock_host::RunLimits;
-use paddock_host::edit::{Edit, InEffect, in_effect};
+use paddock_host::edit::{Edit, in_effect};
 use paddock_host::explain::{explain, input_for};
 use paddock_protocol::{
     ApprovalDecision, CallExplanation, Grant, NetworkSettings, NetworkView, RuleEntry,
@@ -24,9 +25,9 @@ pub async fn list(desktop: &Desktop, root: &Path) -> AppResult<Vec<ToolGrantInfo
 async fn grants_under(
     desktop: &Desktop,
     root: &Path,
-    now: InEffect,
+    now: Resolved,
 ) -> AppResult<Vec<ToolGrantInfo>> {
-    Ok(desktop.project(root).grants(&now.settings).await?)
+    Ok(desktop.project(root).grants(&now).await?)
 }
 
 /// The project's settings file, edited by its user, with its live rules kept in step.
@@ -76,11 +77,7 @@ pub fn explain_call(
     tool: &str,
     call: &str,
 ) -> AppResult<CallExplanation> {
-    let project = paddock_host::Project {
-        root: root.to_path_buf(),
-        settings: in_effect(desktop.trust(), root)?.settings,
-        worktree: None,
-    };
+    let project = in_effect(desktop.trust(), root)?.project();
     let tool = tool.trim();
     let input = input_for(tool, call)?;
     let config = desktop.trust().config_dir();
@@ -122,7 +119,7 @@ pub fn always_allow(
 /// The grants screen's Network section under the settings in effect.
 pub fn network_view(desktop: &Desktop, root: &Path) -> AppResult<NetworkView> {
     let now = in_effect(desktop.trust(), root)?;
-    Ok(paddock_host::network::view(&now.written, &now.settings))
+    Ok(paddock_host::network::view(now.written(), now.settings()))
 }
 
 /// Replaces the `network` setting (the user's change: trusted, applied to runs going on).
@@ -133,7 +130,7 @@ pub fn set_network(
 ) -> AppResult<NetworkView> {
     let live = desktop.project(root);
     let now = edit(desktop, root, &live).set_network(network)?;
-    Ok(paddock_host::network::view(&now.written, &now.settings))
+    Ok(paddock_host::network::view(now.written(), now.settings()))
 }
 
 /// "Always for this project" on a network card: saves `rule` to `network.allow` (runs going

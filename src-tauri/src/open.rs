@@ -26,7 +26,7 @@ pub async fn open<R: tauri::Runtime>(
         // MCP servers the user trusts start now, so their tools are up by the first prompt.
         state
             .project(&root)
-            .mcp(&in_effect(state.trust(), &root)?.settings);
+            .mcp(in_effect(state.trust(), &root)?.settings());
     }
     // The recent list is a convenience: failing to save it never blocks opening.
     if let Err(e) = state.recent.touch(&root) {

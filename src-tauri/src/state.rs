@@ -89,7 +89,7 @@ impl Desktop {
     /// `watch_workspace`: the window's watcher on the project's workspace, its changes on a
     /// new feed (replacing the watcher ends the old feed, whose page is told it is done).
     pub fn watch_workspace(&self, window: &str, root: &Path) -> crate::error::AppResult<u64> {
-        let workspace = paddock_host::workspace::watchable_root(root)?;
+        let workspace = paddock_host::workspace::watchable_root(self.trust(), root)?;
         let (feed, writer) = self.changes.open(window);
         match crate::watch::watch(&workspace, move |change| writer.push(change)) {
             Ok(watch) => {

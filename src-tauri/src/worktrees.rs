@@ -31,14 +31,13 @@ pub async fn create(
     let make = move || Ok(service.create_worktree(&at, new, TrustPolicy::SafeDefaults)?);
     let mut made = paddock_host::blocking(make, internal).await?;
     let service = &desktop.service;
-    let settings =
-        service.settings_for_run(root, &RunOptions::default(), TrustPolicy::SafeDefaults)?;
+    let resolved = service.resolve(root, &RunOptions::default(), TrustPolicy::SafeDefaults)?;
     let quiet = Arc::new(FnSink(|_| {}));
     made.setup = service
         .setup_worktree(
             root,
             &made.worktree.name,
-            &settings,
+            &resolved,
             AskPolicy::HeadlessDeny,
             quiet,
         )

@@ -239,11 +239,20 @@ pub(crate) enum Format {
     OpenAi,
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "issue 51: to be split into named phases"
-)]
-async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+/// A request as the server read it.
+struct Seen {
+    method: Method,
+    /// With its query.
+    path: String,
+    /// Without a trailing `/`.
+    route: String,
+    headers: BTreeMap<String, String>,
+    bytes: hyper::body::Bytes,
+    body: Value,
+}
+
+/// Reads the request whole; a body that cannot be read is answered 400.
+async fn read_request(req: Request<Incoming>) -> Result<Seen, Response<Body>> {
     let method = req.method().clone();
     let path = req
         .uri()
@@ -263,17 +272,138 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
     let bytes = match req.into_body().collect().await {
         Ok(b) => b.to_bytes(),
         Err(e) => {
-            return Ok(json_response(
+            return Err(json_response(
                 400,
                 &json!({"error": format!("fake-model: could not read the body: {e}")}),
             ));
         }
     };
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Ok(Seen {
+        method,
+        path,
+        route,
+        headers,
+        bytes,
+        body,
+    })
+}
 
-    if let Some(control) = route.strip_prefix("/_fake/") {
-        return Ok(self::control(&state, &method, control, &bytes));
+/// Records the request's end: its status, completed (bodies played out over time set it
+/// themselves when they end).
+fn record_end(state: &State, index: usize, response: &Response<Body>) {
+    if response.extensions().get::<body::Played>().is_none() {
+        let mut inner = state.lock();
+        if let Some(r) = inner.requests.get_mut(index) {
+            r.status = response.status().as_u16();
+            r.outcome = Outcome::Completed;
+        }
     }
+    state.changed.notify_waiters();
+}
+
+/// What `take_turn` needs of a request.
+struct Asked<'a> {
+    method: &'a Method,
+    path: String,
+    headers: BTreeMap<String, String>,
+    body: &'a Value,
+    format: Format,
+    is_chat: bool,
+    estimated: Option<u32>,
+    streams: bool,
+    offers_tools: bool,
+}
+
+/// What the script says of one request, taken under the lock.
+struct Turn {
+    index: usize,
+    reply: Option<Reply>,
+    models: Vec<String>,
+    authorized: bool,
+    probes: Probes,
+    window: Option<u32>,
+    refusal: Option<(u16, Value)>,
+}
+
+/// Records the request and takes its turn of the script: is it authorized, refused, too
+/// long, and which reply it gets.
+fn take_turn(state: &State, asked: Asked<'_>) -> Turn {
+    let Asked {
+        method,
+        path,
+        headers,
+        body,
+        format,
+        is_chat,
+        estimated,
+        streams,
+        offers_tools,
+    } = asked;
+    let mut inner = state.lock();
+    let authorized = inner.api_key.as_ref().is_none_or(|key| {
+        headers.get("x-api-key") == Some(key)
+            || headers.get("authorization") == Some(&format!("Bearer {key}"))
+    });
+    let window = inner.context_window;
+    let too_long = matches!((estimated, window), (Some(e), Some(w)) if e > w);
+    let index = inner.requests.len();
+    inner.requests.push(RecordedRequest {
+        method: method.to_string(),
+        path,
+        headers,
+        body: body.clone(),
+        received_ms: u64::try_from(state.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        status: 200,
+        outcome: Outcome::Open,
+        estimated_tokens: estimated,
+    });
+    let openai_tools = is_chat && format == Format::OpenAi && offers_tools;
+    let refusal = inner
+        .refuse_tools
+        .clone()
+        .filter(|_| openai_tools)
+        .map(|r| (r.status, r.body))
+        .or_else(|| {
+            inner
+                .refuse_streaming_tools
+                .clone()
+                .filter(|_| openai_tools && streams)
+                .map(|r| (r.status, r.body()))
+        });
+    let reply = if is_chat && authorized && !too_long && refusal.is_none() {
+        // An agent's side requests (titles, summaries) offer no tools: answered by the
+        // side reply when there is one, they leave the queue to the conversation.
+        match inner.side_reply.clone().filter(|_| !offers_tools) {
+            Some(side) => Some(side),
+            None => inner.replies.pop_front(),
+        }
+    } else {
+        None
+    };
+    let probes = if is_chat {
+        Probes::default()
+    } else {
+        inner.probes.clone()
+    };
+    Turn {
+        index,
+        reply,
+        models: inner.models.clone(),
+        authorized,
+        probes,
+        window,
+        refusal,
+    }
+}
+
+/// The vendor format a request speaks, and whether it asks for the models, a chat, or a
+/// side endpoint (a probe).
+fn classify(
+    method: &Method,
+    route: &str,
+    headers: &BTreeMap<String, String>,
+) -> (Format, bool, bool, Option<Endpoint>) {
     let format = if headers.contains_key("anthropic-version") || route.ends_with("/messages") {
         Format::Anthropic
     } else {
@@ -282,7 +412,26 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
     let is_models = method == Method::GET && route.ends_with("/v1/models");
     let is_chat = method == Method::POST
         && (route.ends_with("/v1/messages") || route.ends_with("/v1/chat/completions"));
-    let side = Endpoint::of(&method, &route);
+    (format, is_models, is_chat, Endpoint::of(method, route))
+}
+
+async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let Seen {
+        method,
+        path,
+        route,
+        headers,
+        bytes,
+        body,
+    } = match read_request(req).await {
+        Ok(seen) => seen,
+        Err(response) => return Ok(response),
+    };
+
+    if let Some(control) = route.strip_prefix("/_fake/") {
+        return Ok(self::control(&state, &method, control, &bytes));
+    }
+    let (format, is_models, is_chat, side) = classify(&method, &route, &headers);
     if !is_models && !is_chat && side.is_none() {
         return Ok(json_response(
             404,
@@ -295,63 +444,28 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         .get("tools")
         .and_then(Value::as_array)
         .is_some_and(|t| !t.is_empty());
-    let (index, reply, models, authorized, probes, window, refusal) = {
-        let mut inner = state.lock();
-        let authorized = inner.api_key.as_ref().is_none_or(|key| {
-            headers.get("x-api-key") == Some(key)
-                || headers.get("authorization") == Some(&format!("Bearer {key}"))
-        });
-        let window = inner.context_window;
-        let too_long = matches!((estimated, window), (Some(e), Some(w)) if e > w);
-        let index = inner.requests.len();
-        inner.requests.push(RecordedRequest {
-            method: method.to_string(),
+    let Turn {
+        index,
+        reply,
+        models,
+        authorized,
+        probes,
+        window,
+        refusal,
+    } = take_turn(
+        &state,
+        Asked {
+            method: &method,
             path,
             headers,
-            body: body.clone(),
-            received_ms: u64::try_from(state.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            status: 200,
-            outcome: Outcome::Open,
-            estimated_tokens: estimated,
-        });
-        let openai_tools = is_chat && format == Format::OpenAi && offers_tools;
-        let refusal = inner
-            .refuse_tools
-            .clone()
-            .filter(|_| openai_tools)
-            .map(|r| (r.status, r.body))
-            .or_else(|| {
-                inner
-                    .refuse_streaming_tools
-                    .clone()
-                    .filter(|_| openai_tools && streams)
-                    .map(|r| (r.status, r.body()))
-            });
-        let reply = if is_chat && authorized && !too_long && refusal.is_none() {
-            // An agent's side requests (titles, summaries) offer no tools: answered by the
-            // side reply when there is one, they leave the queue to the conversation.
-            match inner.side_reply.clone().filter(|_| !offers_tools) {
-                Some(side) => Some(side),
-                None => inner.replies.pop_front(),
-            }
-        } else {
-            None
-        };
-        let probes = if is_chat {
-            Probes::default()
-        } else {
-            inner.probes.clone()
-        };
-        (
-            index,
-            reply,
-            inner.models.clone(),
-            authorized,
-            probes,
-            window,
-            refusal,
-        )
-    };
+            body: &body,
+            format,
+            is_chat,
+            estimated,
+            streams,
+            offers_tools,
+        },
+    );
     state.changed.notify_waiters();
     let estimated = estimated.unwrap_or(0);
     let answered = if !authorized {
@@ -396,15 +510,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         // An endpoint told to hang: the client waits until it gives up.
         return Ok(std::future::pending().await);
     };
-    // Bodies played out over time set their outcome when they end.
-    if response.extensions().get::<body::Played>().is_none() {
-        let mut inner = state.lock();
-        if let Some(r) = inner.requests.get_mut(index) {
-            r.status = response.status().as_u16();
-            r.outcome = Outcome::Completed;
-        }
-    }
-    state.changed.notify_waiters();
+    record_end(&state, index, &response);
     Ok(response)
 }
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { configOf, emptyForm, formOf } from './agents';
-import type { AgentConfig } from './bindings';
+import type { ExternalAgentConfig } from './bindings';
 
 describe('the agent form', () => {
   it('round-trips an entry through its fields', () => {
-    const claude: AgentConfig = {
+    const claude: ExternalAgentConfig = {
       command: 'claude-agent-acp',
       args: ['--flag', 'a b'],
       env: { IS_SANDBOX: '1', URL: 'http://x/?a=b' },
@@ -13,7 +13,7 @@ describe('the agent form', () => {
       mode: 'default',
     };
     expect(configOf(formOf('claude', claude))).toEqual({ config: claude });
-    const gemini: AgentConfig = { command: 'gemini', args: ['--acp'], key: { value: 'GEMINI_API_KEY', env: 'GEMINI_API_KEY' } };
+    const gemini: ExternalAgentConfig = { command: 'gemini', args: ['--acp'], key: { value: 'GEMINI_API_KEY', env: 'GEMINI_API_KEY' } };
     expect(configOf(formOf('gemini', gemini))).toEqual({ config: gemini });
   });
 

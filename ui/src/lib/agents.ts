@@ -1,6 +1,6 @@
 // The "Add agent" form as text fields, and the agents.json entry they make. Lists are one
 // item a line (hosts may also be comma-separated); variables are NAME=value lines.
-import type { AgentConfig, ProviderKind } from './bindings';
+import type { ExternalAgentConfig, ProviderKind } from './bindings';
 
 export type KeyKind = '' | ProviderKind | 'value';
 
@@ -32,7 +32,7 @@ export const emptyForm = (): AgentForm => ({
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The form showing `config` under `name`. */
-export function formOf(name: string, config: AgentConfig): AgentForm {
+export function formOf(name: string, config: ExternalAgentConfig): AgentForm {
   const key = config.key;
   return {
     name,
@@ -56,7 +56,7 @@ const lines = (text: string) =>
     .filter((l) => l.length > 0);
 
 /** The entry the form makes, or what is wrong with it (the host checks the rest). */
-export function configOf(form: AgentForm): { config: AgentConfig } | { error: string } {
+export function configOf(form: AgentForm): { config: ExternalAgentConfig } | { error: string } {
   if (!form.name.trim()) return { error: 'Give the agent a name.' };
   if (!form.command.trim()) return { error: 'Name the program that speaks ACP.' };
   const env: Record<string, string> = {};
@@ -66,7 +66,7 @@ export function configOf(form: AgentForm): { config: AgentConfig } | { error: st
     if (!VARIABLE.test(name)) return { error: `"${line}" is not NAME=value.` };
     env[name] = line.slice(at + 1);
   }
-  const config: AgentConfig = { command: form.command.trim() };
+  const config: ExternalAgentConfig = { command: form.command.trim() };
   const args = lines(form.args);
   if (args.length) config.args = args;
   if (Object.keys(env).length) config.env = env;

@@ -15,36 +15,6 @@ location: string,
  */
 updates_off?: string, };
 
-export type AgentConfig = { 
-/**
- * The program (a path, or a name on PATH) that speaks ACP on stdin/stdout.
- */
-command: string, args?: Array<string>, 
-/**
- * Variables it gets on top of the wall's scrubbed environment (its API base URL...).
- */
-env?: { [key in string]: string }, 
-/**
- * Hosts it may reach besides the project's network allow list (its vendor's API):
- * rules as in `network.allow` (`api.anthropic.com`, `127.0.0.1:8080`).
- */
-hosts?: Array<string>, 
-/**
- * The API key it gets from the keychain (or the environment), and the variable.
- */
-key?: AgentKey, 
-/**
- * The ACP mode each session is put in (Claude Code's `default` asks before every edit,
- * so Paddock's approval cards decide); unset keeps the agent's own default.
- */
-mode?: string, 
-/**
- * Its tools whose permission requests Paddock answers yes without asking ("Always
- * allow" on its approval cards): names as it gives them (`Write`), `*` at the end for a
- * prefix (`mcp__*`).
- */
-allow?: Array<string>, };
-
 export type AgentEvent = { "type": "run_started", agent: string, model: string, 
 /**
  * Model calls the run may make (0 in sessions written before it was said).
@@ -376,6 +346,36 @@ needs_confirmation: boolean, };
 
 export type ExportFormat = "markdown" | "json";
 
+export type ExternalAgentConfig = { 
+/**
+ * The program (a path, or a name on PATH) that speaks ACP on stdin/stdout.
+ */
+command: string, args?: Array<string>, 
+/**
+ * Variables it gets on top of the wall's scrubbed environment (its API base URL...).
+ */
+env?: { [key in string]: string }, 
+/**
+ * Hosts it may reach besides the project's network allow list (its vendor's API):
+ * rules as in `network.allow` (`api.anthropic.com`, `127.0.0.1:8080`).
+ */
+hosts?: Array<string>, 
+/**
+ * The API key it gets from the keychain (or the environment), and the variable.
+ */
+key?: AgentKey, 
+/**
+ * The ACP mode each session is put in (Claude Code's `default` asks before every edit,
+ * so Paddock's approval cards decide); unset keeps the agent's own default.
+ */
+mode?: string, 
+/**
+ * Its tools whose permission requests Paddock answers yes without asking ("Always
+ * allow" on its approval cards): names as it gives them (`Write`), `*` at the end for a
+ * prefix (`mcp__*`).
+ */
+allow?: Array<string>, };
+
 export type ExternalAgentInfo = { name: string, 
 /**
  * The program and its arguments, as one line to show.
@@ -392,7 +392,7 @@ key?: string,
 /**
  * The whole entry, for editing.
  */
-config: AgentConfig, };
+config: ExternalAgentConfig, };
 
 export type ExternalAgentWall = { name: string, command: string, 
 /**
@@ -553,7 +553,7 @@ id: string, title: string,
 /**
  * How to install it, when its program is not found.
  */
-install: string, config: AgentConfig, 
+install: string, config: ExternalAgentConfig, 
 /**
  * Its program is on PATH here.
  */

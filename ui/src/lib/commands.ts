@@ -1,6 +1,6 @@
 // Generated from src-tauri/src/commands.rs by the desktop's `contract` test. Do not edit:
 // PADDOCK_UPDATE_GENERATED=1 cargo test -p paddock-desktop --test it contract
-import type { AboutInfo, AgentConfig, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, ExternalAgentInfo, ExternalAgentWall, FileChange, FilePreview, Grant, HookInfo, KeyStatus, KnownAgent, McpServerConfig, McpServerStatus, MentionCandidate, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
+import type { AboutInfo, AgentEvent, ApprovalDecision, Batch, BranchList, CallExplanation, CheckpointStatus, ConnectionReport, ExpandedPrompt, ExportFormat, ExternalAgentConfig, ExternalAgentInfo, ExternalAgentWall, FileChange, FilePreview, Grant, HookInfo, KeyStatus, KnownAgent, McpServerConfig, McpServerStatus, MentionCandidate, ModelInfo, NetworkSettings, NetworkView, NotificationClick, ProjectInfo, ProjectInstructions, ProjectSettings, PromptInput, ProviderKind, RecentProject, RewindMode, RewindPreview, RuleEntry, RunStarted, SandboxStatus, SavedPrompt, SearchHit, SessionSummary, SessionTranscript, ToolGrantInfo, ToolPreset, ToolProbeReport, UpdateCheck, WorkspaceChange, WorkspaceTree, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeLanded, WorktreeLanding } from './bindings';
 import { invokeCommand } from './invoke';
 
 /** Recently opened projects, newest first; stored in the app data dir (no secrets); `last_opened` in the machine's local offset. */
@@ -88,7 +88,7 @@ export const knownAgents = () =>
   invokeCommand<Array<KnownAgent>>('known_agents');
 
 /** Adds (with `replace`, replaces) an agent in the user's `agents.json`; the list after. */
-export const saveAgent = (name: string, config: AgentConfig, replace: boolean) =>
+export const saveAgent = (name: string, config: ExternalAgentConfig, replace: boolean) =>
   invokeCommand<Array<ExternalAgentInfo>>('save_agent', { name, config, replace });
 
 /** Removes an agent from `agents.json` (its sessions stay); the list after. */

@@ -1,7 +1,7 @@
 //! `paddock agents`: the user's external ACP agents, through the same host functions as the
 //! app's Sandbox screen (list, known entries, add, remove).
 
-use paddock_host::external::{self, AgentConfig, AgentKey};
+use paddock_host::external::{self, AgentKey, ExternalAgentConfig};
 use paddock_host::trust::TrustStore;
 use paddock_protocol::ProviderKind;
 
@@ -98,7 +98,7 @@ fn known() {
 }
 
 /// A new agent's entry: a known one's (`--known`), with the program after `--` over it.
-fn base_config(known: Option<&str>, command: &[String]) -> Result<AgentConfig, CliError> {
+fn base_config(known: Option<&str>, command: &[String]) -> Result<ExternalAgentConfig, CliError> {
     let mut config = match known {
         Some(id) => external::known()
             .into_iter()
@@ -109,7 +109,7 @@ fn base_config(known: Option<&str>, command: &[String]) -> Result<AgentConfig, C
                     "no known agent '{id}' (see `paddock agents known`)"
                 ))
             })?,
-        None => AgentConfig::default(),
+        None => ExternalAgentConfig::default(),
     };
     if let Some((program, args)) = command.split_first() {
         config.command = program.clone();
@@ -125,7 +125,7 @@ fn base_config(known: Option<&str>, command: &[String]) -> Result<AgentConfig, C
 
 /// The key the agent gets: a provider's, a value, or only the variable it is read from.
 fn set_key(
-    config: &mut AgentConfig,
+    config: &mut ExternalAgentConfig,
     key_provider: Option<&str>,
     key_value: &Option<String>,
     key_env: &Option<String>,

@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
-use paddock_host::settings::{self, settings_path};
-use paddock_host::trust::{TrustStore, restrict};
+use paddock_host::settings::settings_path;
+use paddock_host::trust::TrustStore;
 use paddock_host::{
-    ApiKey, Connection, KeyError, KeyStore, Keychain, LiveProject, Project, RunOptions, ServerPath,
+    ApiKey, Connection, KeyError, KeyStore, Keychain, LiveProject, Project, Resolved, RunOptions,
+    ServerPath,
 };
 use paddock_protocol::{
     McpServerState, ProjectSettings, ProtectionState, ProviderKind, SandboxStatus, ToolCallMode,
@@ -56,48 +57,31 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
         .map_err(|e| CliError::failure(format!("cannot open {}: {e}", dir.display())))?;
     let mut report = Report::default();
 
-    let path = settings_path(&root);
-    let stored = match settings::load(&root) {
-        Ok(s) if path.exists() => {
-            report.line(
-                Level::Ok,
-                "settings",
-                &format!("{} is valid", path.display()),
-            );
-            s
-        }
-        Ok(s) => {
-            report.line(
-                Level::Ok,
-                "settings",
-                &format!("no {}; using defaults", path.display()),
-            );
-            s
-        }
-        Err(e) => {
-            report.line(
-                Level::Fail,
-                "settings",
-                &format!("{e}. Fix the file, or move it away to start from defaults"),
-            );
-            ProjectSettings::default()
-        }
-    };
     let options = RunOptions {
         provider: args.provider,
         model: args.model.clone(),
         base_url: args.base_url.clone(),
         ..RunOptions::default()
     };
+    let store = TrustStore::open_default().unwrap_or_else(|e| {
+        report.line(Level::Fail, "trust", &e.to_string());
+        // No record to read: nothing the folder asks for is trusted.
+        TrustStore::new(std::path::PathBuf::new())
+    });
     // Doctor starts nothing and sends nothing the folder's trust does not cover.
-    let (stored, waiting) = trust(&mut report, &root, &stored, &options);
-    let project = Project {
-        root,
-        settings: options.apply(&stored),
-        worktree: None,
+    let resolved = Resolved::load_lenient(&store, &root, &options);
+    settings_lines(&mut report, &root, &resolved);
+    let waiting = trust(&mut report, &resolved);
+    let resolved = match resolved.with_options(&options) {
+        Ok(r) => r,
+        Err(e) => {
+            report.line(Level::Fail, "options", &e.to_string());
+            return Ok(Code::Failure);
+        }
     };
+    let project = resolved.project();
     sandbox(&mut report, &project.sandbox_status());
-    let key = keys(&mut report, &project.settings);
+    let key = keys(&mut report, project.settings());
     // What waits for trust is not checked: say so, rather than fail on the defaults.
     let waits = |prefix: &str| waiting.iter().any(|k| k.starts_with(prefix));
     if waits("baseUrl") || waits("provider") {
@@ -107,9 +91,9 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
             "not checked: this folder's provider or address waits for trust (above)",
         );
     } else {
-        provider(&mut report, &project.settings, key.clone()).await;
+        provider(&mut report, project.settings(), key.clone()).await;
         if probe {
-            tool_probe(&mut report, &project.settings, key).await;
+            tool_probe(&mut report, project.settings(), key).await;
         }
     }
     if waits("mcpServers") {
@@ -128,26 +112,34 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
     })
 }
 
-/// Reports the folder's trust; returns the settings with what is not trusted left out, and
-/// the keys of the fields left out.
-fn trust(
-    report: &mut Report,
-    root: &std::path::Path,
-    stored: &ProjectSettings,
-    options: &RunOptions,
-) -> (ProjectSettings, Vec<String>) {
-    let store = match TrustStore::open_default() {
-        Ok(store) => store,
-        Err(e) => {
-            report.line(Level::Fail, "trust", &e.to_string());
-            return (restrict(stored, |_| false), Vec::new());
-        }
-    };
-    let assessment = store.assess(root, stored);
-    if let Some(e) = &assessment.report.error {
+/// Reports the settings file: valid, absent (defaults) or broken (defaults meanwhile).
+fn settings_lines(report: &mut Report, root: &std::path::Path, resolved: &Resolved) {
+    let path = settings_path(root);
+    match resolved.settings_error() {
+        None if path.exists() => report.line(
+            Level::Ok,
+            "settings",
+            &format!("{} is valid", path.display()),
+        ),
+        None => report.line(
+            Level::Ok,
+            "settings",
+            &format!("no {}; using defaults", path.display()),
+        ),
+        Some(e) => report.line(
+            Level::Fail,
+            "settings",
+            &format!("{e}. Fix the file, or move it away to start from defaults"),
+        ),
+    }
+}
+
+/// Reports the folder's trust; returns the keys of the fields left out for want of it.
+fn trust(report: &mut Report, resolved: &Resolved) -> Vec<String> {
+    if let Some(e) = &resolved.trust().error {
         report.line(Level::Fail, "trust", e);
     }
-    let pending = assessment.pending_for(options);
+    let pending = resolved.pending();
     if pending.is_empty() {
         report.line(
             Level::Ok,
@@ -164,12 +156,11 @@ fn trust(
                 pending.len()
             ),
         );
-        for item in &pending {
+        for item in pending {
             report.detail(&format!("{} [{}]", item.what, item.key));
         }
     }
-    let keys = pending.into_iter().map(|item| item.key).collect();
-    (assessment.apply(stored), keys)
+    pending.iter().map(|item| item.key.clone()).collect()
 }
 
 fn sandbox(report: &mut Report, status: &SandboxStatus) {
@@ -330,13 +321,13 @@ async fn provider(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey>)
 }
 
 async fn mcp(report: &mut Report, project: &Project) {
-    let configs = &project.settings.mcp_servers;
+    let configs = &project.settings().mcp_servers;
     if configs.is_empty() {
         report.line(Level::Ok, "mcp", "no servers configured");
         return;
     }
-    let live = LiveProject::new(project.root.clone(), ServerPath::Inherit);
-    let mcp = live.mcp(&project.settings);
+    let live = LiveProject::new(project.root().to_path_buf(), ServerPath::Inherit);
+    let mcp = live.mcp(project.settings());
     mcp.wait_ready().await;
     for status in mcp.statuses() {
         let what = format!("mcp server '{}'", status.name);

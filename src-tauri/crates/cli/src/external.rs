@@ -44,13 +44,12 @@ pub async fn run(
     );
     let live = LiveProject::new(root.clone(), ServerPath::Inherit).with_keys(Arc::new(CliKeys));
     // Decided before anything is started or sent, as for Paddock's agent.
-    let settings =
-        service.settings_for_run(&root, &args.options(), crate::run::trust_policy(args))?;
+    let resolved = service.resolve(&root, &args.options(), crate::run::trust_policy(args))?;
     let printer = Printer::new(args.json);
     let prompt = crate::run::Prompt {
         text: prompt,
         output_schema: None,
-        settings: &settings,
+        resolved: &resolved,
     };
     let request = crate::run::request_for(
         args,

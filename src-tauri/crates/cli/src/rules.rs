@@ -6,7 +6,7 @@ use std::path::Path;
 use paddock_host::edit::in_effect;
 use paddock_host::explain::{explain, input_for};
 use paddock_host::trust::TrustStore;
-use paddock_host::{Project, RunLimits, canonical_dir};
+use paddock_host::{RunLimits, canonical_dir};
 use paddock_protocol::{CallExplanation, Grant, RuleEntry};
 
 use crate::cli::RulesAction;
@@ -18,12 +18,12 @@ pub async fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, C
     let root = canonical_dir(&project_dir(project)?)?;
     let store = TrustStore::open_default()?;
     let now = in_effect(&store, &root)?;
-    if let Some(e) = &now.trust.error {
+    if let Some(e) = &now.trust().error {
         return Err(CliError::failure(e.clone()));
     }
     // Rules that grant wait for the folder's trust, as they do in a run.
     let waiting: Vec<String> = now
-        .trust
+        .trust()
         .pending
         .iter()
         .filter(|i| {
@@ -33,19 +33,15 @@ pub async fn run(project: Option<&Path>, action: &RulesAction) -> Result<Code, C
         })
         .map(|i| i.key.clone())
         .collect();
-    let stored = now.written;
-    let project = Project {
-        root,
-        settings: now.settings,
-        worktree: None,
-    };
+    let stored = now.written();
+    let project = now.project();
     match action {
         RulesAction::Explain {
             host: Some(host),
             json,
             ..
         } => {
-            let explained = paddock_host::network::explain(&project.settings, host)?;
+            let explained = paddock_host::network::explain(project.settings(), host)?;
             if *json {
                 output::json_line(&serde_json::to_value(&explained).unwrap_or_default());
             } else {

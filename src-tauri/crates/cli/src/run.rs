@@ -56,14 +56,14 @@ pub async fn run(
         TrustStore::open_default()?,
     );
     // Decided before anything is started or sent: untrusted settings end the run here.
-    let settings = service.settings_for_run(&root, &args.options(), trust_policy(args))?;
+    let resolved = service.resolve(&root, &args.options(), trust_policy(args))?;
     // Run from a terminal: the user's PATH as is; provider keys stay out of servers.
     let live = LiveProject::new(root, ServerPath::Inherit).with_keys(Arc::new(CliKeys));
-    let starting = say_while_mcp_starts(&live, &settings);
+    let starting = say_while_mcp_starts(&live, resolved.settings());
     let request = Prompt {
         text: prompt,
         output_schema,
-        settings: &settings,
+        resolved: &resolved,
     };
     let result = run_prompt(args, &service, &live, target, request, cancel).await;
     if let Some(task) = starting {
@@ -105,11 +105,11 @@ fn say_while_mcp_starts(
     }))
 }
 
-/// One prompt to run, with the trusted settings `run` read before anything started.
+/// One prompt to run, with the trusted configuration `run` read before anything started.
 pub(crate) struct Prompt<'a> {
     pub text: String,
     pub output_schema: Option<serde_json::Value>,
-    pub settings: &'a ProjectSettings,
+    pub resolved: &'a paddock_host::Resolved,
 }
 
 /// The request Paddock's agent and an external one both take from the flags: the session
@@ -127,7 +127,7 @@ pub(crate) async fn request_for(
     let Prompt {
         text: prompt,
         output_schema,
-        settings,
+        resolved,
     } = prompt;
     let mut worktree = None;
     let target = match target {
@@ -140,7 +140,7 @@ pub(crate) async fn request_for(
             };
             let made = service.create_worktree(root, new, trust_policy(args))?;
             crate::worktree::say_created(&made, args.json);
-            let effective = args.options().apply(settings);
+            let effective = resolved.clone().with_options(&args.options())?;
             crate::worktree::setup(service, root, &made.worktree.name, &effective, args.json)
                 .await?;
             worktree = Some(made.worktree.name);

@@ -36,7 +36,7 @@ pub fn run(project: Option<&Path>, yes: bool, revoke: bool, list: bool) -> Resul
         return Ok(Code::Success);
     }
     let now = in_effect(&store, &root)?;
-    let report = &now.trust;
+    let report = now.trust();
     if let Some(e) = &report.error {
         return Err(CliError::failure(e.clone()));
     }

@@ -268,10 +268,10 @@ pub async fn setup(
     service: &RunService,
     root: &Path,
     name: &str,
-    settings: &paddock_protocol::ProjectSettings,
+    resolved: &paddock_host::Resolved,
     json: bool,
 ) -> Result<(), CliError> {
-    let Some(command) = &settings.worktree.setup else {
+    let Some(command) = &resolved.settings().worktree.setup else {
         return Ok(());
     };
     output::err(&format!("paddock: setting up the worktree: {command}"));
@@ -291,7 +291,7 @@ pub async fn setup(
         .setup_worktree(
             root,
             name,
-            settings,
+            resolved,
             paddock_host::AskPolicy::HeadlessDeny,
             refused,
         )

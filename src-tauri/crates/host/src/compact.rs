@@ -29,10 +29,11 @@ impl RunService {
         if options.model.is_none() {
             options.model = Some(loaded.header.model.clone());
         }
-        let stored = self.settings_for_run(root, &options, trust)?;
+        let resolved = self.resolve(root, &options, trust)?;
+        let stored = resolved.settings().clone();
         let runtime = project
             .runtime(
-                options.apply(&stored),
+                &resolved.with_options(&options)?,
                 RunLimits::from_options(&options, false),
                 self.keys().clone(),
                 self.keys_generation(),
@@ -142,15 +143,6 @@ impl RunService {
                 summary: summary.to_owned(),
             },
         )?;
-        Ok(())
-    }
-
-    fn refuse_busy(&self, root: &std::path::Path, session: &str) -> Result<(), HostError> {
-        if self.runs().is_running(root, session) {
-            return Err(HostError::Busy(
-                "a prompt is running in this session; stop it or wait for it to finish".into(),
-            ));
-        }
         Ok(())
     }
 }

@@ -8,65 +8,41 @@ use std::path::Path;
 
 use paddock_protocol::{
     Grant, McpServerConfig, NetworkSettings, ProjectInfo, ProjectSettings, RuleEntry, ToolPreset,
-    TrustReport,
 };
 
 use crate::settings::{self, FieldError};
 use crate::trust::TrustStore;
-use crate::{HostError, LiveProject, Project};
+use crate::{HostError, LiveProject, Resolved};
 
 /// Most rules one tool may be given at once.
 pub const MAX_TOOL_RULES: usize = 200;
 
-/// A project's settings as they stand and as they apply.
-#[derive(Debug, Clone)]
-pub struct InEffect {
-    /// The file as written (defaults when there is none).
-    pub written: ProjectSettings,
-    /// What applies: every field that waits for the user's trust back at its safe default.
-    pub settings: ProjectSettings,
-    /// What waits for trust, and what is trusted.
-    pub trust: TrustReport,
-}
-
-/// The settings of `root` in effect, weighed against `trust`: the one function the app,
-/// the CLI's `rules` and `doctor`, and a run's safe defaults all read them through.
-pub fn in_effect(trust: &TrustStore, root: &Path) -> Result<InEffect, HostError> {
-    let written = settings::load(root)?;
-    let assessment = trust.assess(root, &written);
-    Ok(InEffect {
-        settings: assessment.apply(&written),
-        trust: assessment.report,
-        written,
-    })
+/// The settings of `root` in effect, weighed against `trust`: what the app, the CLI's
+/// `rules` and `doctor`, and a run's safe defaults all read ([`Resolved::load`]).
+pub fn in_effect(trust: &TrustStore, root: &Path) -> Result<Resolved, HostError> {
+    Resolved::load(trust, root)
 }
 
 /// What a project window shows about its project: the file as written (for the settings
 /// screen), what waits for trust, and the workspace and sandbox as they apply. A broken file
 /// is reported in `settings_error` and left alone; the rest uses defaults meanwhile.
 pub fn info(trust: &TrustStore, root: &Path) -> ProjectInfo {
-    let (loaded, settings_error) = match settings::load(root) {
-        Ok(s) => (Some(s), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
-    let written = loaded.clone().unwrap_or_default();
-    let assessment = trust.assess(root, &written);
-    let project = Project {
-        root: root.to_path_buf(),
-        settings: assessment.apply(&written),
-        worktree: None,
-    };
+    let resolved = Resolved::load_lenient(trust, root, &crate::RunOptions::default());
+    let project = resolved.project();
     ProjectInfo {
         path: root.to_string_lossy().into_owned(),
         name: root.file_name().map_or_else(
             || root.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         ),
-        settings: loaded,
-        settings_error,
+        settings: resolved
+            .settings_error()
+            .is_none()
+            .then(|| resolved.written().clone()),
+        settings_error: resolved.settings_error().map(str::to_owned),
         workspace_root: project.workspace_root().to_string_lossy().into_owned(),
         sandbox: project.sandbox_status(),
-        trust: assessment.report,
+        trust: resolved.trust().clone(),
     }
 }
 
@@ -105,7 +81,7 @@ impl<'a> Edit<'a> {
     }
 
     /// Sets (or with `None` removes) one tool's grant.
-    pub fn set_grant(&self, tool: &str, grant: Option<Grant>) -> Result<InEffect, HostError> {
+    pub fn set_grant(&self, tool: &str, grant: Option<Grant>) -> Result<Resolved, HostError> {
         let tool = named(tool)?;
         self.change(|s| {
             match grant {
@@ -116,7 +92,7 @@ impl<'a> Edit<'a> {
         })
     }
 
-    pub fn set_preset(&self, preset: Option<ToolPreset>) -> Result<InEffect, HostError> {
+    pub fn set_preset(&self, preset: Option<ToolPreset>) -> Result<Resolved, HostError> {
         self.change(|s| {
             s.preset = preset;
             Ok(())
@@ -124,7 +100,7 @@ impl<'a> Edit<'a> {
     }
 
     /// Replaces one tool's argument rules, in order (`[]` removes them).
-    pub fn set_rules(&self, tool: &str, rules: Vec<RuleEntry>) -> Result<InEffect, HostError> {
+    pub fn set_rules(&self, tool: &str, rules: Vec<RuleEntry>) -> Result<Resolved, HostError> {
         let tool = named(tool)?;
         if rules.len() > MAX_TOOL_RULES {
             return Err(HostError::Usage(format!(
@@ -143,7 +119,7 @@ impl<'a> Edit<'a> {
 
     /// "Always allow": adds allow rules for `tool` in the user's words (those not already
     /// there).
-    pub fn allow(&self, tool: &str, patterns: &[String]) -> Result<InEffect, HostError> {
+    pub fn allow(&self, tool: &str, patterns: &[String]) -> Result<Resolved, HostError> {
         let tool = named(tool)?;
         let changed = self.change(|s| crate::rules::add_allow_rules(s, &tool, patterns))?;
         tracing::info!(tool, rules = patterns.len(), "rule saved from an approval");
@@ -152,7 +128,7 @@ impl<'a> Edit<'a> {
 
     /// Replaces the `network` setting (the grants screen's Network section); a bad rule is
     /// named by its list and place and nothing is saved.
-    pub fn set_network(&self, network: NetworkSettings) -> Result<InEffect, HostError> {
+    pub fn set_network(&self, network: NetworkSettings) -> Result<Resolved, HostError> {
         let network = NetworkSettings {
             allow: trimmed(network.allow),
             ask: trimmed(network.ask),
@@ -169,7 +145,7 @@ impl<'a> Edit<'a> {
 
     /// "Always for this project" on a network card: adds `rule` to `network.allow` (unless
     /// it is there), as the user's own change, applied to the runs going on.
-    pub fn allow_host(&self, rule: &str) -> Result<InEffect, HostError> {
+    pub fn allow_host(&self, rule: &str) -> Result<Resolved, HostError> {
         let rule = rule.trim().to_owned();
         crate::network::check_rule(&rule).map_err(|e| HostError::Usage(format!("{rule}: {e}")))?;
         let changed = self.change(|s| {
@@ -265,8 +241,8 @@ impl<'a> Edit<'a> {
     fn trust_changed(&self) -> Result<ProjectInfo, HostError> {
         if let Some(live) = self.live {
             let now = in_effect(self.trust, self.root)?;
-            live.reload_rules(&now.settings)?;
-            live.mcp(&now.settings);
+            live.reload_rules(&now)?;
+            live.mcp(now.settings());
         }
         Ok(info(self.trust, self.root))
     }
@@ -276,7 +252,7 @@ impl<'a> Edit<'a> {
     fn change(
         &self,
         change: impl FnOnce(&mut ProjectSettings) -> Result<(), FieldError>,
-    ) -> Result<InEffect, HostError> {
+    ) -> Result<Resolved, HostError> {
         let before = settings::load(self.root)?;
         let mut after = before.clone();
         change(&mut after).map_err(|e| HostError::Usage(e.to_string()))?;
@@ -285,7 +261,7 @@ impl<'a> Edit<'a> {
         self.trust.trust_changes(self.root, &before, &after)?;
         let now = in_effect(self.trust, self.root)?;
         if let Some(live) = self.live {
-            live.reload_rules(&now.settings)?;
+            live.reload_rules(&now)?;
         }
         Ok(now)
     }

@@ -3,26 +3,21 @@
 
 use std::path::Path;
 
-use paddock_protocol::{HookInfo, ProjectSettings};
+use paddock_protocol::HookInfo;
 
 use crate::hooks::{HookSource, project_hooks, trust_key, user_hooks};
-use crate::{HostError, RunOptions, RunService, settings};
+use crate::{HostError, Resolved, RunService};
 
 impl RunService {
     /// The user's hooks, then the project's as written (those not trusted yet marked
     /// `waiting`: they do not run).
     pub fn hook_list(&self, root: &Path) -> Result<Vec<HookInfo>, HostError> {
-        let written: ProjectSettings = settings::load(root)?;
-        let pending: Vec<String> = self
-            .trust()
-            .assess(root, &written)
-            .pending_for(&RunOptions::default())
-            .into_iter()
-            .map(|i| i.key)
-            .collect();
+        let resolved = Resolved::load(self.trust(), root)?;
+        let written = resolved.written();
+        let pending: Vec<String> = resolved.pending().iter().map(|i| i.key.clone()).collect();
         let sets = [
             (HookSource::User, user_hooks(self.trust().config_dir())?),
-            (HookSource::Project, project_hooks(&written)?),
+            (HookSource::Project, project_hooks(written)?),
         ];
         let mut out = Vec::new();
         for (source, config) in &sets {

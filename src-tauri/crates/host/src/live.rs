@@ -16,7 +16,7 @@ use tokio::sync::watch;
 
 use crate::keys::KeyStore;
 use crate::tools::{ProjectTools, RunLimits};
-use crate::{HostError, Project, ProjectRuntime, RunOptions, mcp_options};
+use crate::{HostError, ProjectRuntime, Resolved, mcp_options};
 
 /// One generation of a project's MCP servers, for one `mcpServers` configuration.
 pub struct McpRun {
@@ -205,16 +205,17 @@ impl LiveProject {
         }
     }
 
-    /// The runtime for running prompts with these (effective) settings: the real provider,
-    /// the key from `keys` (or the environment), MCP tools once their servers have started.
+    /// The runtime for running prompts with this configuration (its options applied): the
+    /// real provider, the key from `keys` (or the environment), MCP tools once their servers
+    /// have started.
     pub async fn runtime(
         &self,
-        settings: ProjectSettings,
+        resolved: &Resolved,
         limits: RunLimits,
         keys: Arc<dyn KeyStore>,
         keys_generation: u64,
     ) -> Result<Arc<ProjectRuntime>, HostError> {
-        self.runtime_in(settings, limits, keys, keys_generation, None)
+        self.runtime_in(resolved, limits, keys, keys_generation, None)
             .await
     }
 
@@ -239,12 +240,13 @@ impl LiveProject {
     /// folder, behind the worktree's wall) when one is given.
     pub async fn runtime_in(
         &self,
-        settings: ProjectSettings,
+        resolved: &Resolved,
         limits: RunLimits,
         keys: Arc<dyn KeyStore>,
         keys_generation: u64,
         worktree: Option<&paddock_worktree::Worktree>,
     ) -> Result<Arc<ProjectRuntime>, HostError> {
+        let settings = resolved.settings().clone();
         let mcp = self.mcp(&settings);
         mcp.wait_ready().await;
         let key = RuntimeKey {
@@ -261,30 +263,15 @@ impl LiveProject {
             return Ok(runtime.clone());
         }
         let project = match worktree {
-            None => Project {
-                root: self.root.clone(),
-                settings: key.settings.clone(),
-                worktree: None,
-            },
-            Some(w) => Project {
-                root: crate::project::canonical_dir(&w.project_dir())?,
-                settings: key.settings.clone(),
-                worktree: Some(crate::project::WorktreeWall::of(w)),
-            },
+            None => resolved.project(),
+            Some(w) => resolved.clone().in_worktree(w)?.project(),
         };
         let tools = mcp.servers.runtime_tools();
         let limits = key.limits.clone();
         let rules = self.rules.clone();
         // The keychain answers over D-Bus, which blocks.
         let runtime = tokio::task::spawn_blocking(move || {
-            ProjectRuntime::sharing_rules(
-                project,
-                &RunOptions::default(),
-                Some(&*keys),
-                tools,
-                &limits,
-                &rules,
-            )
+            ProjectRuntime::sharing_rules(project, Some(&*keys), tools, &limits, &rules)
         })
         .await
         .map_err(|e| HostError::Internal(e.to_string()))??;
@@ -300,15 +287,11 @@ impl LiveProject {
         Ok(runtime)
     }
 
-    /// Applies the argument rules of these (effective) settings to every run of the project
-    /// at its next call, running ones included ("Always allow" saved a rule).
-    pub fn reload_rules(&self, settings: &ProjectSettings) -> Result<(), HostError> {
-        let project = Project {
-            root: self.root.clone(),
-            settings: settings.clone(),
-            worktree: None,
-        };
-        crate::rules::load_into(&self.rules, &project)?;
+    /// Applies the argument rules of this configuration to every run of the project at its
+    /// next call, running ones included ("Always allow" saved a rule).
+    pub fn reload_rules(&self, resolved: &Resolved) -> Result<(), HostError> {
+        let settings = resolved.settings();
+        crate::rules::load_into(&self.rules, &resolved.project())?;
         // The proxies of runs going on decide their next connection by the new rules (a
         // broken list was refused before it was saved; settings in code keep the old).
         if let Ok(policy) = crate::network::policy(&settings.network) {
@@ -329,17 +312,10 @@ impl LiveProject {
 
     /// Every tool with its effective grant and why, with the MCP tools that are up now
     /// (read again from any server that said they changed). Needs no model or key.
-    pub async fn grants(
-        &self,
-        settings: &ProjectSettings,
-    ) -> Result<Vec<ToolGrantInfo>, HostError> {
-        let mcp = self.mcp(settings);
+    pub async fn grants(&self, resolved: &Resolved) -> Result<Vec<ToolGrantInfo>, HostError> {
+        let mcp = self.mcp(resolved.settings());
         mcp.servers.refresh_tools().await;
-        let project = Project {
-            root: self.root.clone(),
-            settings: settings.clone(),
-            worktree: None,
-        };
+        let project = resolved.project();
         let tools = ProjectTools::new(
             &project,
             Vec::new(),

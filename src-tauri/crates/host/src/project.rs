@@ -6,17 +6,17 @@ use paddock_protocol::{ProjectSettings, ProviderKind, SandboxStatus};
 use paddock_sandbox::SandboxConfig;
 use paddock_tools::{ImageSupport, ToolEnv};
 
-use crate::{HostError, settings};
+use crate::HostError;
 
 /// A project folder and its settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Project {
     /// Absolute, symlinks resolved. In a session's worktree, the project's folder inside
     /// its checkout.
-    pub root: PathBuf,
-    pub settings: ProjectSettings,
+    root: PathBuf,
+    settings: ProjectSettings,
     /// Set when `root` is a session's worktree of the project's repository.
-    pub worktree: Option<WorktreeWall>,
+    worktree: Option<WorktreeWall>,
 }
 
 /// What the wall of a session in a worktree differs by: bash may write the checkout's own
@@ -44,15 +44,33 @@ impl WorktreeWall {
 }
 
 impl Project {
-    /// Opens a project folder and reads its settings (defaults when it has none).
-    pub fn open(dir: &Path) -> Result<Self, HostError> {
-        let root = canonical_dir(dir)?;
-        let settings = settings::load(&root)?;
-        Ok(Self {
+    /// Built only from a [`crate::resolved::Resolved`]: the one place settings in effect
+    /// are computed.
+    pub(crate) fn resolved(
+        root: PathBuf,
+        settings: ProjectSettings,
+        worktree: Option<WorktreeWall>,
+    ) -> Self {
+        Self {
             root,
             settings,
-            worktree: None,
-        })
+            worktree,
+        }
+    }
+
+    /// The project's folder (in a session's worktree, its folder inside the checkout).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The settings in effect.
+    pub fn settings(&self) -> &ProjectSettings {
+        &self.settings
+    }
+
+    /// How the wall of a session in a worktree differs, when it works in one.
+    pub fn worktree(&self) -> Option<&WorktreeWall> {
+        self.worktree.as_ref()
     }
 
     /// Where the file tools and bash work.

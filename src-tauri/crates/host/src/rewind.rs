@@ -178,7 +178,7 @@ impl RunService {
         if checkpoints.store().pending()?.is_none() {
             return Ok(None);
         }
-        let guard = workspace::guard_for(project);
+        let guard = workspace::guard_for(self.trust(), project);
         let Some(note) = checkpoints.store().recover(&guard)? else {
             return Ok(None);
         };
@@ -199,12 +199,13 @@ impl RunService {
     ) -> Result<(Arc<ProjectCheckpoints>, PathGuard), HostError> {
         self.recover_rewind(project)?;
         let Some(worktree) = self.session_worktree(project, session)? else {
-            return Ok((self.checkpoints(project)?, workspace::guard_for(project)));
+            return Ok((
+                self.checkpoints(project)?,
+                workspace::guard_for(self.trust(), project),
+            ));
         };
         let dir = crate::project::canonical_dir(&worktree.project_dir())?;
-        let mode = crate::settings::load(project)
-            .map(|s| s.workspace)
-            .unwrap_or_default();
+        let mode = workspace::mode_of(self.trust(), project);
         let guard = PathGuard::new(mode.root(&dir)).inside(dir.clone());
         let checkpoints = self.checkpoints(&dir)?;
         if checkpoints.store().pending()?.is_some()

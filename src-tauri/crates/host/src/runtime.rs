@@ -6,7 +6,7 @@ use paddock_providers::{ApiKey, Provider, ProviderConfig};
 
 use crate::keys::{KeyStore, resolve_key};
 use crate::tools::{ProjectTools, RunLimits, TeamModel};
-use crate::{HostError, Project, RunOptions, prompt, settings};
+use crate::{HostError, Project, prompt};
 
 /// The agent's name in events and delegation chains.
 pub const MAIN_AGENT: &str = "main";
@@ -28,37 +28,28 @@ pub struct ProjectRuntime {
 }
 
 impl ProjectRuntime {
-    /// Applies `options` over the project's settings, finds the key, builds the provider
-    /// and the project's tools with `runtime_tools` (MCP).
+    /// Finds the key, builds the provider and the project's tools with `runtime_tools`
+    /// (MCP), for `project` (a run's options already applied: [`crate::Resolved`]).
     pub fn new(
         project: Project,
-        options: &RunOptions,
         keys: Option<&dyn KeyStore>,
         runtime_tools: Vec<Arc<dyn Tool>>,
         limits: &RunLimits,
     ) -> Result<Self, HostError> {
         let rules = RuleBook::default();
-        Self::sharing_rules(project, options, keys, runtime_tools, limits, &rules)
+        Self::sharing_rules(project, keys, runtime_tools, limits, &rules)
     }
 
     /// As [`Self::new`], with the project's argument rules in `rules`, shared with the
     /// project's other runtimes (see [`ProjectTools::sharing_rules`]).
     pub fn sharing_rules(
         project: Project,
-        options: &RunOptions,
         keys: Option<&dyn KeyStore>,
         runtime_tools: Vec<Arc<dyn Tool>>,
         limits: &RunLimits,
         rules: &RuleBook,
     ) -> Result<Self, HostError> {
-        let effective = options.apply(&project.settings);
-        settings::validate(&effective).map_err(|e| HostError::Usage(e.to_string()))?;
-        let project = Project {
-            root: project.root,
-            settings: effective,
-            worktree: project.worktree,
-        };
-        let s = &project.settings;
+        let s = project.settings();
         let provider = s.provider.unwrap_or(ProviderKind::OpenAiCompatible);
         let model_name = s.model.clone().ok_or_else(|| {
             // One message for both shells: each names its own way to choose.
@@ -84,7 +75,7 @@ impl ProjectRuntime {
             rules,
         )?;
         let takes_images = project
-            .settings
+            .settings()
             .images
             .or_else(|| paddock_providers::takes_images(provider, &model_name));
         Ok(Self {
@@ -105,7 +96,7 @@ impl ProjectRuntime {
 
     /// The settings with the run's overrides applied.
     pub fn settings(&self) -> &ProjectSettings {
-        &self.project.settings
+        self.project.settings()
     }
 
     pub fn provider(&self) -> ProviderKind {
@@ -136,9 +127,9 @@ impl ProjectRuntime {
     /// The main agent's configuration: the system prompt (Paddock's, the project's text, the
     /// project's instructions, read now so edits apply to the next prompt), limits, window.
     pub fn agent_config(&self) -> AgentConfig {
-        let s = &self.project.settings;
+        let s = self.project.settings();
         let mut config = AgentConfig::new(MAIN_AGENT, self.model_name.clone());
-        let instructions = crate::instructions::load(&self.project.root);
+        let instructions = crate::instructions::load(self.project.root());
         let tools: Vec<String> = self
             .tools
             .resolved()
@@ -182,7 +173,10 @@ impl ProjectRuntime {
 
     /// The model's window as the server or Paddock's table tells it (a setting wins).
     pub fn context_window(&self) -> Option<u32> {
-        self.project.settings.context_window.or(self.context_window)
+        self.project
+            .settings()
+            .context_window
+            .or(self.context_window)
     }
 
     /// Whether the model reads images (see [`Self::learn_from_server`]).
@@ -194,7 +188,7 @@ impl ProjectRuntime {
     /// images, where the settings do not say; the two asks go together. Bounded in time;
     /// never fails (a small default window, images unknown, when nothing is known).
     pub(crate) async fn learn_from_server(&mut self) {
-        let s = &self.project.settings;
+        let s = self.project.settings();
         let ask_window = s.context_window.is_none();
         let ask_images = self.takes_images.is_none();
         let (window, takes) = tokio::join!(

@@ -9,17 +9,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use paddock_core::{Agent, AgentResult, Approvals, AskPolicy, EventSink, Fanout};
-use paddock_protocol::{AgentEvent, CheckpointStatus, Message, ProjectSettings, PromptAttachment};
+use paddock_protocol::{AgentEvent, CheckpointStatus, Message, PromptAttachment};
 use paddock_session::{SessionStore, SessionWriter};
 use tokio_util::sync::CancellationToken;
 
-use crate::checkpoints::{ProjectCheckpoints, Recorder};
+use crate::checkpoints::ProjectCheckpoints;
 use crate::keys::KeyStore;
 use crate::live::LiveProject;
+use crate::resolved::Resolved;
 use crate::runs::LiveRuns;
 use crate::tools::RunLimits;
 use crate::trust::{TrustPolicy, TrustStore};
-use crate::{HostError, RunOptions, settings};
+use crate::{HostError, RunOptions};
 
 /// Where a prompt goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +101,7 @@ impl RunService {
         root: &Path,
         query: &str,
     ) -> Result<Vec<paddock_protocol::MentionCandidate>, HostError> {
-        let guard = crate::workspace::guard_for(root);
+        let guard = crate::workspace::guard_for(&self.trust, root);
         self.mentions
             .search(&guard, query, crate::mentions::MAX_CANDIDATES)
     }
@@ -137,7 +138,7 @@ impl RunService {
         // Guarded as the run's tools are: a workspace holding the home folder is refused,
         // not copied.
         let defaults = paddock_sandbox::SandboxConfig::default();
-        let guard = crate::workspace::guard_for(root).protecting(
+        let guard = crate::workspace::guard_for(&self.trust, root).protecting(
             paddock_sandbox::private_folders(&defaults),
             paddock_sandbox::own_dirs(&defaults),
         );
@@ -162,48 +163,24 @@ impl RunService {
         &self.trust
     }
 
-    /// The project's settings as a run with `options` may use them under `policy`: what the
-    /// user has not trusted is dropped (safe defaults) or refused with its list.
-    pub fn settings_for_run(
+    /// The project's configuration as a run with `options` may use it under `policy`:
+    /// what the user has not trusted is dropped (safe defaults) or refused with its list.
+    /// The options are applied by [`Resolved::with_options`].
+    pub fn resolve(
         &self,
         root: &std::path::Path,
         options: &RunOptions,
         policy: TrustPolicy,
-    ) -> Result<ProjectSettings, HostError> {
-        let stored = settings::load(root)?;
-        if policy == TrustPolicy::Assume {
-            return Ok(stored);
-        }
-        let assessment = self.trust.assess(root, &stored);
-        let pending = assessment.pending_for(options);
-        if policy == TrustPolicy::Refuse && !pending.is_empty() {
-            return Err(HostError::Untrusted {
-                folder: assessment.report.folder.clone(),
-                pending,
-            });
-        }
-        Ok(assessment.apply(&stored))
+    ) -> Result<Resolved, HostError> {
+        Resolved::for_run(&self.trust, root, options, policy)
     }
 
-    /// `error` (a run that could not start) with the folder's settings that were left out for
-    /// want of trust, when there are any: the missing base URL or model may be one of them.
-    fn with_not_applied(
-        &self,
-        root: &std::path::Path,
-        options: &RunOptions,
-        error: HostError,
-    ) -> HostError {
-        let Ok(stored) = settings::load(root) else {
-            return error;
-        };
-        let pending = self.trust.assess(root, &stored).pending_for(options);
-        if pending.is_empty() {
-            return error;
-        }
-        HostError::NotApplied {
-            source: Box::new(error),
-            pending,
-        }
+    /// Whether this is the first run of `session` in this process (its start hooks run).
+    pub(crate) fn first_run_of(&self, session: &str) -> bool {
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(session.to_owned())
     }
 
     /// A key was stored or deleted: the next run rebuilds its provider.
@@ -217,10 +194,6 @@ impl RunService {
 
     /// Everything up to the first model call: checks, the session, the runtime, the agent.
     /// The run is registered as live from here; [`PreparedRun::run`] runs it.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "issue 51: to be split into named phases"
-    )]
     pub async fn prepare(
         &self,
         project: &LiveProject,
@@ -243,99 +216,33 @@ impl RunService {
         }
         let root = project.root();
         let _starting = project.start_lock.lock().await;
-        if let SessionTarget::Resume(id) = &target
-            && self.runs.is_running(root, id)
-        {
-            return Err(HostError::Busy(
-                "a prompt is already running in this session; stop it or wait for it to \
-                     finish"
-                    .into(),
-            ));
+        if let SessionTarget::Resume(id) = &target {
+            self.refuse_busy(root, id)?;
         }
-        let stored = self.settings_for_run(root, &options, trust)?;
+        let resolved = self.resolve(root, &options, trust)?;
+        let stored = resolved.settings().clone();
         // A rewind a crash interrupted is finished before anything else touches the files.
         self.recover_rewind(root)?;
-        let resumed = match &target {
-            SessionTarget::New | SessionTarget::NewAs(_) => None,
-            SessionTarget::Resume(id) => {
-                let (session, writer) = self.store.resume(root, id)?;
-                if session.header.provider.as_deref() == Some(crate::external::EXTERNAL_PROVIDER) {
-                    return Err(HostError::Usage(format!(
-                        "session {id} is with the external agent {}: continue it with that \
-                         agent",
-                        session.header.model
-                    )));
-                }
-                // The session's model carries on unless a flag or the settings name another.
-                if options.model.is_none() && stored.model.is_none() {
-                    options.model = Some(session.header.model.clone());
-                }
-                if options.provider.is_none() && stored.provider.is_none() {
-                    options.provider = session
-                        .header
-                        .provider
-                        .as_deref()
-                        .and_then(|p| p.parse().ok());
-                }
-                Some((session.history, session.warnings, writer))
-            }
-        };
+        let resumed = self.resumed(root, &target, &mut options, &stored)?;
         let mut worktree = self.worktree_for(root, &target, worktree)?;
         if let Some(w) = worktree.as_mut() {
             w.reopen()?;
         }
         let limits = RunLimits::from_options(&options, approver == Approver::Person);
-        let effective = options.apply(&stored);
+        let effective = resolved.with_options(&options)?;
         let runtime = project
             .runtime_in(
-                effective.clone(),
+                &effective,
                 limits,
                 self.keys.clone(),
                 self.keys_generation.load(Ordering::Relaxed),
                 worktree.as_ref(),
             )
             .await
-            .map_err(|e| self.with_not_applied(root, &options, e))?;
-        // Read before anything is written for the session: a bad name refuses the run.
-        let vision = crate::attach::Vision {
-            provider: runtime.provider(),
-            model: runtime.model_name(),
-            takes: runtime.takes_images(),
-        };
-        // Read before the session is written: a hooks file that cannot be used refuses the run.
-        let hook_sets = crate::hooks::sets_for(self.trust.config_dir(), runtime.settings())?;
-        let message = crate::attach::prompt_message(
-            &runtime.tools().env().guard(),
-            &prompt,
-            &attachments,
-            vision,
-        )?;
-        let (history, warnings, writer): (Vec<Message>, Vec<String>, SessionWriter) = match resumed
-        {
-            Some((mut history, mut warnings, writer)) => {
-                if vision.takes == Some(false) {
-                    let n = crate::attach::without_images(&mut history);
-                    if n > 0 {
-                        warnings.push(format!(
-                            "{} reads text only: the session's {n} image(s) are named, not sent",
-                            runtime.model_name()
-                        ));
-                    }
-                }
-                (history, warnings, writer)
-            }
-            None => {
-                let provider = Some(runtime.provider().as_str());
-                let model = runtime.model_name();
-                let (_, writer) = match &target {
-                    SessionTarget::NewAs(id) => {
-                        self.store.create_as(root, id, provider, model, &prompt)?
-                    }
-                    _ => self.store.create(root, provider, model, &prompt)?,
-                };
-                (Vec::new(), Vec::new(), writer)
-            }
-        };
+            .map_err(|e| effective.not_applied(e))?;
+        let (message, hook_sets) = self.read_before_writing(&runtime, &prompt, &attachments)?;
+        let (history, warnings, writer) =
+            self.session_for(root, &target, resumed, &runtime, &prompt)?;
         let writer = Arc::new(writer);
         let session_id = writer.id().to_owned();
         if let Some(w) = worktree.as_mut() {
@@ -345,20 +252,10 @@ impl RunService {
             Approver::Person => self.runs.approvals(root, &session_id),
             Approver::Headless(policy) => Arc::new(Approvals::new(policy)),
         };
-        // A worktree's checkpoints are its own (a checkpoint is put back only where taken).
-        let checkpoints = self.checkpoints(&runtime.project().root)?;
-        let guard = runtime.tools().env().guard();
-        // The first snapshot reads the whole workspace: under way while the model thinks.
-        checkpoints.begin_base(guard.clone());
-        let recorder_events = Arc::new(std::sync::OnceLock::new());
-        let recorder = Recorder {
-            checkpoints,
-            guard,
-            events: recorder_events.clone(),
-        };
+        let (recorder, recorder_events) = self.recorder_for(&runtime)?;
         let mut agent = runtime
             .agent()
-            .with_notices(project.mcp(&effective).notices_for(&session_id))
+            .with_notices(project.mcp(effective.settings()).notices_for(&session_id))
             .with_history(history)
             .with_history_log(writer.clone())
             .with_approvals(approvals)
@@ -367,25 +264,8 @@ impl RunService {
         if let Some(cancel) = cancel {
             agent = agent.with_cancel(cancel);
         }
-        let first = self
-            .started
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(session_id.clone());
-        let start = match (first, &target) {
-            (false, _) => None,
-            (true, SessionTarget::Resume(_)) => Some(paddock_hooks::SessionSource::Resume),
-            (true, SessionTarget::New | SessionTarget::NewAs(_)) => {
-                Some(paddock_hooks::SessionSource::Startup)
-            }
-        };
-        let hooks = crate::hooks::ProjectHooks::new(
-            hook_sets,
-            runtime.tools().env().clone(),
-            session_id.clone(),
-            start,
-            crate::hooks::HookPins::for_run(&self.trust, root, trust, &stored),
-        );
+        let pins = crate::hooks::HookPins::for_run(&self.trust, root, trust, &stored);
+        let hooks = self.hooks_for(&runtime, &session_id, &target, hook_sets, pins);
         if !hooks.is_empty() {
             agent = agent.with_hooks(Arc::new(hooks));
         }

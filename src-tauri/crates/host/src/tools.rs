@@ -85,7 +85,7 @@ impl ProjectTools {
         rules: &RuleBook,
     ) -> Result<Self, HostError> {
         crate::rules::load_into(rules, project)?;
-        let s = &project.settings;
+        let s = &project.settings();
         let env = Arc::new(ToolEnv {
             rules: rules.clone(),
             ..ToolEnv::clone(&project.tool_env(secrets))
@@ -175,7 +175,7 @@ fn framework_deny(sandbox: &SandboxStatus) -> Vec<(String, String)> {
 
 /// Teammates obey the project's rules too (a deny rule binds them as it binds the main agent).
 fn team(project: &Project, main_model: &str, model: &Arc<dyn Model>, rules: &RuleBook) -> Team {
-    let s = &project.settings;
+    let s = &project.settings();
     let workspace = project.workspace_root().display().to_string();
     let date = crate::prompt::today();
     Team::new(s.teammates.iter().map(|t| {

@@ -6,24 +6,30 @@ use std::io::Read;
 use std::path::Path;
 
 use paddock_guard::{PathError, PathGuard, display_rel};
-use paddock_protocol::{FilePreview, WorkspaceEntry, WorkspaceTree};
+use paddock_protocol::{FilePreview, WorkspaceEntry, WorkspaceMode, WorkspaceTree};
 use paddock_tools::SKIPPED_DIRS;
 
-use crate::HostError;
+use crate::trust::TrustStore;
+use crate::{HostError, Resolved, RunOptions};
 
-/// The guard over the project's workspace (the one its settings choose; the default one
-/// while the settings file is broken), which must be a real folder inside the project.
-pub fn guard_for(project: &Path) -> PathGuard {
-    let mode = crate::settings::load(project)
-        .map(|s| s.workspace)
-        .unwrap_or_default();
-    PathGuard::new(mode.root(project)).inside(project)
+/// The guard over the project's workspace (the one its settings in effect choose: a
+/// `workspace` that waits for trust does not apply; the default one while the settings file
+/// is broken), which must be a real folder inside the project.
+pub fn guard_for(trust: &TrustStore, project: &Path) -> PathGuard {
+    PathGuard::new(mode_of(trust, project).root(project)).inside(project)
+}
+
+/// The workspace mode in effect for `project`.
+pub(crate) fn mode_of(trust: &TrustStore, project: &Path) -> WorkspaceMode {
+    Resolved::load_lenient(trust, project, &RunOptions::default())
+        .settings()
+        .workspace
 }
 
 /// The workspace folder to watch for changes: the guard's root when it is a real folder
 /// inside the project or does not exist yet; refused when it is a link or leads outside.
-pub fn watchable_root(project: &Path) -> Result<std::path::PathBuf, HostError> {
-    let guard = guard_for(project);
+pub fn watchable_root(trust: &TrustStore, project: &Path) -> Result<std::path::PathBuf, HostError> {
+    let guard = guard_for(trust, project);
     match guard.open_root() {
         Ok(_) | Err(PathError::RootMissing { .. }) => Ok(guard.root().to_path_buf()),
         Err(e) => Err(e.into()),

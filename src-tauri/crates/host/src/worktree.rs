@@ -65,7 +65,8 @@ impl RunService {
         new: NewWorktree,
         trust: TrustPolicy,
     ) -> Result<WorktreeCreated, HostError> {
-        let settings = self.settings_for_run(project, &RunOptions::default(), trust)?;
+        let resolved = self.resolve(project, &RunOptions::default(), trust)?;
+        let settings = resolved.settings();
         let options = CreateOptions {
             name: new.name,
             hint: new.hint,
@@ -242,7 +243,8 @@ impl RunService {
     ) -> Result<Vec<TrustFile>, HostError> {
         worktree.commit(message)?;
         let auto_run = self
-            .settings_for_run(project, &RunOptions::default(), TrustPolicy::SafeDefaults)?
+            .resolve(project, &RunOptions::default(), TrustPolicy::SafeDefaults)?
+            .settings()
             .auto_run_files
             .clone();
         let files = landed_trust_files(worktree, &auto_run)?;

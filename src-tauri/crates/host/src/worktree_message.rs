@@ -36,10 +36,12 @@ impl RunService {
         }
         let title = self.worktree_title(root, &worktree);
         let options = RunOptions::default();
-        let settings = self.settings_for_run(root, &options, TrustPolicy::SafeDefaults)?;
+        let resolved = self
+            .resolve(root, &options, TrustPolicy::SafeDefaults)?
+            .with_options(&options)?;
         let runtime = project
             .runtime(
-                settings,
+                &resolved,
                 RunLimits::from_options(&options, false),
                 self.keys().clone(),
                 self.keys_generation(),

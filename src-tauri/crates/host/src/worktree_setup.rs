@@ -6,16 +6,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use paddock_core::{Approvals, AskPolicy, EventSink, ToolContext, ToolRegistry};
-use paddock_protocol::{ProjectSettings, ToolCall, WorktreeSetup};
+use paddock_protocol::{ToolCall, WorktreeSetup};
 
-use crate::project::{Project, WorktreeWall};
-use crate::{HostError, RunService};
+use crate::{HostError, Resolved, RunService};
 
 /// Seconds the setup may take (bash's own maximum).
 pub const SETUP_TIMEOUT_SECS: u64 = 600;
 
 impl RunService {
-    /// Runs the (trusted) `worktree.setup` of `settings` in the worktree `name`; `None`
+    /// Runs the (trusted) `worktree.setup` of `resolved` in the worktree `name`; `None`
     /// when the settings have none. Connections and held files go to `events`. Nobody is
     /// asked: a host the network rules do not allow is refused (`policy` decides), and
     /// the output names it.
@@ -23,22 +22,20 @@ impl RunService {
         &self,
         project: &Path,
         name: &str,
-        settings: &ProjectSettings,
+        resolved: &Resolved,
         policy: AskPolicy,
         events: Arc<dyn EventSink>,
     ) -> Result<Option<WorktreeSetup>, HostError> {
-        let Some(command) = settings.worktree.setup.clone() else {
+        let Some(command) = resolved.settings().worktree.setup.clone() else {
             return Ok(None);
         };
         let worktree = self.worktree(project, name)?;
-        let mut settings = settings.clone();
         // The checkout is the workspace: setup fills the whole tree, whatever the mode.
-        settings.workspace = paddock_protocol::WorkspaceMode::Project;
-        let wall = Project {
-            root: crate::project::canonical_dir(&worktree.project_dir())?,
-            settings,
-            worktree: Some(WorktreeWall::of(&worktree)),
-        };
+        let wall = resolved
+            .clone()
+            .narrowed(|s| s.workspace = paddock_protocol::WorkspaceMode::Project)
+            .in_worktree(&worktree)?
+            .project();
         let env = wall.tool_env(Vec::new());
         let status = {
             let env = env.clone();

@@ -47,7 +47,7 @@ impl fmt::Display for Host {
 
 /// Why a host, authority or URL was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HostError {
+pub enum HostNameError {
     #[error("empty host")]
     Empty,
     #[error("host longer than {MAX_INPUT_LEN} characters")]
@@ -74,18 +74,18 @@ pub enum HostError {
 
 /// Normalizes a host alone (no port): see the module comment for what is folded together.
 /// A bare IPv6 address is accepted with or without brackets.
-pub fn normalize_host(input: &str) -> Result<Host, HostError> {
+pub fn normalize_host(input: &str) -> Result<Host, HostNameError> {
     if input.is_empty() {
-        return Err(HostError::Empty);
+        return Err(HostNameError::Empty);
     }
     if input.len() > MAX_INPUT_LEN {
-        return Err(HostError::TooLong);
+        return Err(HostNameError::TooLong);
     }
     if input.contains('@') {
-        return Err(HostError::Userinfo(input.to_owned()));
+        return Err(HostNameError::Userinfo(input.to_owned()));
     }
     if input.contains(['/', '?', '#', '\\']) {
-        return Err(HostError::NotAnAuthority(input.to_owned()));
+        return Err(HostNameError::NotAnAuthority(input.to_owned()));
     }
     if !input.starts_with('[')
         && input.contains(':')
@@ -95,7 +95,7 @@ pub fn normalize_host(input: &str) -> Result<Host, HostError> {
     }
     // One trailing dot names the same host (the DNS root); more than one is refused below.
     let trimmed = input.strip_suffix('.').unwrap_or(input);
-    let invalid = |why: String| HostError::Invalid(input.to_owned(), why);
+    let invalid = |why: String| HostNameError::Invalid(input.to_owned(), why);
     match url::Host::parse(trimmed).map_err(|e| invalid(e.to_string()))? {
         url::Host::Ipv4(ip) => Ok(Host::Ip(IpAddr::V4(ip))),
         url::Host::Ipv6(ip) => Ok(from_ipv6(ip)),
@@ -134,17 +134,17 @@ fn check_name(name: &str) -> Result<(), String> {
 
 /// Splits `host`, `host:port`, `[v6]` or `[v6]:port` (the port still text, `None` without
 /// one). A bare IPv6 address (more than one `:`) is refused: its port would be ambiguous.
-pub(crate) fn split_host_port(input: &str) -> Result<(&str, Option<&str>), HostError> {
+pub(crate) fn split_host_port(input: &str) -> Result<(&str, Option<&str>), HostNameError> {
     if input.starts_with('[') {
         let end = input
             .find(']')
-            .ok_or_else(|| HostError::Invalid(input.to_owned(), "no closing `]`".into()))?;
+            .ok_or_else(|| HostNameError::Invalid(input.to_owned(), "no closing `]`".into()))?;
         let (host, rest) = input.split_at(end + 1);
         return match rest {
             "" => Ok((host, None)),
             _ => match rest.strip_prefix(':') {
                 Some(port) => Ok((host, Some(port))),
-                None => Err(HostError::Invalid(
+                None => Err(HostNameError::Invalid(
                     input.to_owned(),
                     "text after `]`".into(),
                 )),
@@ -153,13 +153,15 @@ pub(crate) fn split_host_port(input: &str) -> Result<(&str, Option<&str>), HostE
     }
     match input.rsplit_once(':') {
         None => Ok((input, None)),
-        Some((host, _)) if host.contains(':') => Err(HostError::UnbracketedIpv6(input.to_owned())),
+        Some((host, _)) if host.contains(':') => {
+            Err(HostNameError::UnbracketedIpv6(input.to_owned()))
+        }
         Some((host, port)) => Ok((host, Some(port))),
     }
 }
 
-pub(crate) fn parse_port(input: &str, port: &str) -> Result<u16, HostError> {
-    let bad = || HostError::BadPort(input.to_owned());
+pub(crate) fn parse_port(input: &str, port: &str) -> Result<u16, HostNameError> {
+    let bad = || HostNameError::BadPort(input.to_owned());
     if port.is_empty() || port.len() > 5 || !port.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
     }
@@ -170,30 +172,30 @@ pub(crate) fn parse_port(input: &str, port: &str) -> Result<u16, HostError> {
 }
 
 /// A CONNECT target: `host:port`, the port required.
-pub fn parse_authority(input: &str) -> Result<(Host, u16), HostError> {
+pub fn parse_authority(input: &str) -> Result<(Host, u16), HostNameError> {
     let (host, port) = authority_parts(input)?;
-    let port = port.ok_or_else(|| HostError::MissingPort(input.to_owned()))?;
+    let port = port.ok_or_else(|| HostNameError::MissingPort(input.to_owned()))?;
     Ok((host, port))
 }
 
 /// An authority whose port may be left out (a `Host` header, a URL): `default_port` then.
-pub fn parse_authority_or(input: &str, default_port: u16) -> Result<(Host, u16), HostError> {
+pub fn parse_authority_or(input: &str, default_port: u16) -> Result<(Host, u16), HostNameError> {
     let (host, port) = authority_parts(input)?;
     Ok((host, port.unwrap_or(default_port)))
 }
 
-fn authority_parts(input: &str) -> Result<(Host, Option<u16>), HostError> {
+fn authority_parts(input: &str) -> Result<(Host, Option<u16>), HostNameError> {
     if input.is_empty() {
-        return Err(HostError::Empty);
+        return Err(HostNameError::Empty);
     }
     if input.len() > MAX_INPUT_LEN {
-        return Err(HostError::TooLong);
+        return Err(HostNameError::TooLong);
     }
     if input.contains('@') {
-        return Err(HostError::Userinfo(input.to_owned()));
+        return Err(HostNameError::Userinfo(input.to_owned()));
     }
     if input.contains(['/', '?', '#', '\\']) {
-        return Err(HostError::NotAnAuthority(input.to_owned()));
+        return Err(HostNameError::NotAnAuthority(input.to_owned()));
     }
     let (host, port) = split_host_port(input)?;
     let port = port.map(|p| parse_port(input, p)).transpose()?;
@@ -216,18 +218,18 @@ pub struct HttpTarget {
 /// Parses an absolute-form target such as `http://example.com:8080/a?b`. The authority is
 /// taken up to the first `/` or `?`, userinfo and fragments are refused, so the host
 /// decided on is the one connected to whatever `@`, `#` or `\` the URL holds.
-pub fn parse_http_target(target: &str) -> Result<HttpTarget, HostError> {
+pub fn parse_http_target(target: &str) -> Result<HttpTarget, HostNameError> {
     if target.len() > 2 * MAX_INPUT_LEN + 8192 {
-        return Err(HostError::TooLong);
+        return Err(HostNameError::TooLong);
     }
     let Some((scheme, rest)) = target.split_once("://") else {
-        return Err(HostError::Scheme(target.to_owned()));
+        return Err(HostNameError::Scheme(target.to_owned()));
     };
     if !scheme.eq_ignore_ascii_case("http") {
-        return Err(HostError::Scheme(target.to_owned()));
+        return Err(HostNameError::Scheme(target.to_owned()));
     }
     if target.contains('#') {
-        return Err(HostError::Fragment(target.to_owned()));
+        return Err(HostNameError::Fragment(target.to_owned()));
     }
     let end = rest.find(['/', '?']).unwrap_or(rest.len());
     let (authority, path) = rest.split_at(end);

@@ -18,15 +18,15 @@ pub use addr::{
     is_forbidden, judge, own_addresses,
 };
 pub use host::{
-    Host, HostError, HttpTarget, normalize_host, parse_authority, parse_authority_or,
+    Host, HostNameError, HttpTarget, normalize_host, parse_authority, parse_authority_or,
     parse_http_target,
 };
 pub use policy::{
-    AddressCheck, Decision, HostRule, NetworkPolicy, PolicyError, RuleError, RuleList, RuleRef,
-    Verdict,
+    AddressCheck, Decision, HostRule, NetworkPolicy, NetworkRuleError, PolicyError, RuleList,
+    RuleRef, Verdict,
 };
 pub use proxy::{
-    AskAnswer, AskRequest, Call, CallLimits, ConnectionEvent, Decider, DenyAsks, EventSink,
+    AskAnswer, AskRequest, Call, CallLimits, ConnectionEvent, ConnectionSink, Decider, DenyAsks,
     NoEvents, Plain, Proxy, ProxyBuilder, ProxyConfig, ProxyStream, RefusedAddress, Resolver,
     StaticResolver, SystemResolver,
 };

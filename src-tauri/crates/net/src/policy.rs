@@ -11,7 +11,7 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 
 use crate::addr::{OwnAddresses, embedded_v4, judge, own_addresses};
-use crate::host::{Host, HostError, normalize_host, parse_port, split_host_port};
+use crate::host::{Host, HostNameError, normalize_host, parse_port, split_host_port};
 
 /// One host pattern with an optional port, written like `example.com`, `*.example.com`,
 /// `example.com:443`, `10.0.0.5`, `::1` or `[::1]:8080`.
@@ -40,7 +40,7 @@ enum Pattern {
 
 /// Why a rule string is not a rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RuleError {
+pub enum NetworkRuleError {
     #[error("an empty rule")]
     Empty,
     #[error(
@@ -56,20 +56,20 @@ pub enum RuleError {
     #[error("`{0}`: `*.` goes with a name, not an address")]
     StarAddress(String),
     #[error(transparent)]
-    Host(#[from] HostError),
+    Host(#[from] HostNameError),
 }
 
 impl HostRule {
-    pub fn parse(input: &str) -> Result<Self, RuleError> {
+    pub fn parse(input: &str) -> Result<Self, NetworkRuleError> {
         let text = input.trim();
         if text.is_empty() {
-            return Err(RuleError::Empty);
+            return Err(NetworkRuleError::Empty);
         }
         if text.contains("://") {
-            return Err(RuleError::Scheme(text.to_owned()));
+            return Err(NetworkRuleError::Scheme(text.to_owned()));
         }
         if text.contains(['/', '?', '#']) {
-            return Err(RuleError::Path(text.to_owned()));
+            return Err(NetworkRuleError::Path(text.to_owned()));
         }
         // A bare IPv6 address is the address (no port: a port needs brackets).
         let (host, port) = match text.parse::<std::net::Ipv6Addr>() {
@@ -78,17 +78,17 @@ impl HostRule {
         };
         let port = port.map(|p| parse_port(text, p)).transpose()?;
         let pattern = if host == "*" {
-            return Err(RuleError::Everything(text.to_owned()));
+            return Err(NetworkRuleError::Everything(text.to_owned()));
         } else if let Some(suffix) = host.strip_prefix("*.") {
             if suffix.contains('*') {
-                return Err(RuleError::Star(text.to_owned()));
+                return Err(NetworkRuleError::Star(text.to_owned()));
             }
             match normalize_host(suffix)? {
                 Host::Name(name) => Pattern::Subdomains(format!(".{name}")),
-                Host::Ip(_) => return Err(RuleError::StarAddress(text.to_owned())),
+                Host::Ip(_) => return Err(NetworkRuleError::StarAddress(text.to_owned())),
             }
         } else if host.contains('*') {
-            return Err(RuleError::Star(text.to_owned()));
+            return Err(NetworkRuleError::Star(text.to_owned()));
         } else {
             match normalize_host(host)? {
                 Host::Name(name) => Pattern::Exact(name),
@@ -141,8 +141,8 @@ fn names_ip(want: IpAddr, ip: IpAddr) -> bool {
 }
 
 impl TryFrom<String> for HostRule {
-    type Error = RuleError;
-    fn try_from(s: String) -> Result<Self, RuleError> {
+    type Error = NetworkRuleError;
+    fn try_from(s: String) -> Result<Self, NetworkRuleError> {
         HostRule::parse(&s)
     }
 }
@@ -215,7 +215,7 @@ pub struct Decision {
 pub struct PolicyError {
     pub list: RuleList,
     pub index: usize,
-    pub error: RuleError,
+    pub error: NetworkRuleError,
 }
 
 /// Whether a resolved address may be connected to.

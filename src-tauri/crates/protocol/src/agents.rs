@@ -9,7 +9,7 @@ use crate::ProviderKind;
 /// form and its known entries fill it in.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AgentConfig {
+pub struct ExternalAgentConfig {
     /// The program (a path, or a name on PATH) that speaks ACP on stdin/stdout.
     pub command: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -41,7 +41,7 @@ pub struct AgentConfig {
     pub allow: Vec<String>,
 }
 
-impl AgentConfig {
+impl ExternalAgentConfig {
     /// The `allow` entry that covers a call of `tool`, if one does.
     pub fn allowed(&self, tool: &str) -> Option<&str> {
         self.allow
@@ -98,7 +98,7 @@ pub struct KnownAgent {
     pub title: String,
     /// How to install it, when its program is not found.
     pub install: String,
-    pub config: AgentConfig,
+    pub config: ExternalAgentConfig,
     /// Its program is on PATH here.
     pub installed: bool,
 }
@@ -116,7 +116,7 @@ pub struct ExternalAgentInfo {
     #[ts(optional)]
     pub key: Option<String>,
     /// The whole entry, for editing.
-    pub config: AgentConfig,
+    pub config: ExternalAgentConfig,
 }
 
 /// What the wall around one external agent enforces in a project (the Sandbox screen).

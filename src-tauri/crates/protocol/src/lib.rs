@@ -28,7 +28,7 @@ mod updates;
 mod usage;
 mod worktree;
 
-pub use agents::{AgentConfig, AgentKey, ExternalAgentInfo, ExternalAgentWall, KnownAgent};
+pub use agents::{AgentKey, ExternalAgentConfig, ExternalAgentInfo, ExternalAgentWall, KnownAgent};
 pub use app::{
     AppError, AppErrorCode, Batch, ConnectionReport, ExportFormat, FilePreview, KeyStatus,
     ModelInfo, NotificationClick, Omitted, ProjectInfo, RecentProject, RunStarted,

@@ -31,7 +31,7 @@ fn generate() -> String {
         FileChange, LineEnd, LineOp, ModeChange, RewindInfo, RewindMode, RewindPreview,
         CheckpointState, CheckpointStatus, CompactionInfo, CompactionReason, CompactionSettings, ContextInfo, InstructionFile,
         ProjectInstructions, ToolCallMode, ToolProbeReport, RuleEntry, CallExplanation, McpServerKind,
-        AboutInfo, InstallKind, UpdateCheck, UpdateOffer, ToolCalling, NetworkSettings, NetworkPreset, NetworkPresetInfo, NetworkView, BashNetwork, NetworkConnection, Plan, PlanItem, PlanStatus, Cost, Price, Pricing, Mention, MentionCandidate, PromptAttachment, PromptInput, ImageBlock, HookPoint, HookOutcome, HookRun, HookInfo, ExternalAgentInfo, ExternalAgentWall, AgentConfig, AgentKey, KnownAgent,
+        AboutInfo, InstallKind, UpdateCheck, UpdateOffer, ToolCalling, NetworkSettings, NetworkPreset, NetworkPresetInfo, NetworkView, BashNetwork, NetworkConnection, Plan, PlanItem, PlanStatus, Cost, Price, Pricing, Mention, MentionCandidate, PromptAttachment, PromptInput, ImageBlock, HookPoint, HookOutcome, HookRun, HookInfo, ExternalAgentInfo, ExternalAgentWall, ExternalAgentConfig, AgentKey, KnownAgent,
         BranchList, WorktreeSetup, WorktreeLanded, WorktreeLanding, CopiedFiles, MergeOutcome, WorktreeChanges, WorktreeCreated, WorktreeInfo, WorktreeSettings, WorktreeState,
         ExpandedPrompt, PromptSource, PromptStatus, SavedPrompt,
     );

@@ -13,7 +13,7 @@ use paddock_core::ToolContext;
 use paddock_core::approval::Verdict;
 use paddock_net::proxy::BoxFuture;
 use paddock_net::{
-    AskRequest, Call, CallLimits, ConnectionEvent, Decider, EventSink, Proxy, ProxyBuilder,
+    AskRequest, Call, CallLimits, ConnectionEvent, ConnectionSink, Decider, Proxy, ProxyBuilder,
 };
 use paddock_protocol::{AgentEvent, CallPreview, NetworkConnection};
 use tokio::task::JoinHandle;
@@ -195,7 +195,7 @@ impl ConnectionLog {
     }
 }
 
-impl EventSink for ConnectionLog {
+impl ConnectionSink for ConnectionLog {
     fn connection(&self, event: ConnectionEvent) {
         let sink = match lock(&self.sinks).get_mut(&event.call) {
             Some((sink, shown)) if *shown < MAX_CONNECTION_EVENTS => {

@@ -309,7 +309,7 @@ impl Server {
     fn modes(&self, root: &Path, chosen: Option<ToolPreset>) -> Value {
         let preset = crate::edit::in_effect(self.service.trust(), root)
             .ok()
-            .and_then(|e| e.settings.preset);
+            .and_then(|e| e.settings().preset);
         let settings_name = match preset {
             Some(p) => format!("Project settings ({})", p.as_str()),
             None => "Project settings".to_owned(),

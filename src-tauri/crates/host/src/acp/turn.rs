@@ -23,7 +23,7 @@ use crate::{Approver, RunOptions, RunRequest, SessionTarget};
 /// The agent's workspace in `root` as its settings in effect place it.
 pub(super) fn workspace(trust: &TrustStore, root: &Path) -> PathBuf {
     let settings = crate::edit::in_effect(trust, root)
-        .map(|e| e.settings)
+        .map(|e| e.settings().clone())
         .unwrap_or_default();
     settings.workspace.root(root)
 }
@@ -137,11 +137,11 @@ fn say_first(server: &Server, session: &Session) {
     let Ok(effect) = crate::edit::in_effect(server.service.trust(), &session.root) else {
         return;
     };
-    if !effect.trust.needs_trust() {
+    if !effect.trust().needs_trust() {
         return;
     }
     let what: Vec<&str> = effect
-        .trust
+        .trust()
         .pending
         .iter()
         .map(|i| i.what.as_str())

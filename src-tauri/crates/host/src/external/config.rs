@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use paddock_protocol::{AgentConfig, AgentKey};
+pub use paddock_protocol::{AgentKey, ExternalAgentConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::HostError;
@@ -17,7 +17,7 @@ const MAX_AGENTS_FILE_BYTES: u64 = 256 * 1024;
 #[serde(deny_unknown_fields)]
 struct AgentsFile {
     #[serde(default)]
-    agents: BTreeMap<String, AgentConfig>,
+    agents: BTreeMap<String, ExternalAgentConfig>,
 }
 
 /// Most characters in an agent's name.
@@ -29,7 +29,7 @@ pub fn agents_path(config_dir: &Path) -> PathBuf {
 
 /// The user's agents (none without the file); a file that cannot be used is an error
 /// naming it.
-pub fn agents(config_dir: &Path) -> Result<BTreeMap<String, AgentConfig>, HostError> {
+pub fn agents(config_dir: &Path) -> Result<BTreeMap<String, ExternalAgentConfig>, HostError> {
     let path = agents_path(config_dir);
     // The user's own file, so a link is followed (dotfiles); but never a FIFO's open that
     // waits forever, nor a device read without end.
@@ -55,7 +55,7 @@ pub fn agents(config_dir: &Path) -> Result<BTreeMap<String, AgentConfig>, HostEr
 }
 
 /// The agent called `name`.
-pub fn agent(config_dir: &Path, name: &str) -> Result<AgentConfig, HostError> {
+pub fn agent(config_dir: &Path, name: &str) -> Result<ExternalAgentConfig, HostError> {
     let mut all = agents(config_dir)?;
     all.remove(name).ok_or_else(|| {
         let known: Vec<&String> = all.keys().collect();
@@ -104,7 +104,7 @@ pub fn list(config_dir: &Path) -> Result<Vec<paddock_protocol::ExternalAgentInfo
 
 /// What makes an entry unusable, in words: a name the app and the CLI cannot take, no
 /// program, a host rule that does not parse, a key that names nothing.
-pub fn check(name: &str, agent: &AgentConfig) -> Result<(), String> {
+pub fn check(name: &str, agent: &ExternalAgentConfig) -> Result<(), String> {
     let name_ok = !name.is_empty()
         && name.chars().count() <= MAX_NAME_CHARS
         && name
@@ -160,7 +160,7 @@ pub fn check(name: &str, agent: &AgentConfig) -> Result<(), String> {
 pub fn save(
     config_dir: &Path,
     name: &str,
-    agent: AgentConfig,
+    agent: ExternalAgentConfig,
     replace: bool,
 ) -> Result<(), HostError> {
     check(name, &agent).map_err(|e| HostError::Usage(format!("agent {name}: {e}")))?;
@@ -198,7 +198,10 @@ pub fn remove(config_dir: &Path, name: &str) -> Result<(), HostError> {
     write(config_dir, all)
 }
 
-fn write(config_dir: &Path, agents: BTreeMap<String, AgentConfig>) -> Result<(), HostError> {
+fn write(
+    config_dir: &Path,
+    agents: BTreeMap<String, ExternalAgentConfig>,
+) -> Result<(), HostError> {
     let path = agents_path(config_dir);
     let io = |e: std::io::Error| HostError::Io {
         context: format!("your agents file {}", path.display()),
@@ -258,11 +261,11 @@ pub(crate) fn key_value(
 mod tests {
     use super::*;
 
-    fn agent(command: &str) -> AgentConfig {
-        AgentConfig {
+    fn agent(command: &str) -> ExternalAgentConfig {
+        ExternalAgentConfig {
             command: command.into(),
             hosts: vec!["api.example.com".into()],
-            ..AgentConfig::default()
+            ..ExternalAgentConfig::default()
         }
     }
 
@@ -304,7 +307,7 @@ mod tests {
             ("ok", agent("  "), "names no program"),
             (
                 "ok",
-                AgentConfig {
+                ExternalAgentConfig {
                     hosts: vec!["http://".into()],
                     ..agent("a")
                 },
@@ -312,7 +315,7 @@ mod tests {
             ),
             (
                 "ok",
-                AgentConfig {
+                ExternalAgentConfig {
                     key: Some(AgentKey {
                         provider: Some(paddock_protocol::ProviderKind::Anthropic),
                         value: Some("X".into()),
@@ -324,7 +327,7 @@ mod tests {
             ),
             (
                 "ok",
-                AgentConfig {
+                ExternalAgentConfig {
                     key: Some(AgentKey {
                         provider: None,
                         value: Some("GEMINI_API_KEY".into()),

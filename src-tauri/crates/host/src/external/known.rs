@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use paddock_protocol::{AgentConfig, AgentKey, KnownAgent, ProviderKind};
+use paddock_protocol::{AgentKey, ExternalAgentConfig, KnownAgent, ProviderKind};
 
 fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -21,7 +21,7 @@ pub fn known() -> Vec<KnownAgent> {
             "claude",
             "Claude Code (ACP adapter)",
             "npm install -g @agentclientprotocol/claude-agent-acp (needs Node.js 22 or newer)",
-            AgentConfig {
+            ExternalAgentConfig {
                 command: "claude-agent-acp".into(),
                 env: vars(&[
                     // No telemetry, updates or error reports: hosts the wall would refuse.
@@ -37,14 +37,14 @@ pub fn known() -> Vec<KnownAgent> {
                     env: "ANTHROPIC_API_KEY".into(),
                 }),
                 mode: Some("default".into()),
-                ..AgentConfig::default()
+                ..ExternalAgentConfig::default()
             },
         ),
         (
             "gemini",
             "Gemini CLI",
             "npm install -g @google/gemini-cli",
-            AgentConfig {
+            ExternalAgentConfig {
                 command: "gemini".into(),
                 args: vec!["--acp".into()],
                 hosts: vec!["generativelanguage.googleapis.com".into()],
@@ -53,14 +53,14 @@ pub fn known() -> Vec<KnownAgent> {
                     value: Some("GEMINI_API_KEY".into()),
                     env: "GEMINI_API_KEY".into(),
                 }),
-                ..AgentConfig::default()
+                ..ExternalAgentConfig::default()
             },
         ),
         (
             "codex",
             "Codex (ACP adapter)",
             "npm install -g @agentclientprotocol/codex-acp",
-            AgentConfig {
+            ExternalAgentConfig {
                 command: "codex-acp".into(),
                 hosts: vec!["api.openai.com".into()],
                 key: Some(AgentKey {
@@ -68,7 +68,7 @@ pub fn known() -> Vec<KnownAgent> {
                     value: None,
                     env: "OPENAI_API_KEY".into(),
                 }),
-                ..AgentConfig::default()
+                ..ExternalAgentConfig::default()
             },
         ),
     ];

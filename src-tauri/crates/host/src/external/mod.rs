@@ -11,6 +11,7 @@ mod claims;
 pub mod config;
 mod known;
 mod open;
+mod opening;
 mod place;
 mod reach;
 mod session;
@@ -20,7 +21,7 @@ pub use session::PreparedExternal;
 use std::path::PathBuf;
 
 pub use config::{
-    AGENTS_FILE, AgentConfig, AgentKey, agents, agents_path, allow, list, remove, save,
+    AGENTS_FILE, AgentKey, ExternalAgentConfig, agents, agents_path, allow, list, remove, save,
 };
 pub use known::known;
 
@@ -79,13 +80,11 @@ pub fn walls(
     let agents = config::agents(trust.config_dir())?;
     let mut walls = Vec::new();
     for (name, agent) in agents {
-        let mut settings = effect.settings.clone();
-        settings.network.allow.extend(agent.hosts.iter().cloned());
-        let project = crate::Project {
-            root: root.to_path_buf(),
-            settings: settings.clone(),
-            worktree: None,
-        };
+        let project = effect
+            .clone()
+            .narrowed(|s| s.network.allow.extend(agent.hosts.iter().cloned()))
+            .project();
+        let settings = project.settings();
         let status = project.sandbox_status();
         let home = agent_home(root, &name)?;
         let network = if settings.bash_network {

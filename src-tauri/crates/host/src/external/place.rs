@@ -4,10 +4,7 @@
 
 use std::path::Path;
 
-use paddock_protocol::ProjectSettings;
-
-use crate::project::{WorktreeWall, canonical_dir};
-use crate::{HostError, Project, RunService, SessionTarget};
+use crate::{HostError, Project, Resolved, RunService, SessionTarget};
 
 /// The project the agent's wall is built for, and the worktree when it works in one (the one
 /// named for a new session, the session's own on resume).
@@ -16,23 +13,15 @@ pub(super) fn place(
     root: &Path,
     target: &SessionTarget,
     worktree: Option<String>,
-    settings: ProjectSettings,
+    resolved: &Resolved,
 ) -> Result<(Project, Option<paddock_worktree::Worktree>), HostError> {
     let mut found = service.worktree_for(root, target, worktree)?;
     if let Some(w) = found.as_mut() {
         w.reopen()?;
     }
     let project = match &found {
-        None => Project {
-            root: root.to_path_buf(),
-            settings,
-            worktree: None,
-        },
-        Some(w) => Project {
-            root: canonical_dir(&w.project_dir())?,
-            settings,
-            worktree: Some(WorktreeWall::of(w)),
-        },
+        None => resolved.project(),
+        Some(w) => resolved.clone().in_worktree(w)?.project(),
     };
     Ok((project, found))
 }

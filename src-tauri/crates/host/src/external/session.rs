@@ -13,7 +13,7 @@ use paddock_protocol::{
 };
 use serde_json::{Value, json};
 
-use super::{EXIT_GRACE, EXTERNAL_PROVIDER, START_TIMEOUT, config};
+use super::{EXIT_GRACE, START_TIMEOUT, config};
 use crate::checkpoints::Recorder;
 use crate::{Approver, HostError, LiveProject, RunReport, RunRequest, RunService, SessionTarget};
 
@@ -31,10 +31,6 @@ impl RunService {
 
     /// Everything up to starting the agent: checks, the session, the wall's settings; the
     /// run is registered as live from here (the app answers with the session id at once).
-    #[expect(
-        clippy::too_many_lines,
-        reason = "issue 51: to be split into named phases"
-    )]
     pub fn prepare_external(
         &self,
         project: &LiveProject,
@@ -48,36 +44,25 @@ impl RunService {
                  Paddock's agent"
             )));
         }
-        if let SessionTarget::Resume(id) = &request.target
-            && self.runs().is_running(&root, id)
-        {
-            return Err(HostError::Busy(
-                "a prompt is already running in this session; stop it or wait for it to finish"
-                    .into(),
-            ));
+        if let SessionTarget::Resume(id) = &request.target {
+            self.refuse_busy(&root, id)?;
         }
         let agent = config::agent(self.trust().config_dir(), name)?;
         if request.prompt.trim().is_empty() {
             return Err(HostError::Usage("the prompt is empty".into()));
         }
-        let stored = self.settings_for_run(&root, &request.options, request.trust)?;
-        let mut settings = request.options.apply(&stored);
+        let resolved = self.resolve(&root, &request.options, request.trust)?;
         // The user's hosts for this agent, never the folder's: from the user's own file.
-        settings.network.allow.extend(agent.hosts.iter().cloned());
-        let named: Vec<(String, String)> = agent.env.clone().into_iter().collect();
-        let mut vars = named.clone();
-        let mut secrets = Vec::new();
-        if let Some(key) = &agent.key {
-            let found = config::key_value(name, key, self.keys().as_ref())?;
-            secrets.push(found.clone());
-            vars.push((key.env.clone(), found));
-        }
+        let resolved = resolved
+            .with_options(&request.options)?
+            .narrowed(|s| s.network.allow.extend(agent.hosts.iter().cloned()));
+        let (named, vars, secrets) = self.agent_vars(name, &agent)?;
         let (project_in, mut worktree) = super::place::place(
             self,
             &root,
             &request.target,
             request.worktree.clone(),
-            settings,
+            &resolved,
         )?;
         let env = project_in.tool_env(secrets);
         // An API address its wall refuses: said now, not after minutes of retries.
@@ -97,28 +82,11 @@ impl RunService {
         )?;
         // What can fail is done before the session is written and the run registered.
         // A worktree's checkpoints are its own (a checkpoint is put back only where taken).
-        let checkpoints = self.checkpoints(&project_in.root)?;
+        let checkpoints = self.checkpoints(project_in.root())?;
         let home = super::agent_home(&root, name)?;
         super::make_home(&home)?;
-        let (writer, history) = match &request.target {
-            SessionTarget::Resume(id) => {
-                let (loaded, writer) = self.store().resume(&root, id)?;
-                if loaded.header.provider.as_deref() != Some(EXTERNAL_PROVIDER)
-                    || loaded.header.model != name
-                {
-                    return Err(HostError::Usage(format!(
-                        "session {id} is not a session of the agent {name}"
-                    )));
-                }
-                (writer, loaded.history)
-            }
-            _ => {
-                let (_, writer) =
-                    self.store()
-                        .create(&root, Some(EXTERNAL_PROVIDER), name, &request.prompt)?;
-                (writer, Vec::new())
-            }
-        };
+        let (writer, history) =
+            self.external_session(&root, &request.target, name, &request.prompt)?;
         let writer = Arc::new(writer);
         let session_id = writer.id().to_owned();
         if let Some(w) = worktree.as_mut() {
@@ -252,7 +220,7 @@ struct Turn {
     /// wall's view), so the next prompt loads it.
     agent_session: std::path::PathBuf,
     env: Arc<paddock_tools::ToolEnv>,
-    agent: config::AgentConfig,
+    agent: config::ExternalAgentConfig,
     name: String,
     home: std::path::PathBuf,
     vars: Vec<(String, String)>,

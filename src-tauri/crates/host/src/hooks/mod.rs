@@ -197,7 +197,7 @@ pub fn before_call(
         input,
         workspace: &workspace,
     });
-    let sets = sets_for(config_dir, &project.settings)?;
+    let sets = sets_for(config_dir, project.settings())?;
     Ok(sets
         .iter()
         .flat_map(|(source, c)| {
@@ -236,9 +236,9 @@ pub async fn try_call(
     project: &crate::Project,
     call: &ToolCall,
 ) -> Result<(Vec<paddock_protocol::HookRun>, PreToolUse), crate::HostError> {
-    let sets = sets_for(config_dir, &project.settings)?;
+    let sets = sets_for(config_dir, project.settings())?;
     let store = crate::trust::TrustStore::new(config_dir.join(crate::trust::TRUST_FILE));
-    let pins = HookPins::recorded(&store, &project.root);
+    let pins = HookPins::recorded(&store, project.root());
     let hooks = ProjectHooks::new(
         sets,
         project.tool_env(Vec::new()),

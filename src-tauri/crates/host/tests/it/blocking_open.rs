@@ -205,7 +205,7 @@ fn read_workspace_file_refuses_what_is_not_a_file_at_once() {
     for (name, said) in REFUSED {
         let at = root.clone();
         let e = at_once(&format!("read_workspace_file {name}"), move || {
-            let guard = paddock_host::workspace::guard_for(&at);
+            let guard = paddock_host::workspace::guard_for(&no_trust(&at), &at);
             paddock_host::workspace::preview(&guard, name).map(|_| ())
         })
         .unwrap_err()
@@ -214,7 +214,7 @@ fn read_workspace_file_refuses_what_is_not_a_file_at_once() {
     }
     let at = root.clone();
     let e = at_once("read_workspace_file sub", move || {
-        let guard = paddock_host::workspace::guard_for(&at);
+        let guard = paddock_host::workspace::guard_for(&no_trust(&at), &at);
         paddock_host::workspace::preview(&guard, "sub").map(|_| ())
     })
     .unwrap_err()
@@ -231,7 +231,7 @@ fn a_prompt_naming_what_is_not_a_file_is_refused_at_once() {
     for (name, said) in REFUSED {
         let at = root.clone();
         let e = at_once(&format!("send_prompt @{name}"), move || {
-            let guard = paddock_host::workspace::guard_for(&at);
+            let guard = paddock_host::workspace::guard_for(&no_trust(&at), &at);
             let vision = paddock_host::attach::Vision {
                 provider: ProviderKind::Anthropic,
                 model: "m",
@@ -346,4 +346,9 @@ fn worktree_diff_refuses_what_is_not_a_file_at_once() {
         .to_string();
         assert!(e.contains(name) && e.contains(said), "{name}: {e}");
     }
+}
+
+/// A trust record nobody wrote (beside the project): the folder's settings wait.
+fn no_trust(root: &std::path::Path) -> paddock_host::trust::TrustStore {
+    paddock_host::trust::TrustStore::new(root.with_extension("trust.json"))
 }

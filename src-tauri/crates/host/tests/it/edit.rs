@@ -79,8 +79,8 @@ fn an_edit_trusts_only_what_it_changed() {
     let edit = Edit::new(&f.trust, &f.root);
     let now = edit.set_grant("bash", Some(Grant::Ask)).unwrap();
     assert_eq!(pending(&f), ["workspace", "bashNetwork"]);
-    assert!(!now.settings.bash_network, "the cloned field still waits");
-    assert_eq!(now.settings.tools.get("bash"), Some(&Grant::Ask));
+    assert!(!now.settings().bash_network, "the cloned field still waits");
+    assert_eq!(now.settings().tools.get("bash"), Some(&Grant::Ask));
     edit.set_rules("bash", vec![RuleEntry::Allow("git status".into())])
         .unwrap();
     let bad = edit
@@ -88,7 +88,7 @@ fn an_edit_trusts_only_what_it_changed() {
         .unwrap_err();
     assert_eq!(AppError::from(bad).code, AppErrorCode::Invalid);
     assert_eq!(
-        in_effect(&f.trust, &f.root).unwrap().settings.rules["bash"],
+        in_effect(&f.trust, &f.root).unwrap().settings().rules["bash"],
         [RuleEntry::Allow("git status".into())],
         "a refused change leaves the file as it was"
     );
@@ -108,7 +108,7 @@ fn always_allow_and_the_model_picker_save_the_users_words() {
         )
         .unwrap();
     assert_eq!(
-        now.settings.rules["bash"],
+        now.settings().rules["bash"],
         [RuleEntry::Allow("cargo test *".into())]
     );
     let i = edit.choose_model(" qwen3 ").unwrap();
@@ -128,16 +128,69 @@ fn in_effect_leaves_out_what_waits_for_trust() {
         r#"{"version": 1, "preset": "full", "rules": {"bash": [{"allow": "ls *"}, {"deny": "rm *"}]}}"#,
     ));
     let now = in_effect(&f.trust, &f.root).unwrap();
-    assert_eq!(now.written.preset, Some(ToolPreset::Full));
-    assert_eq!(now.settings.preset, None);
-    assert_eq!(now.settings.rules["bash"], [RuleEntry::Deny("rm *".into())]);
-    let keys: Vec<&str> = now.trust.pending.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(now.written().preset, Some(ToolPreset::Full));
+    assert_eq!(now.settings().preset, None);
+    assert_eq!(
+        now.settings().rules["bash"],
+        [RuleEntry::Deny("rm *".into())]
+    );
+    let keys: Vec<&str> = now.trust().pending.iter().map(|p| p.key.as_str()).collect();
     assert_eq!(keys, ["preset", "rules.bash"]);
     Edit::new(&f.trust, &f.root).trust_folder().unwrap();
     assert_eq!(
-        in_effect(&f.trust, &f.root).unwrap().settings.preset,
+        in_effect(&f.trust, &f.root).unwrap().settings().preset,
         Some(ToolPreset::Full)
     );
     Edit::new(&f.trust, &f.root).revoke_trust().unwrap();
-    assert_eq!(in_effect(&f.trust, &f.root).unwrap().settings.preset, None);
+    assert_eq!(
+        in_effect(&f.trust, &f.root).unwrap().settings().preset,
+        None
+    );
+}
+
+/// The workspace the browser, the watcher, checkpoints and rewind use is the one in effect:
+/// a cloned folder's `"workspace": "project"` waits for trust there as it does in a run
+/// (before, they read the file as written and used the whole project folder).
+#[test]
+fn the_workspace_guard_follows_the_settings_in_effect() {
+    let f = folder(Some(r#"{"version": 1, "workspace": "project"}"#));
+    let guard = paddock_host::workspace::guard_for(&f.trust, &f.root);
+    assert_eq!(guard.root(), f.root.join(".agent-workspace"));
+    Edit::new(&f.trust, &f.root).trust_folder().unwrap();
+    let guard = paddock_host::workspace::guard_for(&f.trust, &f.root);
+    assert_eq!(guard.root(), f.root);
+}
+
+/// One resolved configuration: a run's options are applied once, over the settings in
+/// effect; a second application is refused; a run that fails for want of a setting that
+/// waits for trust says which.
+#[test]
+fn a_runs_options_are_applied_once_over_the_settings_in_effect() {
+    use paddock_host::trust::TrustPolicy;
+    use paddock_host::{HostError, Resolved, RunOptions};
+    let f = folder(Some(
+        r#"{"version": 1, "model": "m1", "baseUrl": "http://127.0.0.1:9/v1", "preset": "full"}"#,
+    ));
+    let options = RunOptions {
+        model: Some("m2".into()),
+        ..RunOptions::default()
+    };
+    let resolved =
+        Resolved::for_run(&f.trust, &f.root, &options, TrustPolicy::SafeDefaults).unwrap();
+    assert_eq!(resolved.settings().model.as_deref(), Some("m1"));
+    assert_eq!(resolved.settings().preset, None, "waits for trust");
+    let keys: Vec<&str> = resolved.pending().iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["baseUrl", "preset"]);
+    let run = resolved.with_options(&options).unwrap();
+    assert_eq!(run.settings().model.as_deref(), Some("m2"));
+    assert_eq!(run.project().settings().model.as_deref(), Some("m2"));
+    let twice = run.clone().with_options(&options).unwrap_err();
+    assert!(matches!(twice, HostError::Internal(_)), "{twice}");
+    let said = run.not_applied(HostError::Usage("no base URL".into()));
+    assert!(matches!(said, HostError::NotApplied { .. }), "{said}");
+    let refused = Resolved::for_run(&f.trust, &f.root, &options, TrustPolicy::Refuse);
+    assert!(matches!(refused, Err(HostError::Untrusted { .. })));
+    let assumed = Resolved::for_run(&f.trust, &f.root, &options, TrustPolicy::Assume).unwrap();
+    assert_eq!(assumed.settings().preset, Some(ToolPreset::Full));
+    assert!(assumed.pending().is_empty());
 }

@@ -43,9 +43,12 @@ fn scene() -> Scene {
         TrustStore::new(base.join("config/trust.json")),
     );
     let settings = service
-        .settings_for_run(&project, &RunOptions::default(), TrustPolicy::SafeDefaults)
+        .resolve(&project, &RunOptions::default(), TrustPolicy::SafeDefaults)
         .unwrap();
-    service.trust().trust(&project, &settings).unwrap();
+    service
+        .trust()
+        .trust(&project, settings.settings())
+        .unwrap();
     Scene {
         _dir: dir,
         project,
@@ -125,13 +128,16 @@ fn each_trust_covered_file_stops_merge_and_keep_until_accepted_then_trust_is_ask
             std::fs::write(&file, HOSTILE).unwrap();
             let settings = s
                 .service
-                .settings_for_run(
+                .resolve(
                     &s.project,
                     &RunOptions::default(),
                     TrustPolicy::SafeDefaults,
                 )
                 .unwrap();
-            s.service.trust().trust(&s.project, &settings).unwrap();
+            s.service
+                .trust()
+                .trust(&s.project, settings.settings())
+                .unwrap();
             let before = s.main_commit();
             let err = s
                 .service

@@ -35,8 +35,8 @@ fn the_network_section_saves_the_users_rules_and_refuses_a_bad_one_by_name() {
             ..NetworkSettings::default()
         })
         .unwrap();
-    assert_eq!(now.settings.network.allow, ["docs.rs"]);
-    let v = view(&now.written, &now.settings);
+    assert_eq!(now.settings().network.allow, ["docs.rs"]);
+    let v = view(now.written(), now.settings());
     assert_eq!(v.bash, BashNetwork::AllowList);
     assert!(v.waiting.is_empty(), "the user's own rules apply: {v:?}");
     assert_eq!(v.presets.len(), NetworkPreset::ALL.len());
@@ -60,7 +60,10 @@ fn the_network_section_saves_the_users_rules_and_refuses_a_bad_one_by_name() {
     assert_eq!(before, after, "a refused change leaves the file alone");
 
     let none = edit.set_network(NetworkSettings::default()).unwrap();
-    assert_eq!(view(&none.written, &none.settings).bash, BashNetwork::None);
+    assert_eq!(
+        view(none.written(), none.settings()).bash,
+        BashNetwork::None
+    );
 }
 
 #[test]
@@ -69,7 +72,7 @@ fn a_folders_allow_rules_wait_in_the_view_until_trusted() {
         r#"{"version": 1, "network": {"allow": ["exfil.example"], "deny": ["bad.example"], "presets": ["pypi"]}}"#,
     ));
     let effect = in_effect(&trust, &root).unwrap();
-    let v = view(&effect.written, &effect.settings);
+    let v = view(effect.written(), effect.settings());
     assert_eq!(v.waiting, ["exfil.example", "preset pypi"]);
     assert_eq!(v.written.allow, ["exfil.example"]);
     assert_eq!(
@@ -77,7 +80,7 @@ fn a_folders_allow_rules_wait_in_the_view_until_trusted() {
         BashNetwork::AllowList,
         "the deny rule applies at once"
     );
-    assert!(effect.settings.network.allow.is_empty());
+    assert!(effect.settings().network.allow.is_empty());
 }
 
 #[test]
@@ -86,8 +89,8 @@ fn always_for_this_project_adds_one_trusted_rule() {
     let edit = Edit::new(&trust, &root);
     edit.allow_host(" api.example.com:443 ").unwrap();
     let now = edit.allow_host("api.example.com:443").unwrap();
-    assert_eq!(now.settings.network.allow, ["api.example.com:443"]);
-    assert!(now.trust.pending.is_empty(), "{:?}", now.trust);
+    assert_eq!(now.settings().network.allow, ["api.example.com:443"]);
+    assert!(now.trust().pending.is_empty(), "{:?}", now.trust());
     let err = edit
         .allow_host("user@api.example.com")
         .unwrap_err()
@@ -130,12 +133,7 @@ async fn a_saved_rule_reaches_the_proxy_of_a_run_going_on() {
     let live = LiveProject::new(root.clone(), ServerPath::Inherit);
     let effect = in_effect(&trust, &root).unwrap();
     let runtime = live
-        .runtime(
-            effect.settings,
-            RunLimits::interactive(),
-            Arc::new(NoKeys),
-            0,
-        )
+        .runtime(&effect, RunLimits::interactive(), Arc::new(NoKeys), 0)
         .await
         .unwrap();
     let (host, port) = parse_authority("api.example.com:443").unwrap();

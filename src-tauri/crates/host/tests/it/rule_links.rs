@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use paddock_fake_model::{FakeServer, Reply};
 use paddock_host::explain::explain;
 use paddock_host::rules::add_allow_rules;
-use paddock_host::{Project, ProjectRuntime, RunLimits, RunOptions};
+use paddock_host::{Project, ProjectRuntime, Resolved, RunLimits};
 use paddock_protocol::{
     CallExplanation, Grant, ProjectSettings, ProviderKind, RuleEntry, ToolPreset,
 };
@@ -17,7 +17,9 @@ use serde_json::{Value, json};
 
 struct Ws {
     _dir: tempfile::TempDir,
-    project: Project,
+    /// The project's folder and its settings, taken as written.
+    top: PathBuf,
+    settings: ProjectSettings,
     root: PathBuf,
 }
 
@@ -29,13 +31,16 @@ impl Ws {
         std::fs::create_dir(&ws).unwrap();
         Self {
             _dir: dir,
-            project: Project {
-                root,
-                settings,
-                worktree: None,
-            },
+            top: root,
+            settings,
             root: ws,
         }
+    }
+
+    fn project(&self) -> Project {
+        Resolved::as_written(&self.top, self.settings.clone())
+            .unwrap()
+            .project()
     }
 
     fn file(&self, rel: &str, text: &str) {
@@ -56,7 +61,7 @@ impl Ws {
 
     fn explain(&self, tool: &str, input: Value) -> CallExplanation {
         explain(
-            &self.project,
+            &self.project(),
             &RunLimits::interactive(),
             tool,
             &input,
@@ -243,7 +248,7 @@ fn always_allow_proposes_the_resolved_path_too() {
     let input = json!({ "path": "src/c/x.toml", "content": "" });
     let e = ws.explain("file_write", input.clone());
     assert_eq!(e.proposed_rules, ["src/c/x.toml", "config/x.toml"]);
-    add_allow_rules(&mut ws.project.settings, "file_write", &e.proposed_rules).unwrap();
+    add_allow_rules(&mut ws.settings, "file_write", &e.proposed_rules).unwrap();
     let e = ws.explain("file_write", input);
     assert_eq!((e.decision, e.by_rule), (Grant::Allow, true), "{e:?}");
 }
@@ -287,18 +292,11 @@ async fn a_real_run_does_not_read_a_denied_file_through_a_link() {
         Reply::text("done"),
     ]);
     let mut ws = secrets_denied();
-    let s = &mut ws.project.settings;
+    let s = &mut ws.settings;
     s.provider = Some(ProviderKind::OpenAiCompatible);
     s.base_url = Some(server.url());
     s.model = Some("fake".into());
-    let rt = ProjectRuntime::new(
-        ws.project.clone(),
-        &RunOptions::default(),
-        None,
-        Vec::new(),
-        &RunLimits::default(),
-    )
-    .unwrap();
+    let rt = ProjectRuntime::new(ws.project(), None, Vec::new(), &RunLimits::default()).unwrap();
     let result = rt.agent().run_fresh("read the key").await;
     assert!(result.error.is_none(), "{:?}", result.error);
     let bodies: Vec<Value> = server
@@ -325,18 +323,11 @@ async fn a_search_over_a_folder_leaves_out_what_the_rules_deny() {
         Reply::text("done"),
     ]);
     let mut ws = secrets_denied();
-    let s = &mut ws.project.settings;
+    let s = &mut ws.settings;
     s.provider = Some(ProviderKind::OpenAiCompatible);
     s.base_url = Some(server.url());
     s.model = Some("fake".into());
-    let rt = ProjectRuntime::new(
-        ws.project.clone(),
-        &RunOptions::default(),
-        None,
-        Vec::new(),
-        &RunLimits::default(),
-    )
-    .unwrap();
+    let rt = ProjectRuntime::new(ws.project(), None, Vec::new(), &RunLimits::default()).unwrap();
     let result = rt.agent().run_fresh("search everything").await;
     assert!(result.error.is_none(), "{:?}", result.error);
     let bodies: Vec<String> = server

@@ -4,7 +4,7 @@
 use paddock_core::{Gate, RuleBook};
 use paddock_host::explain::{explain, input_for};
 use paddock_host::rules::add_allow_rules;
-use paddock_host::{Project, ProjectTools, RunLimits, settings};
+use paddock_host::{Project, ProjectTools, Resolved, RunLimits, settings};
 use paddock_protocol::{Grant, ProjectSettings, RuleEntry, ToolPreset};
 use serde_json::json;
 
@@ -14,11 +14,7 @@ fn project(settings: ProjectSettings) -> (tempfile::TempDir, Project) {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     (
         dir,
-        Project {
-            root,
-            settings,
-            worktree: None,
-        },
+        Resolved::as_written(&root, settings).unwrap().project(),
     )
 }
 
@@ -133,15 +129,11 @@ fn a_rule_saved_during_a_run_applies_at_its_next_call() {
     let proposed = running.propose("bash", &call).unwrap();
     assert_eq!(proposed, ["cargo test --workspace"]);
 
-    let mut s = p.settings.clone();
+    let mut s = p.settings().clone();
     add_allow_rules(&mut s, "bash", &proposed).unwrap();
     add_allow_rules(&mut s, "bash", &proposed).unwrap();
     assert_eq!(s.rules["bash"].len(), 1, "saved once");
-    let updated = Project {
-        root: p.root.clone(),
-        settings: s,
-        worktree: None,
-    };
+    let updated = Resolved::as_written(p.root(), s).unwrap().project();
     paddock_host::rules::load_into(&book, &updated).unwrap();
     let d = running.check_call("bash", &call);
     assert_eq!(d.gate, Gate::Allow, "{d:?}");

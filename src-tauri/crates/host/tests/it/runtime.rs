@@ -3,18 +3,28 @@ use std::sync::Mutex;
 
 use paddock_host::settings;
 use paddock_host::{
-    HostErrorKind, KeyError, KeyStore, Project, ProjectRuntime, ProjectTools, RunLimits,
+    HostErrorKind, KeyError, KeyStore, ProjectRuntime, ProjectTools, Resolved, RunLimits,
     RunOptions, resolve_key,
 };
 use paddock_protocol::{
     Grant, ProjectSettings, ProviderKind, TeammateSettings, ToolPreset, WorkspaceMode,
 };
 
-fn project_with(settings: ProjectSettings) -> (tempfile::TempDir, Project) {
+fn project_with(settings: ProjectSettings) -> (tempfile::TempDir, Resolved) {
     let dir = tempfile::tempdir().unwrap();
     settings::save(dir.path(), &settings).unwrap();
-    let project = Project::open(dir.path()).unwrap();
+    let project = Resolved::as_written(dir.path(), settings::load(dir.path()).unwrap()).unwrap();
     (dir, project)
+}
+
+/// The runtime for `resolved` with a run's `options`, applied once as a run applies them.
+fn runtime(
+    resolved: &Resolved,
+    options: &RunOptions,
+    keys: Option<&dyn KeyStore>,
+) -> Result<ProjectRuntime, paddock_host::HostError> {
+    let project = resolved.clone().with_options(options)?.project();
+    ProjectRuntime::new(project, keys, Vec::new(), &RunLimits::default())
 }
 
 fn local() -> ProjectSettings {
@@ -39,8 +49,7 @@ fn settings_and_flags_make_the_agent() {
         max_token_budget: Some(500),
         ..RunOptions::default()
     };
-    let rt =
-        ProjectRuntime::new(project, &options, None, Vec::new(), &RunLimits::default()).unwrap();
+    let rt = runtime(&project, &options, None).unwrap();
     assert_eq!(rt.model_name(), "llama");
     let config = rt.agent_config();
     assert_eq!(config.max_turns, 4);
@@ -75,7 +84,7 @@ fn settings_and_flags_make_the_agent() {
     );
     assert_eq!(
         rt.tools().env().workspace_root,
-        rt.project().root.join(".agent-workspace")
+        rt.project().root().join(".agent-workspace")
     );
 }
 
@@ -92,26 +101,19 @@ fn teammates_bring_the_delegation_tool_which_must_still_be_granted() {
     });
     s.workspace = WorkspaceMode::Project;
     let (_d, project) = project_with(s);
-    let rt = ProjectRuntime::new(
-        project.clone(),
-        &RunOptions::default(),
-        None,
-        Vec::new(),
-        &RunLimits::default(),
-    )
-    .unwrap();
+    let rt = runtime(&project, &RunOptions::default(), None).unwrap();
     let delegate = rt
         .grant_info()
         .into_iter()
         .find(|i| i.name == "delegate_to_agent")
         .unwrap();
     assert_eq!(delegate.grant, Grant::Deny);
-    assert_eq!(rt.tools().env().workspace_root, rt.project().root);
+    assert_eq!(rt.tools().env().workspace_root, rt.project().root());
     let opts = RunOptions {
         allow: vec!["delegate_to_agent".into()],
         ..RunOptions::default()
     };
-    let rt = ProjectRuntime::new(project, &opts, None, Vec::new(), &RunLimits::default()).unwrap();
+    let rt = runtime(&project, &opts, None).unwrap();
     let delegate = rt
         .grant_info()
         .into_iter()
@@ -126,13 +128,7 @@ fn missing_model_and_missing_key_are_clear_errors() {
         model: None,
         ..local()
     });
-    let Err(err) = ProjectRuntime::new(
-        project,
-        &RunOptions::default(),
-        None,
-        Vec::new(),
-        &RunLimits::default(),
-    ) else {
+    let Err(err) = runtime(&project, &RunOptions::default(), None) else {
         panic!()
     };
     assert_eq!(err.kind(), HostErrorKind::Usage);
@@ -146,13 +142,7 @@ fn missing_model_and_missing_key_are_clear_errors() {
     let empty = FakeStore::default();
     // Only meaningful when the developer's shell has no Anthropic key set.
     if std::env::var_os("ANTHROPIC_API_KEY").is_none() {
-        let Err(err) = ProjectRuntime::new(
-            project,
-            &opts,
-            Some(&empty),
-            Vec::new(),
-            &RunLimits::default(),
-        ) else {
+        let Err(err) = runtime(&project, &opts, Some(&empty)) else {
             panic!()
         };
         assert_eq!(err.kind(), HostErrorKind::Provider);
@@ -166,7 +156,8 @@ fn broken_settings_stop_the_project_from_opening() {
     let path = settings::settings_path(dir.path());
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, "{\"version\": 1, \"preset\": \"everything\"}").unwrap();
-    let err = Project::open(dir.path()).unwrap_err();
+    let trust = paddock_host::trust::TrustStore::new(dir.path().join("trust.json"));
+    let err = Resolved::load(&trust, dir.path()).unwrap_err();
     assert_eq!(err.kind(), HostErrorKind::Settings);
     assert!(err.to_string().contains("`preset`"), "{err}");
 }
@@ -251,11 +242,9 @@ fn grants_need_no_model_or_key() {
         ..ProjectSettings::default()
     };
     settings.tools.insert("file_write".into(), Grant::Ask);
-    let project = Project {
-        root: dir.path().to_path_buf(),
-        settings,
-        worktree: None,
-    };
+    let project = Resolved::as_written(dir.path(), settings)
+        .unwrap()
+        .project();
     let info = ProjectTools::new(
         &project,
         Vec::new(),
@@ -287,11 +276,9 @@ fn teammates_add_delegation() {
         }],
         ..ProjectSettings::default()
     };
-    let project = Project {
-        root: dir.path().to_path_buf(),
-        settings,
-        worktree: None,
-    };
+    let project = Resolved::as_written(dir.path(), settings)
+        .unwrap()
+        .project();
     let info = ProjectTools::new(
         &project,
         Vec::new(),
@@ -311,8 +298,8 @@ fn the_tool_env_carries_the_walls_extra_rules() {
     let mut s = local();
     s.hidden_paths = vec!["~/.secret-notes".into(), "/srv/private".into()];
     let (_d, project) = project_with(s);
-    let env = project.tool_env(Vec::new());
-    let root = &project.root;
+    let env = project.project().tool_env(Vec::new());
+    let root = project.root().to_path_buf();
     assert!(env.sandbox.read_only.contains(&root.join(".git")));
     assert!(env.sandbox.read_only.contains(&root.join(".paddock")));
     assert!(
@@ -325,7 +312,7 @@ fn the_tool_env_carries_the_walls_extra_rules() {
         .unwrap();
     assert!(env.sandbox.hidden.contains(&home.join(".secret-notes")));
     assert!(
-        env.sandbox.readable.contains(root),
+        env.sandbox.readable.contains(&root),
         "the project stays readable"
     );
     assert!(
@@ -352,13 +339,13 @@ fn readable_paths_wait_for_trust() {
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .unwrap();
-    let env = project.tool_env(Vec::new());
+    let env = project.project().tool_env(Vec::new());
     assert!(env.sandbox.readable.contains(&home.join(".notes")));
-    let gated = paddock_host::trust::gated(&project.settings);
+    let gated = paddock_host::trust::gated(project.settings());
     assert!(
         gated.iter().any(|g| g.key == "readablePaths.~/.notes"),
         "{gated:?}"
     );
-    let restricted = paddock_host::trust::restrict(&project.settings, |_| false);
+    let restricted = paddock_host::trust::restrict(project.settings(), |_| false);
     assert!(restricted.readable_paths.is_empty());
 }

@@ -48,7 +48,7 @@ async fn a_folders_setup_and_copy_wait_for_trust() {
     let checkout = std::path::PathBuf::from(&made.worktree.path);
     assert!(!checkout.join(".env").exists());
     let settings = service
-        .settings_for_run(&project, &RunOptions::default(), TrustPolicy::SafeDefaults)
+        .resolve(&project, &RunOptions::default(), TrustPolicy::SafeDefaults)
         .unwrap();
     let setup = service
         .setup_worktree(
@@ -79,7 +79,7 @@ async fn a_folders_setup_and_copy_wait_for_trust() {
         .unwrap();
     assert_eq!(made.copied.paths, [".env"]);
     let settings = service
-        .settings_for_run(&project, &RunOptions::default(), TrustPolicy::SafeDefaults)
+        .resolve(&project, &RunOptions::default(), TrustPolicy::SafeDefaults)
         .unwrap();
     let setup = service
         .setup_worktree(&project, "after", &settings, AskPolicy::HeadlessDeny, quiet)

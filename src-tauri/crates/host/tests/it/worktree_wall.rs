@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use paddock_core::approval::{Approvals, AskPolicy};
 use paddock_core::{NullSink, ToolContext, ToolRegistry};
-use paddock_host::{Project, WorktreeWall};
+use paddock_host::Resolved;
 use paddock_protocol::{ProjectSettings, WorkspaceMode};
 use paddock_worktree::{CreateOptions, Layout, Worktree};
 use serde_json::json;
@@ -66,14 +66,17 @@ fn scene() -> Option<Scene> {
             .0
     };
     let (mine, other) = (make("mine"), make("other"));
-    let project = Project {
-        root: mine.project_dir().canonicalize().unwrap(),
-        settings: ProjectSettings {
+    let project = Resolved::as_written(
+        &main,
+        ProjectSettings {
             workspace: WorkspaceMode::Project,
             ..ProjectSettings::default()
         },
-        worktree: Some(WorktreeWall::of(&mine)),
-    };
+    )
+    .unwrap()
+    .in_worktree(&mine)
+    .unwrap()
+    .project();
     let mut env = (*project.tool_env(Vec::new())).clone();
     env.sandbox.home = Some(home.clone());
     let status = env.sandbox_status();

@@ -83,11 +83,11 @@ impl ConnectionEvent {
 
 /// Where connection events go. Called on the proxy's tasks: keep it quick (hand the event
 /// to a channel).
-pub trait EventSink: Send + Sync {
+pub trait ConnectionSink: Send + Sync {
     fn connection(&self, event: ConnectionEvent);
 }
 
-impl<F> EventSink for F
+impl<F> ConnectionSink for F
 where
     F: Fn(ConnectionEvent) + Send + Sync,
 {
@@ -100,6 +100,6 @@ where
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoEvents;
 
-impl EventSink for NoEvents {
+impl ConnectionSink for NoEvents {
     fn connection(&self, _event: ConnectionEvent) {}
 }

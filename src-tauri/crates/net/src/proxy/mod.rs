@@ -31,7 +31,7 @@ use crate::policy::NetworkPolicy;
 
 pub use ask::{AskRequest, Decider, DenyAsks};
 pub use call::{Call, CallLimits, MAX_CALL_CONNECTIONS};
-pub use event::{AskAnswer, ConnectionEvent, EventSink, NoEvents, RefusedAddress};
+pub use event::{AskAnswer, ConnectionEvent, ConnectionSink, NoEvents, RefusedAddress};
 pub use head::MAX_HEADERS;
 pub use open::{MAX_ADDRESSES, MAX_CONNECT_ATTEMPTS};
 pub use pipe::PIPE_BUFFER;
@@ -82,7 +82,7 @@ pub(crate) struct Shared {
     config: ProxyConfig,
     resolver: Arc<dyn Resolver>,
     decider: Arc<dyn Decider>,
-    events: Arc<dyn EventSink>,
+    events: Arc<dyn ConnectionSink>,
     own: Arc<OwnAddressCache>,
     permits: Arc<Semaphore>,
 }
@@ -105,7 +105,7 @@ pub struct ProxyBuilder {
     config: ProxyConfig,
     resolver: Arc<dyn Resolver>,
     decider: Arc<dyn Decider>,
-    events: Arc<dyn EventSink>,
+    events: Arc<dyn ConnectionSink>,
     own: Arc<OwnAddressCache>,
 }
 
@@ -125,7 +125,7 @@ impl ProxyBuilder {
         self
     }
 
-    pub fn events(mut self, events: Arc<dyn EventSink>) -> Self {
+    pub fn events(mut self, events: Arc<dyn ConnectionSink>) -> Self {
         self.events = events;
         self
     }

@@ -2,7 +2,7 @@
 //! folds to the host a client would really connect to, or is refused.
 
 use paddock_net::{
-    Host, HostError, normalize_host, parse_authority, parse_authority_or, parse_http_target,
+    Host, HostNameError, normalize_host, parse_authority, parse_authority_or, parse_http_target,
 };
 
 use crate::support::ip;
@@ -24,7 +24,7 @@ fn case_and_one_trailing_dot_fold_away() {
     assert!(normalize_host("example.com..").is_err());
     assert!(normalize_host("example..com").is_err());
     assert!(normalize_host(".").is_err());
-    assert_eq!(normalize_host(""), Err(HostError::Empty));
+    assert_eq!(normalize_host(""), Err(HostNameError::Empty));
 }
 
 /// Guards: an internationalized name and its punycode being two hosts to the policy.
@@ -90,27 +90,27 @@ fn ipv6_forms_normalize() {
 fn userinfo_is_refused_everywhere() {
     assert!(matches!(
         normalize_host("allowed.com@evil.net"),
-        Err(HostError::Userinfo(_))
+        Err(HostNameError::Userinfo(_))
     ));
     assert!(matches!(
         parse_authority("allowed.com@evil.net:443"),
-        Err(HostError::Userinfo(_))
+        Err(HostNameError::Userinfo(_))
     ));
     assert!(matches!(
         parse_authority("user:pass@evil.net:443"),
-        Err(HostError::Userinfo(_))
+        Err(HostNameError::Userinfo(_))
     ));
     assert!(matches!(
         parse_http_target("http://allowed.com@evil.net/"),
-        Err(HostError::Userinfo(_))
+        Err(HostNameError::Userinfo(_))
     ));
     assert!(matches!(
         parse_http_target("http://allowed.com:80@evil.net/"),
-        Err(HostError::Userinfo(_))
+        Err(HostNameError::Userinfo(_))
     ));
     assert!(matches!(
         parse_http_target("http://evil.net\\@allowed.com/"),
-        Err(HostError::Userinfo(_))
+        Err(HostNameError::Userinfo(_))
     ));
 }
 
@@ -121,11 +121,11 @@ fn fragment_tricks_are_refused() {
     assert!(parse_authority("evil.net#@allowed.com:443").is_err());
     assert!(matches!(
         parse_http_target("http://evil.net#@allowed.com/"),
-        Err(HostError::Fragment(_))
+        Err(HostNameError::Fragment(_))
     ));
     assert!(matches!(
         parse_http_target("http://evil.net/#x"),
-        Err(HostError::Fragment(_))
+        Err(HostNameError::Fragment(_))
     ));
 }
 
@@ -145,21 +145,21 @@ fn authorities_parse_with_ports() {
     );
     assert!(matches!(
         parse_authority("example.com"),
-        Err(HostError::MissingPort(_))
+        Err(HostNameError::MissingPort(_))
     ));
     assert!(matches!(
         parse_authority("::1:8080"),
-        Err(HostError::UnbracketedIpv6(_))
+        Err(HostNameError::UnbracketedIpv6(_))
     ));
     for bad in ["x.com:0", "x.com:65536", "x.com:+80", "x.com:", "x.com:8o"] {
         assert!(
-            matches!(parse_authority(bad), Err(HostError::BadPort(_))),
+            matches!(parse_authority(bad), Err(HostNameError::BadPort(_))),
             "{bad}"
         );
     }
     assert!(matches!(
         parse_authority("x.com:443/p"),
-        Err(HostError::NotAnAuthority(_))
+        Err(HostNameError::NotAnAuthority(_))
     ));
     assert_eq!(
         parse_authority_or("x.com", 80).unwrap(),
@@ -184,15 +184,15 @@ fn absolute_http_targets_split_into_host_and_origin_form() {
     assert_eq!(t.host, name("allowed.com.evil.net"));
     assert!(matches!(
         parse_http_target("https://x.com/"),
-        Err(HostError::Scheme(_))
+        Err(HostNameError::Scheme(_))
     ));
     assert!(matches!(
         parse_http_target("ftp://x.com/"),
-        Err(HostError::Scheme(_))
+        Err(HostNameError::Scheme(_))
     ));
     assert!(matches!(
         parse_http_target("/path"),
-        Err(HostError::Scheme(_))
+        Err(HostNameError::Scheme(_))
     ));
     assert!(parse_http_target("http:///path").is_err());
 }

@@ -2,7 +2,7 @@
 //! checks that keep a name rule from granting a private address.
 
 use paddock_net::{
-    AddressCheck, Host, HostRule, NetworkPolicy, RuleError, RuleList, Verdict, is_forbidden,
+    AddressCheck, Host, HostRule, NetworkPolicy, NetworkRuleError, RuleList, Verdict, is_forbidden,
     normalize_host,
 };
 
@@ -30,18 +30,28 @@ fn rule_strings_parse_or_say_why_not() {
     ] {
         HostRule::parse(good).unwrap_or_else(|e| panic!("{good}: {e}"));
     }
-    type Expect = fn(&RuleError) -> bool;
+    type Expect = fn(&NetworkRuleError) -> bool;
     let cases: [(&str, Expect); 10] = [
-        ("", |e| matches!(e, RuleError::Empty)),
-        ("   ", |e| matches!(e, RuleError::Empty)),
-        ("https://example.com", |e| matches!(e, RuleError::Scheme(_))),
-        ("example.com/path", |e| matches!(e, RuleError::Path(_))),
-        ("example.com?q", |e| matches!(e, RuleError::Path(_))),
-        ("a.*.example.com", |e| matches!(e, RuleError::Star(_))),
-        ("*example.com", |e| matches!(e, RuleError::Star(_))),
-        ("*", |e| matches!(e, RuleError::Everything(_))),
-        ("*.10.0.0.1", |e| matches!(e, RuleError::StarAddress(_))),
-        ("user@example.com", |e| matches!(e, RuleError::Host(_))),
+        ("", |e| matches!(e, NetworkRuleError::Empty)),
+        ("   ", |e| matches!(e, NetworkRuleError::Empty)),
+        ("https://example.com", |e| {
+            matches!(e, NetworkRuleError::Scheme(_))
+        }),
+        ("example.com/path", |e| {
+            matches!(e, NetworkRuleError::Path(_))
+        }),
+        ("example.com?q", |e| matches!(e, NetworkRuleError::Path(_))),
+        ("a.*.example.com", |e| {
+            matches!(e, NetworkRuleError::Star(_))
+        }),
+        ("*example.com", |e| matches!(e, NetworkRuleError::Star(_))),
+        ("*", |e| matches!(e, NetworkRuleError::Everything(_))),
+        ("*.10.0.0.1", |e| {
+            matches!(e, NetworkRuleError::StarAddress(_))
+        }),
+        ("user@example.com", |e| {
+            matches!(e, NetworkRuleError::Host(_))
+        }),
     ];
     for (bad, expected) in cases {
         let e = HostRule::parse(bad).expect_err(bad);

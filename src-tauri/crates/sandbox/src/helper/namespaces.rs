@@ -15,15 +15,39 @@ use crate::seccomp::{self, Filter};
 
 /// Runs `command` behind the wall, `marker` added to its environment. The helper has armed
 /// its own death signal (SIGKILL) already.
-#[expect(
-    clippy::too_many_lines,
-    reason = "issue 51: to be split into named phases"
-)]
 pub fn run(
     policy: &Policy,
     command: &[OsString],
     marker: &[(&'static str, String)],
 ) -> Result<i32, String> {
+    enter_namespaces(policy)?;
+    build_mounts(policy)?;
+    // The writing end is held open only by this helper (the child closes its copy): at the
+    // helper's end the child's reading end hangs up. Across the PID namespace the child's
+    // getppid() says nothing.
+    let (parent_alive, alive) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .map_err(|e| format!("pipe: {e}"))?;
+    let child = sys::fork().map_err(|e| format!("fork: {e}"))?;
+    if child == 0 {
+        drop(alive);
+        be_init(policy, command, marker, &parent_alive);
+    }
+    drop(parent_alive);
+    let mut code = 1;
+    loop {
+        match sys::wait_any(true) {
+            sys::Waited::Child(pid, status) if pid == child => code = sys::exit_code(status),
+            sys::Waited::Child(..) | sys::Waited::Interrupted | sys::Waited::Running => {}
+            sys::Waited::None => break,
+        }
+    }
+    drop(alive);
+    Ok(code)
+}
+
+/// New user, mount, PID (and, without the network, network) namespaces, this user mapped
+/// in, the mounts made private.
+fn enter_namespaces(policy: &Policy) -> Result<(), String> {
     let maps = crate::linux::IdMaps::current();
     let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
     if !policy.network {
@@ -34,7 +58,12 @@ pub fn run(
     if !policy.network {
         crate::linux::bring_loopback_up();
     }
-    mount::private_root()?;
+    mount::private_root()
+}
+
+/// The wall's mounts, in the policy's order: emptied and private folders, what comes back
+/// in them, read-only paths, overlays, the proxy's socket, the masks last.
+fn build_mounts(policy: &Policy) -> Result<(), String> {
     // What comes back inside a folder about to be emptied is held open first, then bound
     // into the empty one (outer paths first).
     let bound: Vec<(PathBuf, bool, OwnedFd)> = policy
@@ -55,10 +84,7 @@ pub fn run(
         Some(socket) => Some(mount::open_path(socket)?),
         None => None,
     };
-    for dir in &policy.emptied {
-        mount::tmpfs(dir, false)?;
-    }
-    for dir in &policy.private {
+    for dir in policy.emptied.iter().chain(&policy.private) {
         mount::tmpfs(dir, false)?;
     }
     for (path, writable, fd) in &bound {
@@ -87,59 +113,47 @@ pub fn run(
             mount::bind_null(path)?;
         }
     }
-    // The writing end is held open only by this helper (the child closes its copy): at the
-    // helper's end the child's reading end hangs up. Across the PID namespace the child's
-    // getppid() says nothing.
-    let (parent_alive, alive) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
-        .map_err(|e| format!("pipe: {e}"))?;
-    let child = sys::fork().map_err(|e| format!("fork: {e}"))?;
-    if child == 0 {
-        drop(alive);
-        // Dies with the helper: armed, then the helper checked to be there still.
-        sys::die_with_parent(libc::SIGKILL);
-        if hung_up(&parent_alive) {
-            std::process::exit(super::EXIT_WALL_FAILED);
-        }
-        // The PID namespace's init: a /proc that shows only it, its own session.
-        let failed = mount::fresh_proc()
-            .and_then(|()| {
-                sys::setsid();
-                std::env::set_current_dir(&policy.workdir)
-                    .map_err(|e| format!("cannot enter {}: {e}", policy.workdir.display()))
-            })
-            .and_then(|()| {
-                sys::drop_capabilities().map_err(|e| format!("dropping capabilities: {e}"))
-            })
-            .and_then(|()| {
-                sys::fresh_session_keyring();
-                super::landlock(policy, false)
-            })
-            .and_then(|()| {
-                seccomp::apply(Filter {
-                    deny_network: false,
-                })
-            })
-            .and_then(|()| super::bridge::start(policy))
-            .and_then(|mut env| {
-                env.extend_from_slice(marker);
-                super::exec(command, &env)
-            });
-        if let Err(e) = failed {
-            eprintln!("paddock sandbox: the wall could not be built: {e}");
-        }
+    Ok(())
+}
+
+/// The forked child: the PID namespace's init, which becomes the command. Never returns.
+fn be_init(
+    policy: &Policy,
+    command: &[OsString],
+    marker: &[(&'static str, String)],
+    parent_alive: &OwnedFd,
+) -> ! {
+    // Dies with the helper: armed, then the helper checked to be there still.
+    sys::die_with_parent(libc::SIGKILL);
+    if hung_up(parent_alive) {
         std::process::exit(super::EXIT_WALL_FAILED);
     }
-    drop(parent_alive);
-    let mut code = 1;
-    loop {
-        match sys::wait_any(true) {
-            sys::Waited::Child(pid, status) if pid == child => code = sys::exit_code(status),
-            sys::Waited::Child(..) | sys::Waited::Interrupted | sys::Waited::Running => {}
-            sys::Waited::None => break,
-        }
+    // A /proc that shows only it, its own session.
+    let failed = mount::fresh_proc()
+        .and_then(|()| {
+            sys::setsid();
+            std::env::set_current_dir(&policy.workdir)
+                .map_err(|e| format!("cannot enter {}: {e}", policy.workdir.display()))
+        })
+        .and_then(|()| sys::drop_capabilities().map_err(|e| format!("dropping capabilities: {e}")))
+        .and_then(|()| {
+            sys::fresh_session_keyring();
+            super::landlock(policy, false)
+        })
+        .and_then(|()| {
+            seccomp::apply(Filter {
+                deny_network: false,
+            })
+        })
+        .and_then(|()| super::bridge::start(policy))
+        .and_then(|mut env| {
+            env.extend_from_slice(marker);
+            super::exec(command, &env)
+        });
+    if let Err(e) = failed {
+        eprintln!("paddock sandbox: the wall could not be built: {e}");
     }
-    drop(alive);
-    Ok(code)
+    std::process::exit(super::EXIT_WALL_FAILED);
 }
 
 /// Whether every writer of the pipe `read` ends is gone (the helper ended).
