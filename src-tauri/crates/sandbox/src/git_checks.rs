@@ -220,13 +220,11 @@ fn own_hooks_folder(real: &Path) -> Option<PathBuf> {
         .then(|| PathBuf::from(text.trim_end_matches('\n')))
 }
 
-/// A configuration file's text: a regular file of at most [`MAX_CONFIG_BYTES`].
+/// A configuration file's text: a regular file of at most [`MAX_CONFIG_BYTES`], opened as
+/// every file a repository carries is (never blocking on a FIFO put in its place); a link
+/// is followed, as git follows it.
 fn read_config(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_CONFIG_BYTES {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
+    paddock_guard::read_regular_text(path, MAX_CONFIG_BYTES, paddock_guard::Links::Follow).ok()
 }
 
 #[cfg(test)]
