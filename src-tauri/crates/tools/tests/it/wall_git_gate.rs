@@ -231,3 +231,22 @@ async fn the_hosts_git_is_left_as_it_was() {
         }
     }
 }
+
+/// The gate's own folder (the list of what was found, the scripts) is Paddock's: a call
+/// nobody looked at may not add its hook to the list or rewrite the front, behind any wall.
+/// Able to fail: the files' modes do not stop root, so only the wall keeps them (with the
+/// folder among the writable places, both lines print).
+#[tokio::test]
+async fn the_call_cannot_change_the_gates_folder() {
+    let Some(w) = wall() else { return };
+    let attack = "front=$(command -v git); dir=${front%/bin/git}; \
+                  echo 1:2:3.000000000 >> \"$dir/.trusted\" && echo LIST-CHANGED; \
+                  echo 'exit 0' > \"$front\" && echo FRONT-CHANGED; \
+                  case $dir in /tmp/*|/var/tmp/*) echo GATED;; esac";
+    for engine in EVERY_WALL {
+        let text = behind(&w, *engine, attack).await;
+        assert!(text.contains("GATED"), "the front is not first on PATH: {text}");
+        assert!(!text.contains("LIST-CHANGED"), "{text}");
+        assert!(!text.contains("FRONT-CHANGED"), "{text}");
+    }
+}
