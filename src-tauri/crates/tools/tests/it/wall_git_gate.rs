@@ -245,7 +245,10 @@ async fn the_call_cannot_change_the_gates_folder() {
                   case $dir in /tmp/*|/var/tmp/*) echo GATED;; esac";
     for engine in EVERY_WALL {
         let text = behind(&w, *engine, attack).await;
-        assert!(text.contains("GATED"), "the front is not first on PATH: {text}");
+        assert!(
+            text.contains("GATED"),
+            "the front is not first on PATH: {text}"
+        );
         assert!(!text.contains("LIST-CHANGED"), "{text}");
         assert!(!text.contains("FRONT-CHANGED"), "{text}");
     }
