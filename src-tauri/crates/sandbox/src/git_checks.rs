@@ -155,7 +155,12 @@ pub fn hook(args: &[&OsStr]) -> i32 {
     let Some(hooks) = own_hooks_folder(Path::new(real)) else {
         return 0;
     };
-    let path = normal(&std::env::current_dir().unwrap_or_default().join(hooks).join(name));
+    let path = normal(
+        &std::env::current_dir()
+            .unwrap_or_default()
+            .join(hooks)
+            .join(name),
+    );
     let runnable =
         std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if !runnable {
