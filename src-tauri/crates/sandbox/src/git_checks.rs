@@ -37,8 +37,18 @@ const REPOSITORY_OPTIONS: &[(&str, bool)] = &[
     ("--config-env", true),
     ("--bare", false),
 ];
+/// git's commands that need no repository: they run where git can name none.
+const NO_REPOSITORY: &[&str] = &["init", "clone", "version", "help"];
 /// Options before git's command that take no value and change no repository.
 const OTHER_OPTIONS: &[&str] = &[
+    "--version",
+    "--help",
+    "-v",
+    "-h",
+    "--exec-path",
+    "--html-path",
+    "--man-path",
+    "--info-path",
     "-p",
     "--paginate",
     "-P",
@@ -97,7 +107,21 @@ pub fn front(args: &[&OsStr]) -> i32 {
 /// Why git may not run with `git_args`: its repository's configuration was written during
 /// the call and names a program.
 fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
-    let git_dir = absolute_git_dir(real, &repository_options(git_args))?;
+    let (options, command) = match repository_options(git_args) {
+        Ok(found) => found,
+        Err(why) => return Some(why),
+    };
+    let Some(git_dir) = absolute_git_dir(real, &options) else {
+        // No repository git can name here: only what needs none runs.
+        let needs_none = command
+            .as_deref()
+            .is_none_or(|c| NO_REPOSITORY.iter().any(|n| OsStr::new(n) == c));
+        return (!needs_none).then(|| {
+            "paddock: git was not run: Paddock could not tell which repository it would use \
+             (in a command nobody approved, git runs only where that is clear)"
+                .to_owned()
+        });
+    };
     let common = common_dir(&git_dir);
     for file in [common.join("config"), git_dir.join("config.worktree")] {
         if std::fs::symlink_metadata(&file).is_err() || users(&file, list) {
@@ -131,13 +155,18 @@ pub fn hook(args: &[&OsStr]) -> i32 {
     let Some(hooks) = own_hooks_folder(Path::new(real)) else {
         return 0;
     };
-    let path = hooks.join(name);
+    let path = normal(
+        &std::env::current_dir()
+            .unwrap_or_default()
+            .join(hooks)
+            .join(name),
+    );
     let runnable =
         std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if !runnable {
         return 0;
     }
-    if !users(&path, Path::new(list)) {
+    if !listed_hook(&path, Path::new(list)) {
         eprintln!(
             "paddock: git's {} hook was not run: it was written during this command, which \
              nobody approved",
@@ -150,6 +179,40 @@ pub fn hook(args: &[&OsStr]) -> i32 {
     1
 }
 
+/// Whether `path` is a hook found at that very path before the call, unchanged: its
+/// identity (links followed) as listed for that path. A link made during the call, to a
+/// system program or to another trusted script, is not at a listed path.
+fn listed_hook(path: &Path, list: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    let id = identity(&meta);
+    let Ok(bytes) = std::fs::read(list) else {
+        return false;
+    };
+    bytes.split(|b| *b == b'\n').any(|line| {
+        line.iter().position(|b| *b == b'\t').is_some_and(|tab| {
+            line[..tab] == *id.as_bytes() && line[tab + 1..] == *path.as_os_str().as_bytes()
+        })
+    })
+}
+
+/// `path` with `.` and `..` taken out lexically (git prints `.git/hooks` from where it is).
+pub fn normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// `count` arguments, then `--`, then the rest.
 fn split<'a>(args: &'a [&'a OsStr], count: usize) -> Option<(&'a [&'a OsStr], &'a [&'a OsStr])> {
     let (head, rest) = args.split_at_checked(count)?;
@@ -157,8 +220,10 @@ fn split<'a>(args: &'a [&'a OsStr], count: usize) -> Option<(&'a [&'a OsStr], &'
     (*dashes == OsStr::new("--")).then_some((head, rest))
 }
 
-/// The options before git's command that decide its repository, to ask git the same.
-fn repository_options(args: &[&OsStr]) -> Vec<OsString> {
+/// The options before git's command that decide its repository (to ask git the same), and
+/// the command. An option Paddock does not know there (`--exec-path=`, which runs programs
+/// from another folder, among them) is refused: what it does to the repository is unknown.
+fn repository_options(args: &[&OsStr]) -> Result<(Vec<OsString>, Option<OsString>), String> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(arg) = args.get(i) {
@@ -174,12 +239,17 @@ fn repository_options(args: &[&OsStr]) -> Vec<OsString> {
             .any(|(o, takes)| *takes && o.starts_with("--") && text.starts_with(&format!("{o}=")))
         {
             out.push(arg.to_os_string());
-        } else if !OTHER_OPTIONS.contains(&text.as_ref()) {
-            break;
+        } else if text.starts_with('-') && !OTHER_OPTIONS.contains(&text.as_ref()) {
+            return Err(format!(
+                "paddock: git was not run: `{text}` before git's command is not an option \
+                 Paddock can check in a command nobody approved"
+            ));
+        } else if !text.starts_with('-') {
+            return Ok((out, Some(arg.to_os_string())));
         }
         i += 1;
     }
-    out
+    Ok((out, None))
 }
 
 /// The repository folder git would use with `options` here, when there is one.
@@ -191,16 +261,24 @@ fn absolute_git_dir(real: &Path, options: &[OsString]) -> Option<PathBuf> {
         .stderr(Stdio::null())
         .output()
         .ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
-    let path = PathBuf::from(text.trim_end_matches('\n'));
+    let path = path_of(out.stdout);
     (out.status.success() && path.is_absolute()).then_some(path)
+}
+
+/// A path git printed (any bytes), without its line end.
+fn path_of(mut bytes: Vec<u8>) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        bytes.pop();
+    }
+    PathBuf::from(OsString::from_vec(bytes))
 }
 
 /// The folder holding a repository's configuration and hooks: what `commondir` names, as
 /// git reads it.
 fn common_dir(git_dir: &Path) -> PathBuf {
-    match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(text) => git_dir.join(text.trim_end_matches(['\n', '\r'])),
+    match std::fs::read(git_dir.join("commondir")) {
+        Ok(bytes) => git_dir.join(path_of(bytes)),
         Err(_) => git_dir.to_path_buf(),
     }
 }
@@ -214,10 +292,7 @@ fn own_hooks_folder(real: &Path) -> Option<PathBuf> {
         .stderr(Stdio::null())
         .output()
         .ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
-    out.status
-        .success()
-        .then(|| PathBuf::from(text.trim_end_matches('\n')))
+    out.status.success().then(|| path_of(out.stdout))
 }
 
 /// A configuration file's text: a regular file of at most [`MAX_CONFIG_BYTES`], opened as
@@ -248,12 +323,18 @@ mod tests {
             "-C",
             "z",
         ]);
-        let kept: Vec<String> = repository_options(&args)
+        let (kept, command) = repository_options(&args).unwrap();
+        let kept: Vec<String> = kept
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         assert_eq!(kept, ["-C", "r", "-c", "a.b=c", "--git-dir=x"]);
-        assert!(repository_options(&os(&["status", "-C", "r"])).is_empty());
+        assert_eq!(command.as_deref(), Some(OsStr::new("commit")));
+        let (none, _) = repository_options(&os(&["status", "-C", "r"])).unwrap();
+        assert!(none.is_empty());
+        // An option Paddock cannot judge, before the command, is refused.
+        assert!(repository_options(&os(&["--exec-path=x", "-C", "r", "add"])).is_err());
+        assert!(repository_options(&os(&["--attr-source=x", "add"])).is_err());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use paddock_sandbox::autorun::Surfaces;
-use paddock_sandbox::git_checks::{FRONT_FLAG, HOOK_FLAG, identity};
+use paddock_sandbox::git_checks::{FRONT_FLAG, HOOK_FLAG, identity, normal};
 use paddock_sandbox::policy::Overlay;
 
 use crate::process::TmpDir;
@@ -54,6 +54,8 @@ const GIT_PATHS: &[&str] = &["/usr/bin/git", "/usr/local/bin/git", "/bin/git"];
 
 /// The file in the folder listing what was found before the call, one identity a line.
 const TRUSTED_LIST: &str = ".trusted";
+/// The file listing the hooks found before the call: identity, a tab, the path.
+const HOOKS_LIST: &str = ".hooks";
 
 /// The folder a call's git is pointed at. Folders are written once per distinct state
 /// (what was found before the call) and kept for the life of this process (its temporary
@@ -94,9 +96,11 @@ impl GitGate {
         trusted.sort();
         trusted.dedup();
         let names = runnable_names(&candidates);
+        let hooks = hook_lines(&candidates);
         let helper = paddock_sandbox::helper::default();
         let guarded = helper.is_some() && !gits().is_empty();
-        let folder = process_folder()?.join(format!("{:016x}", state_key(&trusted, &names)));
+        let key = state_key(&[&trusted, &names, &hooks]);
+        let folder = process_folder()?.join(format!("{key:016x}"));
         let gate = Self {
             overlays: if guarded {
                 overlays_in(&folder)
@@ -116,7 +120,12 @@ impl GitGate {
             DRAFTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let _ = std::fs::remove_dir_all(&draft);
-        write_folder(&draft, &gate.folder, &trusted, &names, helper)?;
+        let lists = Lists {
+            trusted: &trusted,
+            names: &names,
+            hooks: &hooks,
+        };
+        write_folder(&draft, &gate.folder, &lists, helper)?;
         if std::fs::rename(&draft, &gate.folder).is_err() {
             let _ = std::fs::remove_dir_all(&draft);
             if !gate.folder.is_dir() {
@@ -178,12 +187,38 @@ fn process_folder() -> std::io::Result<&'static Path> {
 }
 
 /// Names a state: what was found and which hook scripts it needs.
-fn state_key(trusted: &[String], names: &[String]) -> u64 {
+fn state_key(parts: &[&[String]]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    trusted.hash(&mut hasher);
-    names.hash(&mut hasher);
+    parts.hash(&mut hasher);
     hasher.finish()
+}
+
+/// What a state's folder lists.
+struct Lists<'a> {
+    /// Identities of the hooks and configuration files found.
+    trusted: &'a [String],
+    /// git's hook names among them (a script each).
+    names: &'a [String],
+    /// Each hook found: its identity, a tab, its path (lexical, absolute).
+    hooks: &'a [String],
+}
+
+/// `identity<TAB>path` of each runnable hook found; a path that is not text, or holds a
+/// line end, is left out (that hook does not run in a command nobody approved).
+fn hook_lines(candidates: &[PathBuf]) -> Vec<String> {
+    let mut out: Vec<String> = candidates
+        .iter()
+        .filter_map(|p| {
+            let meta = std::fs::metadata(p).ok()?;
+            let path = normal(p);
+            let text = path.to_str().filter(|t| !t.contains('\n'))?;
+            Some(format!("{}\t{text}", identity(&meta)))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The fronts of a folder at `folder`, shown over each git found by its full path.
@@ -205,15 +240,16 @@ fn overlays_in(folder: &Path) -> Vec<Overlay> {
 fn write_folder(
     draft: &Path,
     folder: &Path,
-    trusted: &[String],
-    names: &[String],
+    lists: &Lists<'_>,
     helper: Option<&paddock_sandbox::HelperCommand>,
 ) -> std::io::Result<()> {
     std::fs::create_dir(draft)?;
     std::fs::create_dir(draft.join("hooks"))?;
     std::fs::create_dir(draft.join("bin"))?;
-    let body = format!("{}\n", trusted.join("\n"));
+    let body = format!("{}\n", lists.trusted.join("\n"));
     write_file(&draft.join(TRUSTED_LIST), body.as_bytes(), 0o444)?;
+    let body = format!("{}\n", lists.hooks.join("\n"));
+    write_file(&draft.join(HOOKS_LIST), body.as_bytes(), 0o444)?;
     let (Some(helper), Some(first)) = (helper, gits().first()) else {
         return Ok(());
     };
@@ -230,8 +266,9 @@ fn write_folder(
             words.join(" ")
         )
     };
-    for name in names {
-        let script = start(HOOK_FLAG, &[Path::new(name), &first.real, &list]);
+    let hooks_list = folder.join(HOOKS_LIST);
+    for name in lists.names {
+        let script = start(HOOK_FLAG, &[Path::new(name), &first.real, &hooks_list]);
         write_file(&draft.join("hooks").join(name), script.as_bytes(), 0o555)?;
     }
     let front = start(FRONT_FLAG, &[&first.real, &list]);

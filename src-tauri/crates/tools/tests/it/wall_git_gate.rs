@@ -253,3 +253,50 @@ async fn the_call_cannot_change_the_gates_folder() {
         assert!(!text.contains("FRONT-CHANGED"), "{text}");
     }
 }
+
+/// Review finding 2: a hook linked to a program on a read-only mount (or to a trusted
+/// script) passed the identity check, which ignored where the hook lies. `make` runs the
+/// call's Makefile. The hook must be found at that very path before the call.
+#[tokio::test]
+async fn a_hook_linked_to_a_system_program_does_not_run() {
+    let Some(w) = wall() else { return };
+    w.plain(&format!(
+        "git init -q own && {}",
+        hook_line("own/.git/hooks/pre-commit", &w, "OWN-RAN")
+    ));
+    let make = ["/usr/bin/make", "/bin/make"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).is_file())
+        .expect("make is installed");
+    let attack = format!(
+        "git init -q r && ln -s {make} r/.git/hooks/pre-commit && printf 'all:\\n\\ttouch {}/HOOKED\\n' \
+         > r/Makefile && git -C r {COMMIT}",
+        w.ws.display()
+    );
+    let walls = [None, Some(Engine::Namespaces)];
+    let text = blocked_behind(&w, &attack, "rm -rf r", &walls).await;
+    assert!(text.contains("hook was not run"), "{text}");
+}
+
+/// Review finding 1: an option the front did not know, before `-C`, hid the repository
+/// from it and git ran. Such an option is refused now.
+#[tokio::test]
+async fn an_unknown_option_before_the_command_does_not_hide_the_repository() {
+    let Some(w) = wall() else { return };
+    let exec_path = String::from_utf8(
+        std::process::Command::new("git")
+            .arg("--exec-path")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let attack = format!(
+        "git init -q r && echo '* filter=x' > r/.gitattributes && echo a > r/f && \
+         git -C r config filter.x.clean '{}' && git --exec-path={} -C r add f",
+        driver(&w, "HOOKED"),
+        exec_path.trim()
+    );
+    let text = blocked(&w, &attack, "rm -rf r").await;
+    assert!(text.contains("git was not run"), "{text}");
+}
