@@ -9,6 +9,7 @@
 
 mod compile;
 mod error;
+pub mod git;
 mod path;
 mod pattern;
 mod propose;

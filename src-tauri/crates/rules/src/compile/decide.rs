@@ -212,8 +212,13 @@ impl Rules {
 
     /// Whether a concern is lifted by the allow rule of the part it names.
     fn lifted(&self, concern: &Concern, statuses: &[(Status, Hits)]) -> bool {
-        let (Some(part), ConcernKind::FindExec(action)) = (concern.lift, &concern.kind) else {
+        let Some(part) = concern.lift else {
             return false;
+        };
+        let action = match &concern.kind {
+            ConcernKind::FindExec(action) => action,
+            ConcernKind::GitProgram { word, .. } if !word.is_empty() => word,
+            _ => return false,
         };
         statuses.get(part).is_some_and(|(status, hits)| {
             *status == Status::Allowed

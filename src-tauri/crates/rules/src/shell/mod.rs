@@ -171,6 +171,12 @@ pub enum ConcernKind {
     WrapperOption(String),
     /// `find -exec` / `-execdir` / `-ok` runs commands for each file (the action named).
     FindExec(String),
+    /// An argument that makes git run a program it names (`rebase -x`, `-c core.hooksPath=…`):
+    /// the word as written, and why.
+    GitProgram {
+        word: String,
+        why: String,
+    },
     /// Text that runs as a command but does not parse, or nests too deep.
     Unparsed(String),
 }
@@ -207,6 +213,7 @@ impl fmt::Display for ConcernKind {
                 write!(f, "a wrapper option this matcher does not know ({opt})")
             }
             Self::FindExec(action) => write!(f, "`find {action}` runs a command for each file"),
+            Self::GitProgram { why, .. } => write!(f, "{why}"),
             Self::Unparsed(why) => write!(f, "nested command text that {why}"),
         }
     }

@@ -250,3 +250,26 @@ fn name_globs_are_found_by_their_plain_start() {
     assert_eq!(action("/usr/bin/lint --fix x"), Some(Action::Allow));
     assert_eq!(action("$L --fix x"), Some(Action::Ask));
 }
+
+/// Issue 50: `git rebase *` allows rebasing, not the command given to `-x`; a rule that
+/// names `-x` itself says the user meant it.
+#[test]
+fn a_git_argument_that_runs_a_program_asks_unless_a_rule_names_it() {
+    let broad = bash_rules(&[(Action::Allow, "git rebase *"), (Action::Allow, "git *")]);
+    for cmd in [
+        "git rebase -x make main",
+        "git -c core.hooksPath=h commit -m x",
+        "/usr/bin/git fetch --upload-pack=./evil origin",
+        "git submodule foreach make",
+    ] {
+        let v = bash(&broad, cmd);
+        assert_eq!(v.action, Some(Action::Ask), "{cmd}: {}", v.why);
+    }
+    assert_eq!(
+        bash(&broad, "git rebase -i main").action,
+        Some(Action::Allow)
+    );
+    let named = bash_rules(&[(Action::Allow, "git rebase -x *")]);
+    let v = bash(&named, "git rebase -x make main");
+    assert_eq!(v.action, Some(Action::Allow), "{}", v.why);
+}

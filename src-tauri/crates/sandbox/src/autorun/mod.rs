@@ -6,13 +6,11 @@
 //! by comparing two scans, and judged: git configuration whose keys are all inert is kept,
 //! everything else is held for the user.
 
-mod gitkeys;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-pub use gitkeys::first_active_key;
+pub use paddock_rules::git::first_active_key;
 
 /// Files other programs run, by name or path ending, matched at any depth; a trailing `/`
 /// takes every file in such a folder. The settings' `autoRunFiles` add to these.
@@ -288,7 +286,7 @@ impl Surfaces {
         let Content::Bytes(bytes) = &self.items.get(&git_dir.join("config"))?.content else {
             return None;
         };
-        let value = gitkeys::core_hooks_path(&String::from_utf8_lossy(bytes))?;
+        let value = paddock_rules::git::core_hooks_path(&String::from_utf8_lossy(bytes))?;
         let path = Path::new(&value);
         if path.is_absolute() {
             return Some(path.to_path_buf());

@@ -194,6 +194,7 @@ impl Walker {
             "set" => self.set_builtin(&words, ctx),
             "shopt" => self.shopt_builtin(&words, ctx),
             "find" => return self.find(words, role, ctx),
+            "git" => return self.git(words, role, ctx),
             _ => {}
         }
         self.push_part(words, role)?;
@@ -252,6 +253,21 @@ impl Walker {
         let result = self.nested(text, ctx);
         self.probe -= 1;
         result
+    }
+
+    /// git with an argument that runs a program it names asks, unless the part's allow rule
+    /// names that very word (`git rebase -x *`).
+    fn git(&mut self, words: Vec<Word>, role: Role, ctx: &dyn Display) -> Result<(), ParseError> {
+        let args = lits(&words[1..]);
+        let found = crate::git::program_argument(&args).map(|found| ConcernKind::GitProgram {
+            word: found.word,
+            why: found.why,
+        });
+        let index = self.push_part(words, role)?;
+        if let Some(kind) = found {
+            self.lifted_concern(kind, ctx, index);
+        }
+        Ok(())
     }
 
     fn find(&mut self, words: Vec<Word>, role: Role, ctx: &dyn Display) -> Result<(), ParseError> {

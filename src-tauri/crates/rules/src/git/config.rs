@@ -184,6 +184,19 @@ pub fn core_hooks_path(text: &str) -> Option<String> {
     found.filter(|v| !v.is_empty())
 }
 
+/// Whether `key` (`section.key` or `section.sub.key`, as `git -c` names it) is known to
+/// be inert.
+pub fn inert_setting(key: &str) -> bool {
+    let Some((section, rest)) = key.split_once('.') else {
+        return false;
+    };
+    let section = section.to_ascii_lowercase();
+    match rest.rsplit_once('.') {
+        Some((_, name)) => inert(&section, true, &name.to_ascii_lowercase()),
+        None => inert(&section, false, &rest.to_ascii_lowercase()),
+    }
+}
+
 /// `section "sub"` or `section.sub` (the old form), the section in lower case.
 fn split_header(inside: &str) -> (String, Option<String>) {
     let inside = inside.trim();
@@ -235,6 +248,19 @@ fn inert(section: &str, has_sub: bool, key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_setting_named_on_the_command_line_is_judged_like_one_in_a_file() {
+        assert!(inert_setting("user.name"));
+        assert!(inert_setting("User.Email"));
+        assert!(inert_setting("remote.origin.url"));
+        assert!(inert_setting("color.diff.meta"));
+        assert!(!inert_setting("core.hooksPath"));
+        assert!(!inert_setting("filter.x.clean"));
+        assert!(!inert_setting("alias.co"));
+        assert!(!inert_setting("include.path"));
+        assert!(!inert_setting("nodot"));
+    }
 
     #[test]
     fn what_git_init_and_clone_write_is_inert() {
