@@ -17,7 +17,8 @@ use std::process::{Command, Stdio};
 
 use crate::autorun::first_active_key;
 
-/// The helper's first argument for a call's `git`: `--git-front REAL LIST -- ARGS`.
+/// The helper's first argument for a call's `git`: `--git-front REAL LIST EXEC -- ARGS`
+/// (`EXEC`: the folder git is to take its commands from, where its own `git` is this front).
 pub const FRONT_FLAG: &str = "--git-front";
 /// The helper's first argument for a hook: `--git-hook NAME REAL LIST -- ARGS`.
 pub const HOOK_FLAG: &str = "--git-hook";
@@ -37,8 +38,17 @@ const REPOSITORY_OPTIONS: &[(&str, bool)] = &[
     ("--config-env", true),
     ("--bare", false),
 ];
-/// git's commands that need no repository: they run where git can name none.
-const NO_REPOSITORY: &[&str] = &["init", "clone", "version", "help"];
+/// git's commands that need no repository where they start: they run where git can name
+/// none (the remote end of a fetch or push names its repository as an argument).
+const NO_REPOSITORY: &[&str] = &[
+    "init",
+    "clone",
+    "version",
+    "help",
+    "upload-pack",
+    "receive-pack",
+    "upload-archive",
+];
 /// Options before git's command that take no value and change no repository.
 const OTHER_OPTIONS: &[&str] = &[
     "--version",
@@ -88,10 +98,15 @@ fn users(path: &Path, list: &Path) -> bool {
 }
 
 /// The helper as a call's `git`. Returns only when git could not be started.
+///
+/// git runs with `GIT_EXEC_PATH` set to `EXEC`: git puts that folder first on `PATH` for
+/// what it starts (hooks, aliases, submodules, its own commands), so a git started by git
+/// comes back here instead of reaching the program unchecked.
 pub fn front(args: &[&OsStr]) -> i32 {
-    let Some((real, list, git_args)) = split(args, 2).map(|(head, rest)| (head[0], head[1], rest))
+    let Some((real, list, exec, git_args)) =
+        split(args, 3).map(|(head, rest)| (head[0], head[1], head[2], rest))
     else {
-        eprintln!("paddock git front: usage: {FRONT_FLAG} REAL LIST -- ARGS");
+        eprintln!("paddock git front: usage: {FRONT_FLAG} REAL LIST EXEC -- ARGS");
         return 2;
     };
     let (real, list) = (Path::new(real), Path::new(list));
@@ -99,7 +114,10 @@ pub fn front(args: &[&OsStr]) -> i32 {
         eprintln!("{refusal}");
         return EXIT_FATAL;
     }
-    let e = Command::new(real).args(git_args).exec();
+    let e = Command::new(real)
+        .args(git_args)
+        .env("GIT_EXEC_PATH", exec)
+        .exec();
     eprintln!("paddock git front: could not start {}: {e}", real.display());
     EXIT_FATAL
 }
@@ -107,6 +125,15 @@ pub fn front(args: &[&OsStr]) -> i32 {
 /// Why git may not run with `git_args`: its repository's configuration was written during
 /// the call and names a program.
 fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
+    let texts: Vec<std::borrow::Cow<'_, str>> =
+        git_args.iter().map(|a| a.to_string_lossy()).collect();
+    let words: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_ref())).collect();
+    if let Some(found) = paddock_rules::git::program_argument(&words) {
+        return Some(format!(
+            "paddock: git was not run: {}; nobody approved this command",
+            found.why
+        ));
+    }
     let (options, command) = match repository_options(git_args) {
         Ok(found) => found,
         Err(why) => return Some(why),
@@ -339,11 +366,11 @@ mod tests {
 
     #[test]
     fn arguments_split_at_the_dashes() {
-        let args = os(&["real", "list", "--", "status"]);
-        let (head, rest) = split(&args, 2).unwrap();
-        assert_eq!(head, os(&["real", "list"]).as_slice());
+        let args = os(&["real", "list", "exec", "--", "status"]);
+        let (head, rest) = split(&args, 3).unwrap();
+        assert_eq!(head, os(&["real", "list", "exec"]).as_slice());
         assert_eq!(rest, os(&["status"]).as_slice());
-        assert!(split(&os(&["real", "list", "status"]), 2).is_none());
+        assert!(split(&os(&["real", "list", "exec", "status"]), 3).is_none());
         assert!(split(&os(&["real"]), 2).is_none());
     }
 

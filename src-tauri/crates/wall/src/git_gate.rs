@@ -255,29 +255,76 @@ fn write_folder(
     };
     // The scripts name the list where it will be.
     let list = folder.join(TRUSTED_LIST);
-    let start = |flag: &str, more: &[&Path]| -> String {
+    let start = |flag: &str, more: &[&Path], tail: &str| -> String {
         let mut words = vec![quoted(&helper.program.to_string_lossy())];
         words.extend(helper.args.iter().map(|a| quoted(&a.to_string_lossy())));
         words.push(flag.to_owned());
         words.extend(more.iter().map(|p| quoted(&p.to_string_lossy())));
         format!(
             "#!/bin/sh\n# Written by Paddock for a command nobody approved: see \
-             paddock_sandbox::git_checks.\nexec {} -- \"$@\"\n",
+             paddock_sandbox::git_checks.\nexec {} -- {tail}\n",
             words.join(" ")
         )
     };
     let hooks_list = folder.join(HOOKS_LIST);
     for name in lists.names {
-        let script = start(HOOK_FLAG, &[Path::new(name), &first.real, &hooks_list]);
+        let script = start(
+            HOOK_FLAG,
+            &[Path::new(name), &first.real, &hooks_list],
+            ALL_ARGS,
+        );
         write_file(&draft.join("hooks").join(name), script.as_bytes(), 0o555)?;
     }
-    let front = start(FRONT_FLAG, &[&first.real, &list]);
-    write_file(&draft.join("bin/git"), front.as_bytes(), 0o555)?;
     for (i, git) in gits().iter().enumerate() {
-        if git.shown_at.is_some() {
-            let front = start(FRONT_FLAG, &[&git.real, &list]);
-            write_file(&draft.join(format!("front-{i}")), front.as_bytes(), 0o555)?;
+        let mirror = format!("exec-{i}");
+        let front =
+            |tail: &str| start(FRONT_FLAG, &[&git.real, &list, &folder.join(&mirror)], tail);
+        write_mirror(
+            &draft.join(&mirror),
+            git,
+            &front(ALL_ARGS),
+            &front(DASHED_ARGS),
+        )?;
+        if i == 0 {
+            write_file(&draft.join("bin/git"), front(ALL_ARGS).as_bytes(), 0o555)?;
         }
+        if git.shown_at.is_some() {
+            write_file(
+                &draft.join(format!("front-{i}")),
+                front(ALL_ARGS).as_bytes(),
+                0o555,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A script's arguments handed on as they came.
+const ALL_ARGS: &str = "\"$@\"";
+/// A dashed command's (`git-add`) arguments: its name without `git-`, then the rest.
+const DASHED_ARGS: &str = "\"${0##*/git-}\" \"$@\"";
+/// The script in a mirror that every dashed form of git itself links to.
+const DASHED: &str = ".dashed";
+
+/// Writes at `dir` the folder git takes its commands from during the call: its exec-path
+/// seen through links, except git itself (in every name it has there, `git-add` and the
+/// like), which is the front. git puts this folder first on `PATH` for what it starts.
+fn write_mirror(dir: &Path, git: &Git, front: &str, dashed: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::create_dir(dir)?;
+    write_file(&dir.join("git"), front.as_bytes(), 0o555)?;
+    write_file(&dir.join(DASHED), dashed.as_bytes(), 0o555)?;
+    let real = std::fs::metadata(&git.real)?;
+    for entry in std::fs::read_dir(&git.exec_dir)?.flatten() {
+        let name = entry.file_name();
+        if name == "git" {
+            continue;
+        }
+        let path = entry.path();
+        let is_git =
+            std::fs::metadata(&path).is_ok_and(|m| m.dev() == real.dev() && m.ino() == real.ino());
+        let target = if is_git { PathBuf::from(DASHED) } else { path };
+        std::os::unix::fs::symlink(target, dir.join(name))?;
     }
     Ok(())
 }
@@ -287,6 +334,8 @@ fn write_folder(
 struct Git {
     shown_at: Option<PathBuf>,
     real: PathBuf,
+    /// Its exec-path: the folder it takes its commands from.
+    exec_dir: PathBuf,
 }
 
 /// The gits on this host, the one first on `PATH` first; looked up once.
@@ -303,7 +352,7 @@ fn gits() -> &'static [Git] {
             .into_iter()
             .chain(GIT_PATHS.iter().map(PathBuf::from))
         {
-            let Some((canonical, real)) = std::fs::canonicalize(&path)
+            let Some((canonical, (exec_dir, real))) = std::fs::canonicalize(&path)
                 .ok()
                 .and_then(|c| program_of(&c).map(|r| (c, r)))
             else {
@@ -311,16 +360,20 @@ fn gits() -> &'static [Git] {
             };
             let shown_at = (canonical != real).then_some(canonical);
             if !out.iter().any(|g| g.real == real && g.shown_at == shown_at) {
-                out.push(Git { shown_at, real });
+                out.push(Git {
+                    shown_at,
+                    real,
+                    exec_dir,
+                });
             }
         }
         out
     })
 }
 
-/// The program git at `path` runs as: the `git` in its exec-path, where the front cannot
-/// be shown over it.
-fn program_of(path: &Path) -> Option<PathBuf> {
+/// git at `path`'s exec-path, and the program it runs as: the `git` there, where the front
+/// cannot be shown over it.
+fn program_of(path: &Path) -> Option<(PathBuf, PathBuf)> {
     let out = std::process::Command::new(path)
         .arg("--exec-path")
         .stdin(std::process::Stdio::null())
@@ -331,7 +384,7 @@ fn program_of(path: &Path) -> Option<PathBuf> {
     let real = std::fs::canonicalize(dir.join("git")).ok()?;
     std::fs::metadata(&real)
         .is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
-        .then_some(real)
+        .then_some((dir, real))
 }
 
 /// The folder holding the configuration of the repository `dir` lies in: the nearest

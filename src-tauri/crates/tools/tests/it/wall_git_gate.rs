@@ -300,3 +300,76 @@ async fn an_unknown_option_before_the_command_does_not_hide_the_repository() {
     let text = blocked(&w, &attack, "rm -rf r").await;
     assert!(text.contains("git was not run"), "{text}");
 }
+
+/// Review finding 3: git started by git (a submodule's status, a hook's or an alias's git)
+/// went to the program itself, found first on the `PATH` git gives what it starts, and never
+/// past the front: the submodule's configuration, written during the call, ran its filter.
+/// Able to fail: before the gate's exec-path folder, `HOOKED` appeared behind every wall.
+#[tokio::test]
+async fn git_started_by_git_is_checked_too() {
+    let Some(w) = wall() else { return };
+    let (code, text) = w.plain(&format!(
+        "git init -q src && echo a > src/f && echo '* filter=x' > src/.gitattributes && \
+         git -C src add -A && git -C src {COMMIT} && git init -q own && \
+         git -C own -c protocol.file.allow=always submodule -q add ../src sub && \
+         git -C own {COMMIT}"
+    ));
+    assert_eq!(code, 0, "{text}");
+    let attack = format!(
+        "git -C own/sub config filter.x.clean '{}' && sleep 1 && touch own/sub/f && \
+         git -C own status --short",
+        driver(&w, "HOOKED")
+    );
+    let text = blocked(&w, &attack, "git -C own/sub config --unset filter.x.clean").await;
+    assert!(text.contains("git was not run"), "{text}");
+}
+
+/// Review findings 4 and 6: a program given to git on its own command line (a setting that
+/// outranks Paddock's, a clone's settings for the new repository, a command for rebase to
+/// run) is refused in a command nobody approved; git started by another program the rules
+/// allowed never met the rules' question about it. Able to fail: each attack runs plainly.
+#[tokio::test]
+async fn a_program_named_on_gits_command_line_does_not_run() {
+    let Some(w) = wall() else { return };
+    let (code, text) = w.plain(&format!(
+        "git init -q src && echo a > src/f && echo '* filter=x' > src/.gitattributes && \
+         git -C src add -A && git -C src {COMMIT}"
+    ));
+    assert_eq!(code, 0, "{text}");
+    let marker = format!("{}/HOOKED", w.ws.display());
+    for attack in [
+        format!("git -C src -c alias.x='!touch {marker}' x"),
+        format!(
+            "git clone -q -c filter.x.smudge='{}' src d",
+            driver(&w, "HOOKED")
+        ),
+        format!(
+            "git -C src -c user.name=a -c user.email=a@example.org rebase -q -x 'touch {marker}' --root"
+        ),
+    ] {
+        let text = blocked(&w, &attack, "rm -rf d").await;
+        assert!(text.contains("git was not run"), "{attack}: {text}");
+    }
+}
+
+/// git's own round trips keep working behind the gate: a clone over `file://` (git starts
+/// `git-upload-pack` through the gate's exec-path folder), a fetch, a push.
+#[tokio::test]
+async fn cloning_fetching_and_pushing_still_work_unattended() {
+    let Some(w) = wall() else { return };
+    let (code, text) = w.plain(&format!(
+        "git init -q src && echo a > src/f && git -C src add -A && git -C src {COMMIT} && \
+         git init -q --bare bare.git"
+    ));
+    assert_eq!(code, 0, "{text}");
+    let command = format!(
+        "git clone -q file://{ws}/src d && git -C d fetch -q origin && \
+         git -C d push -q file://{ws}/bare.git HEAD:refs/heads/x && git -C d log --oneline && echo DONE",
+        ws = w.ws.display()
+    );
+    for engine in EVERY_WALL {
+        w.plain("rm -rf d");
+        let text = behind(&w, *engine, &command).await;
+        assert!(text.contains("DONE"), "{engine:?}: {text}");
+    }
+}
