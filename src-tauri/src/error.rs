@@ -58,7 +58,9 @@ mod tests {
         };
         assert_eq!(missing.app_error().code, AppErrorCode::NotFound);
         assert_eq!(
-            HostError::Usage("no model".into()).app_error().code,
+            HostError::from(paddock_host::RequestError::NoModel)
+                .app_error()
+                .code,
             AppErrorCode::Invalid
         );
         let outside = PathError::Outside {

@@ -14,6 +14,39 @@ use paddock_protocol::{
 
 use crate::HostError;
 
+/// Why a prompt's attachments were refused (nothing was sent).
+#[derive(Debug, thiserror::Error)]
+pub enum AttachError {
+    #[error(
+        "the model {model} takes no images, and this prompt has {images}; nothing was sent. \
+         Remove the images or {fix}"
+    )]
+    NoImages {
+        model: String,
+        images: usize,
+        fix: &'static str,
+    },
+    #[error("a prompt takes at most {MAX_ATTACHMENTS} attachments ({given} given)")]
+    TooMany { given: usize },
+    #[error("{name} is over {max_mb} MB; an image may be at most that")]
+    TooLarge { name: String, max_mb: u64 },
+    #[error("{name}: the image's data is not base64")]
+    NotBase64 { name: String },
+    #[error("{name} is not a PNG, JPEG, GIF or WebP image{}", said.as_ref().map(|s| format!(" (said to be {s})")).unwrap_or_default())]
+    NotImage { name: String, said: Option<String> },
+    #[error(transparent)]
+    Image(#[from] paddock_images::ImageError),
+    #[error("@{path}: {source}")]
+    Mention { path: String, source: PathError },
+    #[error("@{path}: {source}")]
+    MentionRead {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("@{path} is not a text file; name a text file or a folder")]
+    NotText { path: String },
+}
+
 /// Most attachments one prompt may carry.
 pub const MAX_ATTACHMENTS: usize = 20;
 /// Bytes of a named file attached at most.
@@ -51,11 +84,12 @@ impl Vision<'_> {
             }
             _ => "choose a model that takes images (for example claude-sonnet-4-5 or gpt-4.1)",
         };
-        Err(HostError::Usage(format!(
-            "the model {} takes no images, and this prompt has {images}; nothing was sent. \
-             Remove the images or {fix}",
-            self.model
-        )))
+        Err(AttachError::NoImages {
+            model: self.model.to_owned(),
+            images,
+            fix,
+        }
+        .into())
     }
 }
 
@@ -67,10 +101,10 @@ pub fn prompt_message(
     vision: Vision<'_>,
 ) -> Result<Message, HostError> {
     if attachments.len() > MAX_ATTACHMENTS {
-        return Err(HostError::Usage(format!(
-            "a prompt takes at most {MAX_ATTACHMENTS} attachments ({} given)",
-            attachments.len()
-        )));
+        return Err(AttachError::TooMany {
+            given: attachments.len(),
+        }
+        .into());
     }
     let images = attachments
         .iter()
@@ -114,21 +148,26 @@ pub fn image(
     let name = name.unwrap_or("image");
     // Base64 is 4 characters for 3 bytes: a text over the limit is refused undecoded.
     if data.len() as u64 / 4 * 3 > paddock_images::MAX_INPUT_BYTES + 3 {
-        return Err(HostError::Usage(format!(
-            "{name} is over {} MB; an image may be at most that",
-            paddock_images::MAX_INPUT_BYTES / (1024 * 1024)
-        )));
+        return Err(AttachError::TooLarge {
+            name: name.to_owned(),
+            max_mb: paddock_images::MAX_INPUT_BYTES / (1024 * 1024),
+        }
+        .into());
     }
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data.trim())
-        .map_err(|_| HostError::Usage(format!("{name}: the image's data is not base64")))?;
+        .map_err(|_| AttachError::NotBase64 {
+            name: name.to_owned(),
+        })?;
     let sniffed = paddock_images::sniff(&bytes);
     if sniffed.is_none() || sniffed != paddock_images::Format::from_media_type(media_type) {
-        return Err(HostError::Usage(format!(
-            "{name} is not a PNG, JPEG, GIF or WebP image (said to be {media_type})"
-        )));
+        return Err(AttachError::NotImage {
+            name: name.to_owned(),
+            said: Some(media_type.to_owned()),
+        }
+        .into());
     }
-    paddock_images::block(bytes, name, limits).map_err(|e| HostError::Usage(e.to_string()))
+    Ok(paddock_images::block(bytes, name, limits).map_err(AttachError::from)?)
 }
 
 /// An image file the user named on the command line (`--image`; outside the workspace is
@@ -139,10 +178,11 @@ pub fn image_file(path: &std::path::Path) -> Result<PromptAttachment, HostError>
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let bytes =
-        paddock_images::read_file(path, &name).map_err(|e| HostError::Usage(e.to_string()))?;
-    let format = paddock_images::sniff(&bytes)
-        .ok_or_else(|| HostError::Usage(format!("{name} is not a PNG, JPEG, GIF or WebP image")))?;
+    let bytes = paddock_images::read_file(path, &name).map_err(AttachError::from)?;
+    let format = paddock_images::sniff(&bytes).ok_or_else(|| AttachError::NotImage {
+        name: name.clone(),
+        said: None,
+    })?;
     Ok(PromptAttachment::Image {
         media_type: format.media_type().to_owned(),
         data: base64::engine::general_purpose::STANDARD.encode(&bytes),
@@ -152,11 +192,14 @@ pub fn image_file(path: &std::path::Path) -> Result<PromptAttachment, HostError>
 
 /// A named file's text (cut at [`MAX_MENTION_BYTES`]) or a folder's entries.
 pub fn mention(guard: &PathGuard, path: &str) -> Result<Mention, HostError> {
-    let named = |e: PathError| HostError::Usage(format!("@{path}: {e}"));
+    let named = |source: PathError| AttachError::Mention {
+        path: path.to_owned(),
+        source,
+    };
     let root = guard.open_root().map_err(named)?;
     let resolved = root.resolve(path.trim_end_matches('/')).map_err(named)?;
     if !resolved.exists {
-        return Err(named(PathError::NotFound { path: path.into() }));
+        return Err(named(PathError::NotFound { path: path.into() }).into());
     }
     if resolved.is_dir {
         return Ok(folder(root.real_path(), &resolved));
@@ -166,7 +209,10 @@ pub fn mention(guard: &PathGuard, path: &str) -> Result<Mention, HostError> {
     let mut bytes = Vec::new();
     file.take(MAX_MENTION_BYTES)
         .read_to_end(&mut bytes)
-        .map_err(|e| HostError::Usage(format!("@{path}: {e}")))?;
+        .map_err(|source| AttachError::MentionRead {
+            path: path.to_owned(),
+            source,
+        })?;
     let cut = size > bytes.len() as u64;
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) if !t.contains('\0') => t.to_owned(),
@@ -175,9 +221,10 @@ pub fn mention(guard: &PathGuard, path: &str) -> Result<Mention, HostError> {
             String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
         }
         _ => {
-            return Err(HostError::Usage(format!(
-                "@{path} is not a text file; name a text file or a folder"
-            )));
+            return Err(AttachError::NotText {
+                path: path.to_owned(),
+            }
+            .into());
         }
     };
     Ok(Mention {

@@ -53,7 +53,9 @@ impl RunService {
         .await
         .map_err(|e| match e {
             compaction::CompactError::NothingToCompact
-            | compaction::CompactError::NoGain { .. } => HostError::Usage(e.to_string()),
+            | compaction::CompactError::NoGain { .. } => {
+                crate::rewind::HistoryError::NothingToCompact(e).into()
+            }
             other => HostError::Provider(paddock_core::ModelError::new(
                 paddock_protocol::ErrorKind::Other,
                 other.to_string(),
@@ -103,9 +105,7 @@ impl RunService {
         self.refuse_busy(root, session)?;
         let loaded = self.store().load(root, session)?;
         let Some(last) = loaded.last_compaction else {
-            return Err(HostError::Usage(
-                "this session has no compaction to undo".into(),
-            ));
+            return Err(crate::rewind::HistoryError::NoCompaction.into());
         };
         self.store().append_event(
             root,
@@ -127,13 +127,11 @@ impl RunService {
     ) -> Result<(), HostError> {
         self.refuse_busy(root, session)?;
         if summary.trim().is_empty() {
-            return Err(HostError::Usage("the summary is empty".into()));
+            return Err(crate::rewind::HistoryError::EmptySummary.into());
         }
         let loaded = self.store().load(root, session)?;
         if loaded.last_compaction.as_ref().is_none_or(|c| c.id != id) {
-            return Err(HostError::Usage(
-                "only the latest compaction's summary can be edited".into(),
-            ));
+            return Err(crate::rewind::HistoryError::NotLatestCompaction.into());
         }
         self.store().append_event(
             root,

@@ -103,9 +103,11 @@ impl<'a> Edit<'a> {
     pub fn set_rules(&self, tool: &str, rules: Vec<RuleEntry>) -> Result<Resolved, HostError> {
         let tool = named(tool)?;
         if rules.len() > MAX_TOOL_RULES {
-            return Err(HostError::Usage(format!(
-                "at most {MAX_TOOL_RULES} rules per tool"
-            )));
+            return Err(crate::field_error::FieldError::new(
+                format!("rules.{tool}"),
+                format!("at most {MAX_TOOL_RULES} rules per tool"),
+            )
+            .into());
         }
         self.change(|s| {
             if rules.is_empty() {
@@ -147,7 +149,9 @@ impl<'a> Edit<'a> {
     /// it is there), as the user's own change, applied to the runs going on.
     pub fn allow_host(&self, rule: &str) -> Result<Resolved, HostError> {
         let rule = rule.trim().to_owned();
-        crate::network::check_rule(&rule).map_err(|e| HostError::Usage(format!("{rule}: {e}")))?;
+        crate::network::check_rule(&rule).map_err(|e| {
+            crate::field_error::FieldError::new("network.allow", format!("{rule}: {e}"))
+        })?;
         let changed = self.change(|s| {
             if !s.network.allow.contains(&rule) {
                 s.network.allow.push(rule.clone());
@@ -162,7 +166,7 @@ impl<'a> Edit<'a> {
     pub fn choose_model(&self, model: &str) -> Result<ProjectInfo, HostError> {
         let model = model.trim();
         if model.is_empty() {
-            return Err(HostError::Usage("no model given".to_owned()));
+            return Err(crate::refusal::RequestError::NoModelGiven.into());
         }
         self.change(|s| {
             s.model = Some(model.to_owned());
@@ -193,22 +197,16 @@ impl<'a> Edit<'a> {
     /// screen lists what they would do.
     pub fn import_mcp_servers(&self, text: Option<String>) -> Result<Vec<String>, HostError> {
         use crate::mcp_import::{merge, parse, read_project_file};
-        let usage = |e: &dyn std::fmt::Display| HostError::Usage(e.to_string());
         let text = match text {
             Some(t) => t,
-            None => match read_project_file(self.root).map_err(|e| usage(&e))? {
+            None => match read_project_file(self.root)? {
                 Some((_, text)) => text,
-                None => {
-                    return Err(HostError::Usage(
-                        "this project has no .mcp.json, .cursor/mcp.json or .vscode/mcp.json"
-                            .to_owned(),
-                    ));
-                }
+                None => return Err(crate::refusal::RequestError::NoMcpFile.into()),
             },
         };
-        let servers = parse(&text).map_err(|e| usage(&e))?;
+        let servers = parse(&text)?;
         let mut s = settings::load(self.root)?;
-        let added = merge(&mut s.mcp_servers, servers).map_err(|e| usage(&e))?;
+        let added = merge(&mut s.mcp_servers, servers)?;
         settings::save(self.root, &s)?;
         tracing::info!(project = %self.root.display(), servers = added.len(), "MCP servers imported");
         Ok(added)
@@ -255,8 +253,8 @@ impl<'a> Edit<'a> {
     ) -> Result<Resolved, HostError> {
         let before = settings::load(self.root)?;
         let mut after = before.clone();
-        change(&mut after).map_err(|e| HostError::Usage(e.to_string()))?;
-        settings::validate(&after).map_err(|e| HostError::Usage(e.to_string()))?;
+        change(&mut after)?;
+        settings::validate(&after)?;
         settings::save(self.root, &after)?;
         self.trust.trust_changes(self.root, &before, &after)?;
         let now = in_effect(self.trust, self.root)?;
@@ -280,7 +278,7 @@ fn trimmed(rules: Vec<String>) -> Vec<String> {
 fn named(tool: &str) -> Result<String, HostError> {
     let tool = tool.trim();
     if tool.is_empty() {
-        return Err(HostError::Usage("no tool name given".to_owned()));
+        return Err(crate::refusal::RequestError::NoToolName.into());
     }
     Ok(tool.to_owned())
 }

@@ -33,10 +33,30 @@ pub enum HostErrorKind {
 /// A failure before or around a run, worded for the user.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
-    #[error("{0}")]
-    Usage(String),
+    /// A settings field or an edit of one that is not acceptable.
+    #[error(transparent)]
+    Invalid(#[from] crate::field_error::FieldError),
+    /// One of the user's own files (hooks, agents) cannot be used.
+    #[error("your {file} {} cannot be used: {why}", path.display())]
+    UserFile {
+        file: &'static str,
+        path: std::path::PathBuf,
+        why: String,
+    },
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// The user's external agents could not be read, changed or started.
+    #[error(transparent)]
+    AgentConfig(#[from] crate::external::config::AgentConfigError),
+    /// A rewind, its undo or a compaction's change was refused.
+    #[error(transparent)]
+    History(#[from] crate::rewind::HistoryError),
+    /// A request refused before anything ran.
+    #[error(transparent)]
+    Request(#[from] crate::refusal::RequestError),
+    /// A prompt's attachments were refused.
+    #[error(transparent)]
+    Attach(#[from] crate::attach::AttachError),
     #[error("{0}")]
     Provider(#[from] ModelError),
     #[error("{0}")]
@@ -116,7 +136,16 @@ impl HostError {
     pub fn kind(&self) -> HostErrorKind {
         match self {
             Self::NotApplied { source, .. } => source.kind(),
-            Self::Usage(_) => HostErrorKind::Usage,
+            Self::Invalid(_) | Self::Attach(_) | Self::History(_) | Self::Request(_) => {
+                HostErrorKind::Usage
+            }
+            Self::UserFile { .. } => HostErrorKind::Settings,
+            Self::AgentConfig(e) => match e {
+                crate::external::config::AgentConfigError::Unknown { .. } => {
+                    HostErrorKind::NotFound
+                }
+                _ => HostErrorKind::Usage,
+            },
             Self::Settings(_) => HostErrorKind::Settings,
             Self::Provider(_) => HostErrorKind::Provider,
             Self::Keychain(_) => HostErrorKind::Keychain,

@@ -56,6 +56,10 @@ pub fn input_for(tool: &str, text: &str) -> Result<Value, HostError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(serde_json::Map::new()));
     }
-    serde_json::from_str(text)
-        .map_err(|e| HostError::Usage(format!("the input of {tool} must be JSON: {e}")))
+    serde_json::from_str(text).map_err(|e| {
+        HostError::from(crate::refusal::RequestError::InputNotJson {
+            tool: tool.to_owned(),
+            why: e.to_string(),
+        })
+    })
 }

@@ -30,6 +30,7 @@ pub mod pricing;
 mod project;
 pub mod prompt;
 pub mod prompts;
+mod refusal;
 mod resolved;
 mod rewind;
 mod rule_paths;
@@ -45,8 +46,10 @@ mod worktree;
 mod worktree_message;
 mod worktree_setup;
 
+pub use attach::AttachError;
 pub use checkpoints::ProjectCheckpoints;
 pub use error::{HostError, HostErrorKind};
+pub use external::config::AgentConfigError;
 pub use git_wall::OwnWall;
 pub use keys::{
     EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, mcp_vars, resolve_key, set_mcp_value,
@@ -57,8 +60,9 @@ pub use models::Connection;
 pub use options::RunOptions;
 pub use paddock_worktree::BRANCH_PREFIX as WORKTREE_BRANCH_PREFIX;
 pub use project::{Project, WorktreeWall, canonical_dir};
+pub use refusal::RequestError;
 pub use resolved::Resolved;
-pub use rewind::RewindRequest;
+pub use rewind::{HistoryError, RewindRequest};
 pub use runs::LiveRuns;
 pub use runtime::{MAIN_AGENT, ProjectRuntime};
 pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};

@@ -47,8 +47,12 @@ impl MentionIndex {
             Err(e) => return Err(e.into()),
         };
         let (files, truncated) =
-            paddock_tools::workspace_files(root.real_path(), MAX_INDEXED_FILES)
-                .map_err(HostError::Usage)?;
+            paddock_tools::workspace_files(root.real_path(), MAX_INDEXED_FILES).map_err(|e| {
+                HostError::Io {
+                    context: "the workspace's files could not be listed".to_owned(),
+                    source: std::io::Error::other(e),
+                }
+            })?;
         let mut folders = BTreeSet::new();
         for file in &files {
             let mut at = file.as_str();

@@ -90,7 +90,7 @@ impl Connection {
     pub async fn probe_tools(&self, model: &str) -> Result<ToolProbeReport, HostError> {
         let model = model.trim();
         if model.is_empty() {
-            return Err(HostError::Usage("name a model to test".into()));
+            return Err(crate::refusal::RequestError::NoModelToTest.into());
         }
         let p = self.provider.probe_tools(model).await?;
         Ok(ToolProbeReport {

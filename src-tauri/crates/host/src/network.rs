@@ -28,8 +28,12 @@ pub struct HostExplanation {
 /// How the settings in effect treat `target` (`host`, `host:port`; 443 when no port).
 /// Nothing is resolved or connected.
 pub fn explain(s: &ProjectSettings, target: &str) -> Result<HostExplanation, HostError> {
-    let (host, port) = paddock_net::parse_authority_or(target, 443)
-        .map_err(|e| HostError::Usage(format!("{target}: {e}")))?;
+    let (host, port) = paddock_net::parse_authority_or(target, 443).map_err(|e| {
+        crate::refusal::RequestError::BadTarget {
+            target: target.to_owned(),
+            why: e.to_string(),
+        }
+    })?;
     let target = host.authority(port);
     let whole = |decision: Grant, why: &str| HostExplanation {
         target: target.clone(),
@@ -53,7 +57,7 @@ pub fn explain(s: &ProjectSettings, target: &str) -> Result<HostExplanation, Hos
     // IPv4 address an IPv6 form carries, this machine's own addresses); a name only when it
     // is reached, by the addresses it resolves to then.
     let decision = policy(&s.network)
-        .map_err(|e| HostError::Usage(e.to_string()))?
+        .map_err(|e| crate::field_error::FieldError::new("network", e.to_string()))?
         .decide(&host, port);
     let why = match (&host, decision.verdict) {
         (Host::Name(_), Verdict::Allow | Verdict::Ask) => {

@@ -41,10 +41,11 @@ impl RunService {
         };
         let (session, writer) = self.store().resume(root, id)?;
         if session.header.provider.as_deref() == Some(crate::external::EXTERNAL_PROVIDER) {
-            return Err(HostError::Usage(format!(
-                "session {id} is with the external agent {}: continue it with that agent",
-                session.header.model
-            )));
+            return Err(crate::refusal::RequestError::ExternalSession {
+                session: id.clone(),
+                agent: session.header.model.clone(),
+            }
+            .into());
         }
         if options.model.is_none() && stored.model.is_none() {
             options.model = Some(session.header.model.clone());

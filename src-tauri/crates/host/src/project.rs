@@ -192,10 +192,10 @@ pub fn canonical_dir(dir: &Path) -> Result<PathBuf, HostError> {
         source,
     })?;
     if !root.is_dir() {
-        return Err(HostError::Usage(format!(
-            "{} is not a folder",
-            root.display()
-        )));
+        return Err(crate::refusal::RequestError::NotAFolder {
+            path: root.to_owned(),
+        }
+        .into());
     }
     Ok(root)
 }

@@ -132,7 +132,7 @@ impl Resolved {
         }
         let settings = options.apply(&self.settings);
         if let Err(e) = settings::validate(&settings) {
-            return Err(self.not_applied(HostError::Usage(e.to_string())));
+            return Err(self.not_applied(e.into()));
         }
         self.settings = settings;
         self.options_applied = true;

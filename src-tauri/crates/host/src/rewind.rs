@@ -14,6 +14,42 @@ use serde::{Deserialize, Serialize};
 use crate::checkpoints::{ProjectCheckpoints, workspace_name};
 use crate::{HostError, RunService, workspace};
 
+/// Why a rewind, its undo or a compaction's change was refused (nothing changed).
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error(
+        "the files were not recorded {point} (nothing there could change them); rewind the \
+         conversation only, or pick a point with a checkpoint"
+    )]
+    NotRecorded { point: String },
+    #[error("this session has not been rewound: there is nothing to undo")]
+    NothingToUndo,
+    #[error(
+        "a prompt ran after the last rewind, so it can no longer be undone; rewind to a point \
+         instead"
+    )]
+    UndoTooLate,
+    #[error(
+        "that checkpoint is of the workspace {recorded}, but the workspace is now {now} (the \
+         settings changed); Paddock puts files back only where they were recorded"
+    )]
+    OtherWorkspace { recorded: String, now: String },
+    #[error(
+        "the conversation up to {point} was compacted since; undo the compaction first, or \
+         rewind the files only"
+    )]
+    Compacted { point: String },
+    #[error("this session has no compaction to undo")]
+    NoCompaction,
+    #[error("the summary is empty")]
+    EmptySummary,
+    #[error("only the latest compaction's summary can be edited")]
+    NotLatestCompaction,
+    /// There was nothing a compaction could shorten.
+    #[error(transparent)]
+    NothingToCompact(paddock_core::compaction::CompactError),
+}
+
 /// Where to rewind a session to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RewindRequest {
@@ -314,11 +350,10 @@ fn target_of(
         return Ok(None);
     }
     let Some((checkpoint, workspace)) = &point.checkpoint else {
-        return Err(HostError::Usage(format!(
-            "the files were not recorded {} (nothing there could change them); rewind the \
-             conversation only, or pick a point with a checkpoint",
-            point_name(point)
-        )));
+        return Err(HistoryError::NotRecorded {
+            point: point_name(point),
+        }
+        .into());
     };
     check_workspace(workspace, guard)?;
     Ok(Some(checkpoint.clone()))
@@ -327,16 +362,10 @@ fn target_of(
 /// The session's last rewind, when it can still be undone.
 fn undoable(last: Option<LastRewind>) -> Result<LastRewind, HostError> {
     let Some(last) = last else {
-        return Err(HostError::Usage(
-            "this session has not been rewound: there is nothing to undo".into(),
-        ));
+        return Err(HistoryError::NothingToUndo.into());
     };
     if last.prompts_after > 0 {
-        return Err(HostError::Usage(
-            "a prompt ran after the last rewind, so it can no longer be undone; rewind to a \
-             point instead"
-                .into(),
-        ));
+        return Err(HistoryError::UndoTooLate.into());
     }
     Ok(last)
 }
@@ -348,10 +377,11 @@ fn check_workspace(recorded: &str, guard: &PathGuard) -> Result<(), HostError> {
     if recorded == now {
         Ok(())
     } else {
-        Err(HostError::Usage(format!(
-            "that checkpoint is of the workspace {recorded}, but the workspace is now {now} \
-             (the settings changed); Paddock puts files back only where they were recorded"
-        )))
+        Err(HistoryError::OtherWorkspace {
+            recorded: recorded.to_owned(),
+            now,
+        }
+        .into())
     }
 }
 
@@ -369,11 +399,10 @@ fn conversation_point(point: &RewindPoint, mode: RewindMode) -> Result<Option<u3
         return Ok(None);
     }
     point.messages.map(Some).ok_or_else(|| {
-        HostError::Usage(format!(
-            "the conversation up to {} was compacted since; undo the compaction first, or \
-             rewind the files only",
-            point_name(point)
-        ))
+        HistoryError::Compacted {
+            point: point_name(point),
+        }
+        .into()
     })
 }
 

@@ -106,7 +106,7 @@ pub fn compile(s: &ProjectSettings) -> Result<Rules, FieldError> {
 /// The project's rules for the core; there even when empty, so that "Always allow" can
 /// propose the first rule.
 pub fn for_project(project: &Project) -> Result<Option<Arc<dyn CallRules>>, HostError> {
-    let rules = compile(project.settings()).map_err(|e| HostError::Usage(e.to_string()))?;
+    let rules = compile(project.settings())?;
     Ok(Some(Arc::new(ProjectRules {
         rules,
         workspace: project.workspace_root(),

@@ -51,14 +51,11 @@ impl ProjectRuntime {
     ) -> Result<Self, HostError> {
         let s = project.settings();
         let provider = s.provider.unwrap_or(ProviderKind::OpenAiCompatible);
-        let model_name = s.model.clone().ok_or_else(|| {
-            // One message for both shells: each names its own way to choose.
-            HostError::Usage(
-                "no model is set: choose one beside Send or in Settings (desktop), pass --model \
-                 (CLI), or set \"model\" in .paddock/settings.json"
-                    .into(),
-            )
-        })?;
+        // One message for both shells: each names its own way to choose.
+        let model_name = s
+            .model
+            .clone()
+            .ok_or(crate::refusal::RequestError::NoModel)?;
         let key = resolve_key(provider, keys)?;
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
         let vendor = build_model(provider, s, key)?;

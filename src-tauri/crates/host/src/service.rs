@@ -212,7 +212,7 @@ impl RunService {
             worktree,
         } = request;
         if prompt.trim().is_empty() {
-            return Err(HostError::Usage("the prompt is empty".into()));
+            return Err(crate::refusal::RequestError::EmptyPrompt.into());
         }
         let root = project.root();
         let _starting = project.start_lock.lock().await;
@@ -309,27 +309,30 @@ impl RunService {
             (SessionTarget::New | SessionTarget::NewAs(_), Some(name)) => {
                 let w = self.worktree(root, &name)?;
                 if let Some(other) = &w.info().session {
-                    return Err(HostError::Usage(format!(
-                        "the worktree '{name}' belongs to session {other}: resume that session, or make a new worktree"
-                    )));
+                    return Err(crate::refusal::RequestError::WorktreeTaken {
+                        name,
+                        session: other.clone(),
+                    }
+                    .into());
                 }
                 w
             }
             (SessionTarget::Resume(id), named) => match self.session_worktree(root, id)? {
                 Some(w) => w,
                 None if named.is_some() => {
-                    return Err(HostError::Usage(format!(
-                        "session {id} does not work in a worktree; a worktree is chosen when a session starts"
-                    )));
+                    return Err(crate::refusal::RequestError::NotInWorktree {
+                        session: id.clone(),
+                    }
+                    .into());
                 }
                 None => return Ok(None),
             },
         };
         if found.info().state == paddock_protocol::WorktreeState::Discarded {
-            return Err(HostError::Usage(format!(
-                "the worktree this session worked in ({}) was discarded; start a new session",
-                found.branch()
-            )));
+            return Err(crate::refusal::RequestError::WorktreeDiscarded {
+                branch: found.branch().to_owned(),
+            }
+            .into());
         }
         if !found.checkout().is_dir() {
             return Err(paddock_worktree::WorktreeError::NotActive {

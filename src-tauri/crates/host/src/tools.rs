@@ -109,7 +109,7 @@ impl ProjectTools {
             }
             Ok(())
         })
-        .map_err(|e| HostError::Usage(e.to_string()))?;
+        .map_err(|e| crate::field_error::FieldError::new("tools", e.to_string()))?;
         let mut policy = settings::grant_policy(s);
         policy.rules = rules.clone();
         policy.framework_deny = framework_deny(&sandbox);

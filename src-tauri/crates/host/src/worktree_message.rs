@@ -30,9 +30,7 @@ impl RunService {
         let worktree = self.worktree(root, name)?;
         let diff = worktree.pending_text(MAX_DIFF_CHARS)?;
         if diff.is_empty() {
-            return Err(HostError::Usage(
-                "nothing to commit: the checkout has no changes".into(),
-            ));
+            return Err(crate::refusal::RequestError::NothingToCommit.into());
         }
         let title = self.worktree_title(root, &worktree);
         let options = RunOptions::default();
@@ -66,9 +64,7 @@ impl RunService {
         }
         let message = clean(&text);
         if message.is_empty() {
-            return Err(HostError::Usage(
-                "the model proposed no message; type one".into(),
-            ));
+            return Err(crate::refusal::RequestError::NoCommitMessage.into());
         }
         Ok(message)
     }

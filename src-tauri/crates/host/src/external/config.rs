@@ -9,6 +9,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::HostError;
 
+/// Why the user's external agents could not be read, changed or started.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentConfigError {
+    #[error("your agents file {} cannot be used: {why}", path.display())]
+    Broken { path: PathBuf, why: String },
+    #[error("no external agent '{name}'{}", listed(in_file, known))]
+    Unknown {
+        name: String,
+        /// The file read, and the names it lists (for a lookup that read it).
+        in_file: Option<PathBuf>,
+        known: Vec<String>,
+    },
+    #[error("agent {name}: {why}")]
+    Invalid { name: String, why: String },
+    #[error("you already have an agent named {name}: choose another name, or edit it")]
+    Exists { name: String },
+    #[error(
+        "the agent {agent} needs a {provider} key: store one (the app's Settings) or set {var}"
+    )]
+    NoProviderKey {
+        agent: String,
+        provider: &'static str,
+        var: &'static str,
+    },
+    #[error(
+        "the agent {agent} needs the key kept as {name}: store it (the app's Sandbox screen, \
+         under its agent) or set {name}"
+    )]
+    NoKeyValue { agent: String, name: String },
+    #[error("the agent {agent}'s key names neither a provider nor a keychain value")]
+    NoKeySource { agent: String },
+}
+
+fn listed(in_file: &Option<PathBuf>, known: &[String]) -> String {
+    let Some(path) = in_file else {
+        return String::new();
+    };
+    if known.is_empty() {
+        format!(" in {} (it lists none)", path.display())
+    } else {
+        format!(" in {} (it lists {})", path.display(), known.join(", "))
+    }
+}
+
 /// The file, in Paddock's config folder.
 pub const AGENTS_FILE: &str = "agents.json";
 const MAX_AGENTS_FILE_BYTES: u64 = 256 * 1024;
@@ -40,11 +84,7 @@ pub fn agents(config_dir: &Path) -> Result<BTreeMap<String, ExternalAgentConfig>
     ) {
         Ok(text) => text,
         Err(e) if e.is_missing() => return Ok(BTreeMap::new()),
-        Err(e) => {
-            return Err(HostError::Usage(format!(
-                "your agents file cannot be used: {e}"
-            )));
-        }
+        Err(e) => return Err(broken(&path, &e.to_string())),
     };
     let parsed: AgentsFile =
         serde_json::from_str(&text).map_err(|e| broken(&path, &e.to_string()))?;
@@ -58,31 +98,40 @@ pub fn agents(config_dir: &Path) -> Result<BTreeMap<String, ExternalAgentConfig>
 pub fn agent(config_dir: &Path, name: &str) -> Result<ExternalAgentConfig, HostError> {
     let mut all = agents(config_dir)?;
     all.remove(name).ok_or_else(|| {
-        let known: Vec<&String> = all.keys().collect();
-        HostError::Usage(format!(
-            "no external agent '{name}' in {} ({})",
-            agents_path(config_dir).display(),
-            if known.is_empty() {
-                "it lists none".to_owned()
-            } else {
-                format!(
-                    "it lists {}",
-                    known
-                        .iter()
-                        .map(|k| k.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        ))
+        AgentConfigError::Unknown {
+            name: name.to_owned(),
+            in_file: Some(agents_path(config_dir)),
+            known: all.keys().cloned().collect(),
+        }
+        .into()
     })
 }
 
 fn broken(path: &Path, why: &str) -> HostError {
-    HostError::Usage(format!(
-        "your agents file {} cannot be used: {why}",
-        path.display()
-    ))
+    AgentConfigError::Broken {
+        path: path.to_owned(),
+        why: why.to_owned(),
+    }
+    .into()
+}
+
+fn unknown(name: &str) -> HostError {
+    AgentConfigError::Unknown {
+        name: name.to_owned(),
+        in_file: None,
+        known: Vec::new(),
+    }
+    .into()
+}
+
+fn invalid(name: &str) -> impl Fn(String) -> HostError {
+    move |why| {
+        AgentConfigError::Invalid {
+            name: name.to_owned(),
+            why,
+        }
+        .into()
+    }
 }
 
 /// The user's agents as the app lists them.
@@ -163,12 +212,13 @@ pub fn save(
     agent: ExternalAgentConfig,
     replace: bool,
 ) -> Result<(), HostError> {
-    check(name, &agent).map_err(|e| HostError::Usage(format!("agent {name}: {e}")))?;
+    check(name, &agent).map_err(invalid(name))?;
     let mut all = agents(config_dir)?;
     if !replace && all.contains_key(name) {
-        return Err(HostError::Usage(format!(
-            "you already have an agent named {name}: choose another name, or edit it"
-        )));
+        return Err(AgentConfigError::Exists {
+            name: name.to_owned(),
+        }
+        .into());
     }
     all.insert(name.to_owned(), agent);
     write(config_dir, all)
@@ -177,15 +227,13 @@ pub fn save(
 /// "Always allow" on an agent's approval card: `rules` join its `allow` list.
 pub fn allow(config_dir: &Path, name: &str, rules: &[String]) -> Result<(), HostError> {
     let mut all = agents(config_dir)?;
-    let agent = all
-        .get_mut(name)
-        .ok_or_else(|| HostError::Usage(format!("no external agent '{name}'")))?;
+    let agent = all.get_mut(name).ok_or_else(|| unknown(name))?;
     for rule in rules.iter().map(|r| r.trim()).filter(|r| !r.is_empty()) {
         if !agent.allow.iter().any(|a| a == rule) {
             agent.allow.push(rule.to_owned());
         }
     }
-    check(name, agent).map_err(|e| HostError::Usage(format!("agent {name}: {e}")))?;
+    check(name, agent).map_err(invalid(name))?;
     write(config_dir, all)
 }
 
@@ -193,7 +241,7 @@ pub fn allow(config_dir: &Path, name: &str, rules: &[String]) -> Result<(), Host
 pub fn remove(config_dir: &Path, name: &str) -> Result<(), HostError> {
     let mut all = agents(config_dir)?;
     if all.remove(name).is_none() {
-        return Err(HostError::Usage(format!("no external agent '{name}'")));
+        return Err(unknown(name));
     }
     write(config_dir, all)
 }
@@ -230,11 +278,12 @@ pub(crate) fn key_value(
         (Some(provider), _) => crate::keys::resolve_key(*provider, Some(keys))?
             .map(|k| k.expose().to_owned())
             .ok_or_else(|| {
-                HostError::Usage(format!(
-                    "the agent {agent} needs a {} key: store one (the app's Settings) or set {}",
-                    provider.as_str(),
-                    provider.key_env_var()
-                ))
+                AgentConfigError::NoProviderKey {
+                    agent: agent.to_owned(),
+                    provider: provider.as_str(),
+                    var: provider.key_env_var(),
+                }
+                .into()
             }),
         (None, Some(name)) => {
             let from_env = std::env::var(name).ok().filter(|v| !v.is_empty());
@@ -244,16 +293,18 @@ pub(crate) fn key_value(
                     .get_var(name)?
                     .filter(|v| !v.is_empty())
                     .ok_or_else(|| {
-                        HostError::Usage(format!(
-                            "the agent {agent} needs the key kept as {name}: store it (the app's \
-                         Sandbox screen, under its agent) or set {name}"
-                        ))
+                        AgentConfigError::NoKeyValue {
+                            agent: agent.to_owned(),
+                            name: name.clone(),
+                        }
+                        .into()
                     }),
             }
         }
-        (None, None) => Err(HostError::Usage(format!(
-            "the agent {agent}'s key names neither a provider nor a keychain value"
-        ))),
+        (None, None) => Err(AgentConfigError::NoKeySource {
+            agent: agent.to_owned(),
+        }
+        .into()),
     }
 }
 

@@ -22,9 +22,11 @@ impl RunService {
             if loaded.header.provider.as_deref() != Some(EXTERNAL_PROVIDER)
                 || loaded.header.model != name
             {
-                return Err(HostError::Usage(format!(
-                    "session {id} is not a session of the agent {name}"
-                )));
+                return Err(crate::refusal::RequestError::NotAgentsSession {
+                    session: id.clone(),
+                    agent: name.to_owned(),
+                }
+                .into());
             }
             return Ok((writer, loaded.history));
         }

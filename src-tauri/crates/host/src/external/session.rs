@@ -39,17 +39,17 @@ impl RunService {
     ) -> Result<PreparedExternal, HostError> {
         let root = project.root().to_path_buf();
         if request.output_schema.is_some() {
-            return Err(HostError::Usage(format!(
-                "the external agent {name} answers in its own words: an output schema is for \
-                 Paddock's agent"
-            )));
+            return Err(crate::refusal::RequestError::SchemaForExternal {
+                agent: name.to_owned(),
+            }
+            .into());
         }
         if let SessionTarget::Resume(id) = &request.target {
             self.refuse_busy(&root, id)?;
         }
         let agent = config::agent(self.trust().config_dir(), name)?;
         if request.prompt.trim().is_empty() {
-            return Err(HostError::Usage("the prompt is empty".into()));
+            return Err(crate::refusal::RequestError::EmptyPrompt.into());
         }
         let resolved = self.resolve(&root, &request.options, request.trust)?;
         // The user's hosts for this agent, never the folder's: from the user's own file.
@@ -66,7 +66,8 @@ impl RunService {
         )?;
         let env = project_in.tool_env(secrets);
         // An API address its wall refuses: said now, not after minutes of retries.
-        let reach_note = super::reach::check(name, &named, &env).map_err(HostError::Usage)?;
+        let reach_note = super::reach::check(name, &named, &env)
+            .map_err(crate::refusal::RequestError::Unreachable)?;
         // The prompt with its files and images, read now through the guard (an agent that
         // takes no images is told apart once it says so).
         let vision = crate::attach::Vision {

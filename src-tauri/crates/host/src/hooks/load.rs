@@ -59,10 +59,11 @@ pub fn user_hooks(config_dir: &Path) -> Result<HooksConfig, HostError> {
 }
 
 fn broken(path: &Path, why: String) -> HostError {
-    HostError::Usage(format!(
-        "your hooks file {} cannot be used: {why}",
-        path.display()
-    ))
+    HostError::UserFile {
+        file: "hooks file",
+        path: path.to_owned(),
+        why,
+    }
 }
 
 /// The project's hooks as `settings` give them (an unusable `hooks` was refused when the
@@ -70,7 +71,8 @@ fn broken(path: &Path, why: String) -> HostError {
 pub fn project_hooks(settings: &ProjectSettings) -> Result<HooksConfig, HostError> {
     match &settings.hooks {
         None => Ok(HooksConfig::default()),
-        Some(v) => HooksConfig::from_json(v).map_err(|e| HostError::Usage(e.to_string())),
+        Some(v) => HooksConfig::from_json(v)
+            .map_err(|e| crate::field_error::FieldError::new("hooks", e.to_string()).into()),
     }
 }
 

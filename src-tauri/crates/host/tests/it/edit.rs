@@ -186,7 +186,7 @@ fn a_runs_options_are_applied_once_over_the_settings_in_effect() {
     assert_eq!(run.project().settings().model.as_deref(), Some("m2"));
     let twice = run.clone().with_options(&options).unwrap_err();
     assert!(matches!(twice, HostError::Internal(_)), "{twice}");
-    let said = run.not_applied(HostError::Usage("no base URL".into()));
+    let said = run.not_applied(paddock_host::RequestError::NoModel.into());
     assert!(matches!(said, HostError::NotApplied { .. }), "{said}");
     let refused = Resolved::for_run(&f.trust, &f.root, &options, TrustPolicy::Refuse);
     assert!(matches!(refused, Err(HostError::Untrusted { .. })));
