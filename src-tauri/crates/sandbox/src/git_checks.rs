@@ -49,6 +49,15 @@ const NO_REPOSITORY: &[&str] = &[
     "receive-pack",
     "upload-archive",
 ];
+/// git's commands that serve the other end of a fetch or push: their repository is the
+/// one they name.
+const REMOTE_END: &[&str] = &["upload-pack", "receive-pack", "upload-archive"];
+/// git's commands that go on with a stopped rebase, cherry-pick or revert from the list of
+/// steps it left in the repository.
+const SEQUENCER: &[&str] = &["rebase", "cherry-pick", "revert"];
+/// The lists of steps those leave, in the repository's folder.
+const TODO_FILES: &[&str] = &["rebase-merge/git-rebase-todo", "sequencer/todo"];
+
 /// Options before git's command that take no value and change no repository.
 const OTHER_OPTIONS: &[&str] = &[
     "--version",
@@ -138,7 +147,19 @@ fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
         Ok(found) => found,
         Err(why) => return Some(why),
     };
-    let Some(git_dir) = absolute_git_dir(real, &options) else {
+    let after = command
+        .as_ref()
+        .and_then(|c| git_args.iter().position(|a| *a == c.as_os_str()))
+        .map_or(&[][..], |at| &git_args[at + 1..]);
+    let remote_end = command
+        .as_deref()
+        .is_some_and(|c| REMOTE_END.iter().any(|n| OsStr::new(n) == c));
+    let git_dir = if remote_end {
+        // The repository is the one named, not the one where it starts (none: git fails).
+        named_repository(real, &options, after)?
+    } else if let Some(dir) = absolute_git_dir(real, &options) {
+        dir
+    } else {
         // No repository git can name here: only what needs none runs.
         let needs_none = command
             .as_deref()
@@ -149,6 +170,17 @@ fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
                 .to_owned()
         });
     };
+    if command
+        .as_deref()
+        .is_some_and(|c| SEQUENCER.iter().any(|n| OsStr::new(n) == c))
+        && let Some(todo) = todo_with_exec(&git_dir)
+    {
+        return Some(format!(
+            "paddock: git was not run: {} holds `exec` lines, which git would run as it goes on; \
+             nobody approved this command (finish it in a command you approve)",
+            todo.display()
+        ));
+    }
     let common = common_dir(&git_dir);
     for file in [common.join("config"), git_dir.join("config.worktree")] {
         if std::fs::symlink_metadata(&file).is_err() || users(&file, list) {
@@ -277,6 +309,49 @@ fn repository_options(args: &[&OsStr]) -> Result<(Vec<OsString>, Option<OsString
         i += 1;
     }
     Ok((out, None))
+}
+
+/// The repository a remote-end command (`receive-pack DIR`) names, tried as git tries it:
+/// `DIR.git/.git`, `DIR/.git`, `DIR.git`, `DIR`. `None` when none is one (git then fails).
+fn named_repository(real: &Path, options: &[OsString], after: &[&OsStr]) -> Option<PathBuf> {
+    let named = after
+        .iter()
+        .rev()
+        .find(|a| !a.to_string_lossy().starts_with('-'))?;
+    let mut tries = Vec::new();
+    for tail in [".git/.git", "/.git", ".git", ""] {
+        let mut candidate = named.to_os_string();
+        candidate.push(tail);
+        tries.push(candidate);
+    }
+    tries.into_iter().find_map(|candidate| {
+        let mut flag = OsString::from("--git-dir=");
+        flag.push(&candidate);
+        let out = Command::new(real)
+            .args(options)
+            .arg(flag)
+            .args(["rev-parse", "--absolute-git-dir"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        let path = path_of(out.stdout);
+        (out.status.success() && path.is_absolute()).then_some(path)
+    })
+}
+
+/// A list of steps in `git_dir` that holds an `exec` (or `x`) line.
+fn todo_with_exec(git_dir: &Path) -> Option<PathBuf> {
+    TODO_FILES.iter().map(|f| git_dir.join(f)).find(|file| {
+        // Unreadable or too large: judged as holding one.
+        let Ok(text) =
+            paddock_guard::read_regular_text(file, MAX_CONFIG_BYTES, paddock_guard::Links::Follow)
+        else {
+            return std::fs::symlink_metadata(file).is_ok();
+        };
+        text.lines()
+            .any(|line| matches!(line.split_whitespace().next(), Some("exec" | "x")))
+    })
 }
 
 /// The repository folder git would use with `options` here, when there is one.

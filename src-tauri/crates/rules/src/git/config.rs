@@ -29,6 +29,8 @@ const CORE: &[&str] = &[
     "commitgraph",
     "multipackindex",
     "whitespace",
+    // Where the work tree is (git writes it for every submodule): a folder, not a program.
+    "worktree",
 ];
 
 /// `section.key` pairs (two-level keys) that are inert.
@@ -58,7 +60,15 @@ const TWO_LEVEL: &[(&str, &[&str])] = &[
     ),
     ("pull", &["rebase", "ff"]),
     ("push", &["default", "autosetupremote", "followtags"]),
-    ("fetch", &["prune", "prunetags", "writecommitgraph"]),
+    (
+        "fetch",
+        &[
+            "prune",
+            "prunetags",
+            "writecommitgraph",
+            "negotiationalgorithm",
+        ],
+    ),
     ("merge", &["ff", "conflictstyle"]),
     ("rebase", &["autostash", "autosquash", "updaterefs"]),
     ("commit", &["verbose", "cleanup", "status"]),
@@ -187,6 +197,11 @@ pub fn core_hooks_path(text: &str) -> Option<String> {
 /// Whether `key` (`section.key` or `section.sub.key`, as `git -c` names it) is known to
 /// be inert.
 pub fn inert_setting(key: &str) -> bool {
+    // The usual way to allow local submodules (since CVE-2022-39253); never another
+    // protocol's, `ext::` among them, which runs commands.
+    if key.eq_ignore_ascii_case("protocol.file.allow") {
+        return true;
+    }
     let Some((section, rest)) = key.split_once('.') else {
         return false;
     };

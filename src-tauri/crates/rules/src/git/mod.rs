@@ -35,6 +35,8 @@ const PROGRAM_OPTIONS: &[(&str, &[&str])] = &[
     ("difftool", &["-x", "--extcmd"]),
     ("grep", &["-O", "--open-files-in-pager"]),
     ("help", &["-w", "--web"]),
+    ("daemon", &["--access-hook"]),
+    ("svn", &["--authors-prog"]),
     (
         "send-email",
         &[
@@ -51,10 +53,25 @@ const PROGRAM_OPTIONS: &[(&str, &[&str])] = &[
 const SETTING_OPTIONS: &[(&str, &[&str])] = &[("clone", &["-c", "--config"])];
 
 /// A command and the word after it that runs the words that follow (`submodule foreach`).
-const PROGRAM_WORDS: &[(&str, &str)] = &[("submodule", "foreach"), ("bisect", "run")];
+const PROGRAM_WORDS: &[(&str, &str)] = &[
+    ("submodule", "foreach"),
+    ("submodule--helper", "foreach"),
+    ("bisect", "run"),
+];
 
 /// Commands that run programs given to them, whatever the options.
-const PROGRAM_COMMANDS: &[&str] = &["filter-branch", "instaweb", "web--browse"];
+const PROGRAM_COMMANDS: &[&str] = &[
+    "filter-branch",
+    "instaweb",
+    "web--browse",
+    "remote-ext",
+    "remote-fd",
+    "merge-index",
+];
+
+/// Commands whose `--tool` names a script git sources from its own folder: a name with a
+/// `/` climbs out of it.
+const TOOL_COMMANDS: &[&str] = &["difftool", "mergetool"];
 
 /// An argument that makes git run a program it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,12 +137,17 @@ pub fn program_argument(args: &[Option<&str>]) -> Option<ProgramArgument> {
         .iter()
         .find(|(c, _)| *c == command)
         .map_or(&[][..], |(_, o)| *o);
+    // Every word is read, past `--` too: an option's value may be `--` itself
+    // (`clone -b -- --upload-pack=…`), and git goes on reading options after it.
     let mut j = 0;
     while let Some(arg) = rest.get(j) {
         j += 1;
         let Some(arg) = arg else { continue };
-        if *arg == "--" {
-            break;
+        if TOOL_COMMANDS.contains(&command)
+            && let Some(tool) = tool_path(arg, rest.get(j).copied().flatten())
+        {
+            let why = format!("`git {command} --tool={tool}` names a script outside git's tools");
+            return Some(ProgramArgument::new("--tool", why));
         }
         if let Some(option) = options.iter().find(|o| names(arg, o)) {
             let why =
@@ -133,6 +155,14 @@ pub fn program_argument(args: &[Option<&str>]) -> Option<ProgramArgument> {
             return Some(ProgramArgument::new(option, why));
         }
         if let Some(option) = settings.iter().find(|o| names(arg, o)) {
+            // Only the plain forms are read for their value; an abbreviation or a cluster
+            // (`--conf=…`, `-qc…`) is refused rather than misread.
+            let plain = *arg == *option || value_of(arg, option).is_some();
+            if !plain {
+                let why =
+                    format!("`git {command} {arg}` sets a setting in a form Paddock does not read");
+                return Some(ProgramArgument::new(option, why));
+            }
             let value = value_of(arg, option).or_else(|| rest.get(j).copied().flatten());
             if let Some(why) = setting(value, &format!("`git {command} {option}`")) {
                 return Some(ProgramArgument::new(option, why));
@@ -140,6 +170,27 @@ pub fn program_argument(args: &[Option<&str>]) -> Option<ProgramArgument> {
         }
     }
     None
+}
+
+/// The tool `arg` (with `next`, its value when apart) names when it holds a `/`: `-t x/y`,
+/// `-ytx/y`, `--tool=x/y`, `--tool x/y` (and the abbreviations git takes).
+fn tool_path<'a>(arg: &'a str, next: Option<&'a str>) -> Option<&'a str> {
+    let value = if let Some(long) = arg.strip_prefix("--") {
+        let (name, value) = match long.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (long, next),
+        };
+        (!name.is_empty() && "tool".starts_with(name))
+            .then_some(value)
+            .flatten()
+    } else if let Some(cluster) = arg.strip_prefix('-') {
+        cluster
+            .split_once('t')
+            .and_then(|(_, after)| if after.is_empty() { next } else { Some(after) })
+    } else {
+        None
+    };
+    value.filter(|v| v.contains('/'))
 }
 
 /// Why an option before git's command makes it run a program, if it does.
@@ -217,7 +268,10 @@ mod tests {
             "rebase -i main",
             "grep -n needle",
             "submodule update --init",
-            "push origin main -- --exec",
+            "difftool -t vimdiff",
+            "mergetool --tool=meld",
+            "-c fetch.negotiationAlgorithm=noop fetch origin",
+            "-c protocol.file.allow=always submodule add ../x",
         ] {
             assert_eq!(judge(line), None, "{line}");
         }
@@ -247,6 +301,18 @@ mod tests {
             "filter-branch --tree-filter x",
             "grep -O./evil x",
             "difftool --extcmd=./evil",
+            "clone --conf=filter.x.smudge=./evil color.ui d",
+            "clone -qcfilter.x.process=../p color.ui d",
+            "clone -b -- --upload-pack=./evil color.ui d",
+            "rebase -f -X -- -x make HEAD~1",
+            "remote-ext origin x",
+            "submodule--helper foreach make",
+            "daemon --inetd --access-hook=./p",
+            "merge-index ../p -a",
+            "difftool -y --tool=../../x/tool.sh",
+            "mergetool -t ../x",
+            "mergetool -yt../x",
+            "-c protocol.ext.allow=always fetch ext::x",
         ] {
             assert!(judge(line).is_some(), "{line}");
         }

@@ -373,3 +373,98 @@ async fn cloning_fetching_and_pushing_still_work_unattended() {
         assert!(text.contains("DONE"), "{engine:?}: {text}");
     }
 }
+
+/// A repository with two commits at `src` (made plainly, before any call).
+fn two_commits(w: &Wall) {
+    let (code, text) = w.plain(&format!(
+        "git init -q src && echo a > src/f && git -C src add -A && git -C src {COMMIT} && \
+         echo b > src/f && git -C src {COMMIT} -a"
+    ));
+    assert_eq!(code, 0, "{text}");
+}
+
+/// Review 2, finding 1: a rebase's list of steps forged by the call (`exec` lines), then
+/// a rule-allowed `git rebase --continue`, ran the list. Able to fail: it runs plainly, and
+/// ran behind every wall before the front read the list.
+#[tokio::test]
+async fn a_forged_rebase_todo_does_not_run() {
+    let Some(w) = wall() else { return };
+    two_commits(&w);
+    let attack = format!(
+        "cd src && d=.git/rebase-merge && mkdir -p $d && git rev-parse HEAD > $d/orig-head && \
+         git rev-parse HEAD~1 > $d/onto && git symbolic-ref HEAD > $d/head-name && \
+         touch $d/interactive && : > $d/done && \
+         printf 'exec touch {}/HOOKED\\n' > $d/git-rebase-todo && \
+         git -c user.name=a -c user.email=a@example.org rebase --continue; cd ..",
+        w.ws.display()
+    );
+    let text = blocked(&w, &attack, "rm -rf src/.git/rebase-merge").await;
+    assert!(text.contains("holds `exec` lines"), "{text}");
+}
+
+/// Review 2, finding 5: the repository a push goes to is the one `receive-pack` names, not
+/// where it starts; its configuration, written during the call, ran a program while refs
+/// were listed. Able to fail: it runs plainly, and ran behind every wall before.
+#[tokio::test]
+async fn the_repository_a_push_goes_to_is_checked() {
+    let Some(w) = wall() else { return };
+    two_commits(&w);
+    w.plain("git init -q --bare alt.git");
+    let attack = format!(
+        "git init -q --bare evil.git && echo {ws}/alt.git/objects > \
+         evil.git/objects/info/alternates && printf '[core]\\n\\talternateRefsCommand = touch \
+         {ws}/HOOKED; true\\n' >> evil.git/config && git -C src push -q ../evil.git HEAD:x",
+        ws = w.ws.display()
+    );
+    let text = blocked(&w, &attack, "rm -rf evil.git").await;
+    assert!(text.contains("git was not run"), "{text}");
+}
+
+/// Review 2, findings 2–4: settings and programs in forms the first reading missed (an
+/// abbreviated `--config`, a cluster, a `--` taken as an option's value, a command that runs
+/// its argument). Able to fail: each runs plainly.
+#[tokio::test]
+async fn programs_in_other_spellings_do_not_run() {
+    let Some(w) = wall() else { return };
+    two_commits(&w);
+    let marker = format!("{}/HOOKED", w.ws.display());
+    let (code, text) = w.plain(&format!(
+        "printf '#!/bin/sh\\ntouch {marker}\\nexec git-upload-pack \"$@\"\\n' > up && chmod +x up \
+         && echo '* filter=x' > src/.gitattributes && git -C src add -A && git -C src {COMMIT}"
+    ));
+    assert_eq!(code, 0, "{text}");
+    for attack in [
+        format!("git clone -q --conf=filter.x.smudge='touch {marker}; cat' src d"),
+        format!(
+            "git clone -q -b -- --upload-pack={}/up file://{}/src d",
+            w.ws.display(),
+            w.ws.display()
+        ),
+        format!(
+            "printf 'connect git-upload-pack\\n\\n' | git remote-ext origin 'sh -c touch% {marker}'"
+        ),
+    ] {
+        let text = blocked(&w, &attack, "rm -rf d").await;
+        assert!(text.contains("git was not run"), "{attack}: {text}");
+    }
+}
+
+/// Review 2, findings 8–9: a partial clone's lazy fetch (git's own `-c
+/// fetch.negotiationAlgorithm=noop`) and a local submodule (`-c protocol.file.allow=always`)
+/// still work in a command nobody approved.
+#[tokio::test]
+async fn partial_clones_and_local_submodules_still_work_unattended() {
+    let Some(w) = wall() else { return };
+    two_commits(&w);
+    w.plain("git -C src config uploadpack.allowFilter true");
+    let command = format!(
+        "git clone -q --filter=blob:none file://{ws}/src pc && git -C pc log -p -1 >/dev/null \
+         && git -C pc -c protocol.file.allow=always submodule -q add ../src sub && echo DONE",
+        ws = w.ws.display()
+    );
+    for engine in EVERY_WALL {
+        w.plain("rm -rf pc");
+        let text = behind(&w, *engine, &command).await;
+        assert!(text.contains("DONE"), "{engine:?}: {text}");
+    }
+}
