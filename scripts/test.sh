@@ -19,6 +19,9 @@ step "layout (no module circles, no source file over 600 lines)"
 python3 scripts/check-layout-test.py
 python3 scripts/check-layout.py
 
+step "the local eval's own scoring"
+python3 tests/local-eval/eval_test.py
+
 step "ui: lint, type check, unit tests, build"
 (cd ui && npm run lint && npm run check && npm test && npm run build)
 

@@ -27,7 +27,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 def has_number(n):
-    return lambda answer, ws: re.search(r"(?<![\d.])%d(?![\d.])" % n, answer) is not None
+    # A whole number, as a sentence may end with it ("...is 3."), never part of another
+    # ("13", "3.5", "1.3").
+    return lambda answer, ws: re.search(r"(?<!\d)(?<!\d\.)%d(?!\d|\.\d)" % n, answer) is not None
 
 
 def file_is(path, want):

@@ -3,6 +3,7 @@
 //! without its result.
 
 pub(crate) mod context_watch;
+mod markup;
 pub(crate) mod runner_hooks;
 mod turn;
 
@@ -134,6 +135,8 @@ pub(crate) struct LoopState {
     pub(crate) tally: crate::compaction::HistoryTally,
     /// How the server's count of a request compares with Paddock's estimate.
     pub(crate) calibration: crate::calibration::Calibration,
+    /// The model was asked once for an answer after a reply of markup alone.
+    markup_nudged: bool,
 }
 
 impl Runner<'_> {

@@ -66,10 +66,12 @@ fn call_in(obj: &Map<String, Value>, known: &[&str], marked: bool) -> Option<Cal
         .find(|v| !v.is_null());
     let (input, shape) = match arguments {
         Some(Value::Object(args)) => (Value::Object(args.clone()), Shape::Whole),
+        Some(Value::Array(items)) => one_object(items),
         // The OpenAI wire format encodes arguments as a JSON string; models copy that.
         Some(Value::String(s)) if s.trim().is_empty() => (empty(), Shape::Whole),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(v @ Value::Object(_)) => (v, Shape::Whole),
+            Ok(Value::Array(items)) => one_object(&items),
             _ => (empty(), Shape::Broken),
         },
         Some(_) => (empty(), Shape::Broken),
@@ -79,6 +81,15 @@ fn call_in(obj: &Map<String, Value>, known: &[&str], marked: bool) -> Option<Cal
         None => return None,
     };
     Some((name.to_owned(), input, shape))
+}
+
+/// Arguments a small model wrapped in an array (`"arguments": [{"todos": …}]`): one object
+/// is taken as the arguments; anything else is broken.
+fn one_object(items: &[Value]) -> (Value, Shape) {
+    match items {
+        [only @ Value::Object(_)] => (only.clone(), Shape::Whole),
+        _ => (empty(), Shape::Broken),
+    }
 }
 
 fn empty() -> Value {
@@ -96,6 +107,20 @@ mod tests {
         let mut calls = calls_in(&v, KNOWN, marked);
         assert!(calls.len() <= 1);
         calls.pop()
+    }
+
+    /// Issue 52: a real 1.5B model sent `"arguments": [{"todos": …}]`; the tool got `{}`.
+    #[test]
+    fn arguments_wrapped_in_a_one_element_array_are_unwrapped() {
+        let got = one(json!({"name": "grep", "arguments": [{"p": 1}]}), false);
+        assert_eq!(got, Some(("grep".into(), json!({"p": 1}), Shape::Whole)));
+        let got = one(json!({"name": "grep", "arguments": "[{\"p\": 2}]"}), false);
+        assert_eq!(got, Some(("grep".into(), json!({"p": 2}), Shape::Whole)));
+        let got = one(
+            json!({"name": "grep", "arguments": [{"p": 1}, {"p": 2}]}),
+            false,
+        );
+        assert_eq!(got, Some(("grep".into(), json!({}), Shape::Broken)));
     }
 
     #[test]

@@ -38,6 +38,7 @@ impl Runner<'_> {
             prompt_at,
             compactions: 0,
             first_record: None,
+            markup_nudged: false,
             tally: crate::compaction::HistoryTally::default(),
             calibration: crate::calibration::Calibration::default(),
         }
@@ -149,7 +150,24 @@ impl Runner<'_> {
         text: &str,
         stops: &mut u32,
     ) -> Option<ExitReason> {
-        if text.trim().is_empty() {
+        if super::markup::only_markup(text) {
+            if !state.markup_nudged {
+                state.markup_nudged = true;
+                self.ctx.events.emit(AgentEvent::warning(
+                    "the model replied with markup only (tags or the tool list); it is asked once \
+                     more for an answer",
+                ));
+                state
+                    .messages
+                    .push(Message::user_text(super::markup::NUDGE));
+                self.save(state);
+                return None;
+            }
+            self.ctx.events.emit(AgentEvent::warning(
+                "the model replied with markup only again: the run ends without an answer",
+            ));
+            state.output.clear();
+        } else if text.trim().is_empty() {
             self.ctx.events.emit(AgentEvent::warning(
                 "the model ended its turn without an answer (its last reply had no text)",
             ));

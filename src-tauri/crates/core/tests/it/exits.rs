@@ -254,6 +254,51 @@ async fn the_answer_is_the_last_turns_words_and_an_empty_end_is_said() {
         AgentEvent::Warning { message, .. } if message.contains("without an answer"))));
 }
 
+/// Issue 52: a real 1.5B model answered `<tools></tools>` and the run ended with exit 0 and
+/// no word. Markup alone is asked about once; an answer then is the answer.
+#[tokio::test(start_paused = true)]
+async fn a_reply_of_markup_alone_is_asked_about_once() {
+    let mut h = harness(
+        config_allowing(&[]),
+        vec![
+            ScriptedTurn::new()
+                .delta("<tools></tools>")
+                .stop(StopReason::EndTurn),
+            ScriptedTurn::new()
+                .delta("There are 3 files.")
+                .stop(StopReason::EndTurn),
+        ],
+    );
+    let r = h.agent.run("go").await;
+    assert_eq!(r.exit, ExitReason::EndTurn);
+    assert_eq!(r.output, "There are 3 files.");
+    assert_eq!(h.model.requests().len(), 2);
+    let asked = h.model.requests()[1].messages.last().unwrap().text();
+    assert!(asked.contains("only markup"), "{asked}");
+}
+
+/// Markup twice: the run ends with no answer, and says so.
+#[tokio::test(start_paused = true)]
+async fn markup_twice_ends_without_an_answer_and_says_so() {
+    let mut h = harness(
+        config_allowing(&[]),
+        vec![
+            ScriptedTurn::new()
+                .delta("<tool_response>ok</tool_response>")
+                .stop(StopReason::EndTurn),
+            ScriptedTurn::new()
+                .delta("<tools></tools>")
+                .stop(StopReason::EndTurn),
+        ],
+    );
+    let r = h.agent.run("go").await;
+    assert_eq!(r.exit, ExitReason::EndTurn);
+    assert_eq!(r.output, "");
+    assert!(h.events.events().iter().any(|e| matches!(e,
+        AgentEvent::Warning { message, .. } if message.contains("markup only again"))));
+    assert_paired(h.agent.history());
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_final_answer_over_budget_reports_the_budget() {
     let mut config = config_allowing(&[]);

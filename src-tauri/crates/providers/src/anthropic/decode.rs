@@ -179,7 +179,12 @@ pub(crate) fn parse_input(raw: &str) -> Value {
     if raw.trim().is_empty() {
         return Value::Object(serde_json::Map::new());
     }
-    serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
+    match serde_json::from_str(raw) {
+        // A small model's arguments wrapped in an array (`[{"todos": …}]`): its one object.
+        Ok(Value::Array(mut items)) if items.len() == 1 && items[0].is_object() => items.remove(0),
+        Ok(v) => v,
+        Err(_) => Value::String(raw.to_owned()),
+    }
 }
 
 fn push_text(out: &mut Vec<ModelEvent>, make: fn(String) -> ModelEvent, text: &str) {
@@ -253,6 +258,18 @@ mod tests {
     use crate::config::ProviderKind;
     use paddock_protocol::ErrorKind;
     use serde_json::json;
+
+    /// Issue 52: arguments wrapped in a one-element array reached the tool as an array.
+    #[test]
+    fn arguments_in_a_one_element_array_are_its_object() {
+        assert_eq!(parse_input(r#"[{"todos": []}]"#), json!({"todos": []}));
+        assert_eq!(
+            parse_input(r#"[{"a": 1}, {"b": 2}]"#),
+            json!([{"a": 1}, {"b": 2}])
+        );
+        assert_eq!(parse_input(""), json!({}));
+        assert_eq!(parse_input("not json"), json!("not json"));
+    }
 
     fn run(events: &[Value]) -> (Vec<ModelEvent>, Option<Failure>) {
         let mut d = AnthropicDecoder::new(ErrorContext {

@@ -21,6 +21,17 @@ use crate::http::{Transport, secret_header};
 use crate::tool_mode::ToolMode;
 use crate::window::listing_window;
 
+/// A tool result's text as Chat Completions carries it: that API has no error flag, so a
+/// failure says so in its text, once (the kernel's own failures already begin with
+/// `Error:`; a second prefix only confuses a small model).
+pub(crate) fn result_text(r: &paddock_protocol::ToolResult) -> std::borrow::Cow<'_, str> {
+    if r.is_error && !r.content.trim_start().starts_with("Error:") {
+        std::borrow::Cow::Owned(format!("Error: {}", r.content))
+    } else {
+        std::borrow::Cow::Borrowed(r.content.as_str())
+    }
+}
+
 pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ModelError> {
     let mut h = HeaderMap::new();
     if let Some(key) = config.api_key.as_ref().filter(|k| !k.is_empty()) {
@@ -141,4 +152,34 @@ pub(crate) async fn list_models(t: &Transport) -> Result<Vec<ModelInfo>, ModelEr
         .collect();
     models.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(models)
+}
+
+#[cfg(test)]
+mod tests {
+    use paddock_protocol::ToolResult;
+
+    use super::result_text;
+
+    fn result(content: &str, is_error: bool) -> ToolResult {
+        ToolResult {
+            tool_call_id: "c1".into(),
+            content: content.into(),
+            is_error,
+        }
+    }
+
+    /// Issue 52: the kernel's `Error: …` reached the model as `Error: Error: …`.
+    #[test]
+    fn a_failure_says_error_once() {
+        assert_eq!(
+            result_text(&result("Error: no such file", true)),
+            "Error: no such file"
+        );
+        assert_eq!(
+            result_text(&result("denied by a rule", true)),
+            "Error: denied by a rule"
+        );
+        assert_eq!(result_text(&result("Error: text", false)), "Error: text");
+        assert_eq!(result_text(&result("ok", false)), "ok");
+    }
 }

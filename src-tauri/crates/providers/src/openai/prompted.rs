@@ -114,11 +114,7 @@ fn user(m: &Message) -> Option<Value> {
     for block in &m.content {
         match block {
             ContentBlock::ToolResult(r) => {
-                let content = if r.is_error {
-                    format!("Error: {}", r.content)
-                } else {
-                    r.content.to_string()
-                };
+                let content = super::result_text(r);
                 parts.push(format!("<tool_response>\n{content}\n</tool_response>"));
             }
             ContentBlock::Text { text } if !text.is_empty() => parts.push(text.clone()),

@@ -65,11 +65,7 @@ fn user(m: &Message, out: &mut Vec<Value>) {
         match block {
             ContentBlock::ToolResult(r) => {
                 // Chat Completions has no error flag: say it in the content.
-                let content = if r.is_error {
-                    format!("Error: {}", r.content)
-                } else {
-                    r.content.to_string()
-                };
+                let content = super::result_text(r);
                 out.push(
                     json!({"role": "tool", "tool_call_id": r.tool_call_id, "content": content}),
                 );
