@@ -1206,7 +1206,12 @@ advice: Array<string>,
 /**
  * One line saying what happened.
  */
-detail: string, };
+detail: string, 
+/**
+ * `auto` tool calling uses the prompted form with this server and model from now on
+ * (runs start that way, remembered across runs), and why; `None` when it asks natively.
+ */
+prompted_from_now_on?: string, };
 
 export type ToolResult = { tool_call_id: string, content: string, is_error: boolean, };
 

@@ -65,6 +65,20 @@ describe('ToolProbe', () => {
     expect(result).toHaveTextContent('without --jinja');
   });
 
+  it('says when runs use prompted tool calls from now on, and why', async () => {
+    api.testToolCalling.mockResolvedValue(
+      report({
+        mode: 'text_fallback',
+        prompted_from_now_on: "the server did not parse the model's tool call (it came back as text)",
+      }),
+    );
+    render(ToolProbe, { props: { provider: 'openai-compatible', baseUrl: null, model: 'm' } });
+    await fireEvent.click(screen.getByTestId('test-tool-calling'));
+    const remembered = await screen.findByTestId('tool-probe-remembered');
+    expect(remembered).toHaveTextContent('from now on');
+    expect(remembered).toHaveTextContent('came back as text');
+  });
+
   it('needs a model', () => {
     render(ToolProbe, { props: { provider: 'anthropic', baseUrl: null, model: '  ' } });
     expect(screen.getByTestId('test-tool-calling')).toBeDisabled();

@@ -408,6 +408,12 @@ async fn tool_probe(report: &mut Report, s: &ProjectSettings, key: Option<ApiKey
                 ToolCallMode::None => "none",
             };
             report.line(level, "tool calls", &format!("{mode}: {}", p.detail));
+            if let Some(why) = &p.prompted_from_now_on {
+                report.detail(&format!(
+                    "runs use prompted tool calls with this server and model from now on: {why} \
+                     (\"toolCalling\" set to \"native\" or \"prompted\" decides instead)"
+                ));
+            }
             report.detail(&format!(
                 "streaming with tools: {}; first output after {}; {} ms in all",
                 if p.streaming {

@@ -13,39 +13,7 @@ use paddock_protocol::{
 };
 
 use crate::HostError;
-
-/// Why a prompt's attachments were refused (nothing was sent).
-#[derive(Debug, thiserror::Error)]
-pub enum AttachError {
-    #[error(
-        "the model {model} takes no images, and this prompt has {images}; nothing was sent. \
-         Remove the images or {fix}"
-    )]
-    NoImages {
-        model: String,
-        images: usize,
-        fix: &'static str,
-    },
-    #[error("a prompt takes at most {MAX_ATTACHMENTS} attachments ({given} given)")]
-    TooMany { given: usize },
-    #[error("{name} is over {max_mb} MB; an image may be at most that")]
-    TooLarge { name: String, max_mb: u64 },
-    #[error("{name}: the image's data is not base64")]
-    NotBase64 { name: String },
-    #[error("{name} is not a PNG, JPEG, GIF or WebP image{}", said.as_ref().map(|s| format!(" (said to be {s})")).unwrap_or_default())]
-    NotImage { name: String, said: Option<String> },
-    #[error(transparent)]
-    Image(#[from] paddock_images::ImageError),
-    #[error("@{path}: {source}")]
-    Mention { path: String, source: PathError },
-    #[error("@{path}: {source}")]
-    MentionRead {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("@{path} is not a text file; name a text file or a folder")]
-    NotText { path: String },
-}
+use crate::error::AttachError;
 
 /// Most attachments one prompt may carry.
 pub const MAX_ATTACHMENTS: usize = 20;
@@ -103,6 +71,7 @@ pub fn prompt_message(
     if attachments.len() > MAX_ATTACHMENTS {
         return Err(AttachError::TooMany {
             given: attachments.len(),
+            max: MAX_ATTACHMENTS,
         }
         .into());
     }

@@ -54,7 +54,7 @@ impl RunService {
         .map_err(|e| match e {
             compaction::CompactError::NothingToCompact
             | compaction::CompactError::NoGain { .. } => {
-                crate::rewind::HistoryError::NothingToCompact(e).into()
+                crate::error::HistoryError::NothingToCompact(e).into()
             }
             other => HostError::Provider(paddock_core::ModelError::new(
                 paddock_protocol::ErrorKind::Other,
@@ -105,7 +105,7 @@ impl RunService {
         self.refuse_busy(root, session)?;
         let loaded = self.store().load(root, session)?;
         let Some(last) = loaded.last_compaction else {
-            return Err(crate::rewind::HistoryError::NoCompaction.into());
+            return Err(crate::error::HistoryError::NoCompaction.into());
         };
         self.store().append_event(
             root,
@@ -127,11 +127,11 @@ impl RunService {
     ) -> Result<(), HostError> {
         self.refuse_busy(root, session)?;
         if summary.trim().is_empty() {
-            return Err(crate::rewind::HistoryError::EmptySummary.into());
+            return Err(crate::error::HistoryError::EmptySummary.into());
         }
         let loaded = self.store().load(root, session)?;
         if loaded.last_compaction.as_ref().is_none_or(|c| c.id != id) {
-            return Err(crate::rewind::HistoryError::NotLatestCompaction.into());
+            return Err(crate::error::HistoryError::NotLatestCompaction.into());
         }
         self.store().append_event(
             root,

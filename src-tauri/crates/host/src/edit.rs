@@ -166,7 +166,7 @@ impl<'a> Edit<'a> {
     pub fn choose_model(&self, model: &str) -> Result<ProjectInfo, HostError> {
         let model = model.trim();
         if model.is_empty() {
-            return Err(crate::refusal::RequestError::NoModelGiven.into());
+            return Err(crate::error::RequestError::NoModelGiven.into());
         }
         self.change(|s| {
             s.model = Some(model.to_owned());
@@ -201,7 +201,7 @@ impl<'a> Edit<'a> {
             Some(t) => t,
             None => match read_project_file(self.root)? {
                 Some((_, text)) => text,
-                None => return Err(crate::refusal::RequestError::NoMcpFile.into()),
+                None => return Err(crate::error::RequestError::NoMcpFile.into()),
             },
         };
         let servers = parse(&text)?;
@@ -278,7 +278,7 @@ fn trimmed(rules: Vec<String>) -> Vec<String> {
 fn named(tool: &str) -> Result<String, HostError> {
     let tool = tool.trim();
     if tool.is_empty() {
-        return Err(crate::refusal::RequestError::NoToolName.into());
+        return Err(crate::error::RequestError::NoToolName.into());
     }
     Ok(tool.to_owned())
 }

@@ -57,7 +57,7 @@ pub fn input_for(tool: &str, text: &str) -> Result<Value, HostError> {
         return Ok(Value::Object(serde_json::Map::new()));
     }
     serde_json::from_str(text).map_err(|e| {
-        HostError::from(crate::refusal::RequestError::InputNotJson {
+        HostError::from(crate::error::RequestError::InputNotJson {
             tool: tool.to_owned(),
             why: e.to_string(),
         })

@@ -196,7 +196,7 @@ pub fn set_mcp_value(
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !valid {
-        return Err(crate::refusal::RequestError::BadVariableName.into());
+        return Err(crate::error::RequestError::BadVariableName.into());
     }
     match value {
         Some(v) if !v.is_empty() => keys.set_var(name, v),

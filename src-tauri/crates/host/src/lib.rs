@@ -30,7 +30,6 @@ pub mod pricing;
 mod project;
 pub mod prompt;
 pub mod prompts;
-mod refusal;
 mod resolved;
 mod rewind;
 mod rule_paths;
@@ -39,6 +38,7 @@ mod runs;
 mod runtime;
 mod service;
 pub mod settings;
+mod tool_modes;
 mod tools;
 pub mod trust;
 pub mod workspace;
@@ -46,10 +46,10 @@ mod worktree;
 mod worktree_message;
 mod worktree_setup;
 
-pub use attach::AttachError;
 pub use checkpoints::ProjectCheckpoints;
-pub use error::{HostError, HostErrorKind};
-pub use external::config::AgentConfigError;
+pub use error::{
+    AgentConfigError, AttachError, HistoryError, HostError, HostErrorKind, RequestError,
+};
 pub use git_wall::OwnWall;
 pub use keys::{
     EnvKeys, KEYCHAIN_SERVICE, KeyError, KeyStore, Keychain, mcp_vars, resolve_key, set_mcp_value,
@@ -60,12 +60,12 @@ pub use models::Connection;
 pub use options::RunOptions;
 pub use paddock_worktree::BRANCH_PREFIX as WORKTREE_BRANCH_PREFIX;
 pub use project::{Project, WorktreeWall, canonical_dir};
-pub use refusal::RequestError;
 pub use resolved::Resolved;
-pub use rewind::{HistoryError, RewindRequest};
+pub use rewind::RewindRequest;
 pub use runs::LiveRuns;
 pub use runtime::{MAIN_AGENT, ProjectRuntime};
 pub use service::{Approver, PreparedRun, RunReport, RunRequest, RunService, SessionTarget};
+pub use tool_modes::TOOL_MODES_FILE;
 pub use tools::{ProjectTools, RunLimits, TeamModel};
 pub use worktree::{DiscardReport, NewWorktree, WORKTREES_DIR_ENV};
 pub use worktree_setup::SETUP_TIMEOUT_SECS;

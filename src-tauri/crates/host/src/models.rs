@@ -18,6 +18,7 @@ const QUICK_TIMEOUTS: (Duration, Duration) = (Duration::from_secs(5), Duration::
 /// A provider reached with a given key and base URL.
 pub struct Connection {
     provider: Provider,
+    tool_calling: ToolCalling,
 }
 
 impl Connection {
@@ -54,6 +55,7 @@ impl Connection {
         }
         Ok(Self {
             provider: Provider::new(config.with_env())?,
+            tool_calling,
         })
     }
 
@@ -90,9 +92,28 @@ impl Connection {
     pub async fn probe_tools(&self, model: &str) -> Result<ToolProbeReport, HostError> {
         let model = model.trim();
         if model.is_empty() {
-            return Err(crate::refusal::RequestError::NoModelToTest.into());
+            return Err(crate::error::RequestError::NoModelToTest.into());
         }
         let p = self.provider.probe_tools(model).await?;
+        // What runs will do from now on: a probe that saw the server leave the call in the
+        // text (or refuse the tools) is remembered; one that saw a native call forgets.
+        let prompted_from_now_on = match (self.tool_calling, crate::tool_modes::default_file()) {
+            (ToolCalling::Auto, Some(file)) => {
+                let base = self.provider.base_url();
+                match self.provider.why_prompted() {
+                    Some(why) => {
+                        crate::tool_modes::remember(&file, base, model, &why);
+                        Some(why)
+                    }
+                    None if p.mode == paddock_providers::ToolCallMode::Native => {
+                        crate::tool_modes::forget(&file, base, model);
+                        None
+                    }
+                    None => crate::tool_modes::remembered(&file, base, model),
+                }
+            }
+            _ => None,
+        };
         Ok(ToolProbeReport {
             mode: match p.mode {
                 paddock_providers::ToolCallMode::Native => ToolCallMode::Native,
@@ -112,6 +133,7 @@ impl Connection {
             .to_owned(),
             advice: p.advice,
             detail: p.detail,
+            prompted_from_now_on,
         })
     }
 }

@@ -29,7 +29,7 @@ pub struct HostExplanation {
 /// Nothing is resolved or connected.
 pub fn explain(s: &ProjectSettings, target: &str) -> Result<HostExplanation, HostError> {
     let (host, port) = paddock_net::parse_authority_or(target, 443).map_err(|e| {
-        crate::refusal::RequestError::BadTarget {
+        crate::error::RequestError::BadTarget {
             target: target.to_owned(),
             why: e.to_string(),
         }

@@ -41,7 +41,7 @@ impl RunService {
         };
         let (session, writer) = self.store().resume(root, id)?;
         if session.header.provider.as_deref() == Some(crate::external::EXTERNAL_PROVIDER) {
-            return Err(crate::refusal::RequestError::ExternalSession {
+            return Err(crate::error::RequestError::ExternalSession {
                 session: id.clone(),
                 agent: session.header.model.clone(),
             }

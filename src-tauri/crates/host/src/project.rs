@@ -192,7 +192,7 @@ pub fn canonical_dir(dir: &Path) -> Result<PathBuf, HostError> {
         source,
     })?;
     if !root.is_dir() {
-        return Err(crate::refusal::RequestError::NotAFolder {
+        return Err(crate::error::RequestError::NotAFolder {
             path: root.to_owned(),
         }
         .into());

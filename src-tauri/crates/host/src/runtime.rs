@@ -52,13 +52,10 @@ impl ProjectRuntime {
         let s = project.settings();
         let provider = s.provider.unwrap_or(ProviderKind::OpenAiCompatible);
         // One message for both shells: each names its own way to choose.
-        let model_name = s
-            .model
-            .clone()
-            .ok_or(crate::refusal::RequestError::NoModel)?;
+        let model_name = s.model.clone().ok_or(crate::error::RequestError::NoModel)?;
         let key = resolve_key(provider, keys)?;
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
-        let vendor = build_model(provider, s, key)?;
+        let vendor = build_model(provider, s, key, &model_name)?;
         let model: Arc<dyn Model> = Arc::new(vendor.clone());
         let tools = ProjectTools::sharing_rules(
             &project,
@@ -218,6 +215,7 @@ fn build_model(
     provider: ProviderKind,
     s: &ProjectSettings,
     key: Option<ApiKey>,
+    model: &str,
 ) -> Result<Provider, HostError> {
     let mut config =
         ProviderConfig::new(provider).with_tool_calling(s.tool_calling.unwrap_or_default());
@@ -229,5 +227,18 @@ fn build_model(
     }
     // Headless fallback for whatever the settings and flags left unset.
     config = config.with_env();
+    // What auto tool calling learned of this server and model in earlier runs, and what
+    // it learns in this one (compatible servers; a forced mode ignores both).
+    if let (ProviderKind::OpenAiCompatible, Some(file), Some(base)) = (
+        provider,
+        crate::tool_modes::default_file(),
+        config.base_url.clone(),
+    ) {
+        let remembered = crate::tool_modes::remembered(&file, &base, model);
+        let model = model.to_owned();
+        config = config
+            .with_remembered_prompted(remembered)
+            .on_prompted(move |why| crate::tool_modes::remember(&file, &base, &model, why));
+    }
     Ok(Provider::new(config)?)
 }

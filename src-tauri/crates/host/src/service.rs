@@ -212,7 +212,7 @@ impl RunService {
             worktree,
         } = request;
         if prompt.trim().is_empty() {
-            return Err(crate::refusal::RequestError::EmptyPrompt.into());
+            return Err(crate::error::RequestError::EmptyPrompt.into());
         }
         let root = project.root();
         let _starting = project.start_lock.lock().await;
@@ -309,7 +309,7 @@ impl RunService {
             (SessionTarget::New | SessionTarget::NewAs(_), Some(name)) => {
                 let w = self.worktree(root, &name)?;
                 if let Some(other) = &w.info().session {
-                    return Err(crate::refusal::RequestError::WorktreeTaken {
+                    return Err(crate::error::RequestError::WorktreeTaken {
                         name,
                         session: other.clone(),
                     }
@@ -320,7 +320,7 @@ impl RunService {
             (SessionTarget::Resume(id), named) => match self.session_worktree(root, id)? {
                 Some(w) => w,
                 None if named.is_some() => {
-                    return Err(crate::refusal::RequestError::NotInWorktree {
+                    return Err(crate::error::RequestError::NotInWorktree {
                         session: id.clone(),
                     }
                     .into());
@@ -329,7 +329,7 @@ impl RunService {
             },
         };
         if found.info().state == paddock_protocol::WorktreeState::Discarded {
-            return Err(crate::refusal::RequestError::WorktreeDiscarded {
+            return Err(crate::error::RequestError::WorktreeDiscarded {
                 branch: found.branch().to_owned(),
             }
             .into());

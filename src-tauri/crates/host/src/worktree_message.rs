@@ -30,7 +30,7 @@ impl RunService {
         let worktree = self.worktree(root, name)?;
         let diff = worktree.pending_text(MAX_DIFF_CHARS)?;
         if diff.is_empty() {
-            return Err(crate::refusal::RequestError::NothingToCommit.into());
+            return Err(crate::error::RequestError::NothingToCommit.into());
         }
         let title = self.worktree_title(root, &worktree);
         let options = RunOptions::default();
@@ -64,7 +64,7 @@ impl RunService {
         }
         let message = clean(&text);
         if message.is_empty() {
-            return Err(crate::refusal::RequestError::NoCommitMessage.into());
+            return Err(crate::error::RequestError::NoCommitMessage.into());
         }
         Ok(message)
     }

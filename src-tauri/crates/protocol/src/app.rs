@@ -248,6 +248,11 @@ pub struct ToolProbeReport {
     pub advice: Vec<String>,
     /// One line saying what happened.
     pub detail: String,
+    /// `auto` tool calling uses the prompted form with this server and model from now on
+    /// (runs start that way, remembered across runs), and why; `None` when it asks natively.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub prompted_from_now_on: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -82,6 +82,10 @@ pub struct ProviderConfig {
     /// OpenAI-compatible: tools in the `tools` parameter, described in the prompt, or the
     /// first until the server refuses it (the default).
     pub tool_calling: ToolCalling,
+    /// Auto mode: why an earlier run turned this server prompted (it starts prompted).
+    pub remembered_prompted: Option<String>,
+    /// Auto mode: told why, once, when the connection turns prompted.
+    pub on_prompted: Option<crate::tool_mode::PromptedHook>,
     pub on_retry: Option<RetryHook>,
 }
 
@@ -99,6 +103,8 @@ impl ProviderConfig {
             prompt_cache: true,
             text_tool_calls: true,
             tool_calling: ToolCalling::Auto,
+            remembered_prompted: None,
+            on_prompted: None,
             on_retry: None,
         }
     }
@@ -151,6 +157,18 @@ impl ProviderConfig {
 
     pub fn with_tool_calling(mut self, mode: ToolCalling) -> Self {
         self.tool_calling = mode;
+        self
+    }
+
+    /// Auto mode starts prompted: an earlier run learned so, for `why`.
+    pub fn with_remembered_prompted(mut self, why: Option<String>) -> Self {
+        self.remembered_prompted = why;
+        self
+    }
+
+    /// Auto mode: `hook` is told why when the connection turns prompted.
+    pub fn on_prompted(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_prompted = Some(Arc::new(hook));
         self
     }
 

@@ -41,5 +41,6 @@ pub use paddock_text_calls::{MAX_SCAN_BYTES, TextToolCall, extract_tool_calls, s
 pub use pricing::{listed_price, pricing_for};
 pub use provider::Provider;
 pub use provider::tool_probe::{PROBE_TOOL, TOOL_PROBE_TIMEOUT, ToolCallMode, ToolProbe};
+pub use tool_mode::{PromptedHook, TEXT_CALLS_TO_PROMPT};
 pub use vision::takes_images;
 pub use window::{ContextWindow, DEFAULT_WINDOW, PROBE_TIMEOUT, WindowSource, known_window};

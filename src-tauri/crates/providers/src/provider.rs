@@ -74,7 +74,11 @@ impl Provider {
             windows: Arc::new(WindowCache::default()),
             vision: Arc::new(ProbeCache::default()),
             unstreamed_tools: Arc::new(AtomicBool::new(false)),
-            tool_mode: Arc::new(ToolMode::new(config.tool_calling)),
+            tool_mode: Arc::new(ToolMode::new(
+                config.tool_calling,
+                config.remembered_prompted.clone(),
+                config.on_prompted.clone(),
+            )),
         })
     }
 
@@ -148,6 +152,14 @@ impl Provider {
     /// all its clones. Only OpenAI-compatible servers are ever asked that way.
     pub fn prompts_tools(&self) -> bool {
         self.kind == ProviderKind::OpenAiCompatible && self.tool_mode.prompts()
+    }
+
+    /// Why auto mode describes the tools in the prompt (learned on this connection or
+    /// remembered from an earlier run), when it does.
+    pub fn why_prompted(&self) -> Option<String> {
+        (self.kind == ProviderKind::OpenAiCompatible)
+            .then(|| self.tool_mode.why_prompted())
+            .flatten()
     }
 
     pub(crate) fn tools_refusal(&self) -> Option<crate::refusals::ToolsRefusal> {

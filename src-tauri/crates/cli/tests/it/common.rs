@@ -196,7 +196,7 @@ impl Env {
 }
 
 /// Settings pointing at `server` with model `fake-model`, plus `extra` fields.
-fn settings_text(server: &FakeServer, extra: Value) -> String {
+pub fn settings_text(server: &FakeServer, extra: Value) -> String {
     let mut settings = json!({
         "version": 1,
         "provider": "openai-compatible",

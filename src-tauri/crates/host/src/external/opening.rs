@@ -22,7 +22,7 @@ impl RunService {
             if loaded.header.provider.as_deref() != Some(EXTERNAL_PROVIDER)
                 || loaded.header.model != name
             {
-                return Err(crate::refusal::RequestError::NotAgentsSession {
+                return Err(crate::error::RequestError::NotAgentsSession {
                     session: id.clone(),
                     agent: name.to_owned(),
                 }

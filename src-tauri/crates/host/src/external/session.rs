@@ -39,7 +39,7 @@ impl RunService {
     ) -> Result<PreparedExternal, HostError> {
         let root = project.root().to_path_buf();
         if request.output_schema.is_some() {
-            return Err(crate::refusal::RequestError::SchemaForExternal {
+            return Err(crate::error::RequestError::SchemaForExternal {
                 agent: name.to_owned(),
             }
             .into());
@@ -49,7 +49,7 @@ impl RunService {
         }
         let agent = config::agent(self.trust().config_dir(), name)?;
         if request.prompt.trim().is_empty() {
-            return Err(crate::refusal::RequestError::EmptyPrompt.into());
+            return Err(crate::error::RequestError::EmptyPrompt.into());
         }
         let resolved = self.resolve(&root, &request.options, request.trust)?;
         // The user's hosts for this agent, never the folder's: from the user's own file.
@@ -67,7 +67,7 @@ impl RunService {
         let env = project_in.tool_env(secrets);
         // An API address its wall refuses: said now, not after minutes of retries.
         let reach_note = super::reach::check(name, &named, &env)
-            .map_err(crate::refusal::RequestError::Unreachable)?;
+            .map_err(crate::error::RequestError::Unreachable)?;
         // The prompt with its files and images, read now through the guard (an agent that
         // takes no images is told apart once it says so).
         let vision = crate::attach::Vision {

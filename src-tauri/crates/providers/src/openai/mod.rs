@@ -10,7 +10,8 @@ mod think;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use paddock_core::{ModelError, ModelRequest, ModelStream};
+use futures_util::StreamExt;
+use paddock_core::{ModelError, ModelEvent, ModelRequest, ModelStream};
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
@@ -121,8 +122,9 @@ pub(crate) fn stream(
     };
     let names: Vec<String> = req.tools.iter().map(|t| t.name.clone()).collect();
     let (text_tool_calls, mode) = (modes.text_tool_calls, modes.tools.clone());
+    let observed = modes.tools.clone();
     let ctx = transport.ctx.clone();
-    driver::stream(transport.clone(), call, move || {
+    let events = driver::stream(transport.clone(), call, move || {
         // Looked at per attempt: a refusal may have switched this call to prompted.
         let fallback = if compat && (text_tool_calls || mode.prompts()) {
             names.clone()
@@ -130,7 +132,27 @@ pub(crate) fn stream(
             Vec::new()
         };
         decode::OpenAiDecoder::new(ctx.clone(), fallback)
-    })
+    });
+    if !compat {
+        return events;
+    }
+    // Whether the server parses the model's calls: auto mode learns from what arrives,
+    // and says so when it turns prompted.
+    events
+        .flat_map(move |event| {
+            let turned = match &event {
+                Ok(ModelEvent::ToolCall(call)) => observed.observe_call(call.parsed_from_text),
+                _ => None,
+            };
+            let notice = turned.map(|why| {
+                Ok(ModelEvent::Notice(format!(
+                    "{why}; {}",
+                    driver::PROMPTED_NOTICE
+                )))
+            });
+            futures_util::stream::iter(std::iter::once(event).chain(notice))
+        })
+        .boxed()
 }
 
 pub(crate) async fn list_models(t: &Transport) -> Result<Vec<ModelInfo>, ModelError> {

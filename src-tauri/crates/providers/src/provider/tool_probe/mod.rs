@@ -96,6 +96,11 @@ impl Provider {
             (None, Some(c)) => (ToolCallMode::TextFallback, Some(c)),
             (None, None) => (ToolCallMode::None, None),
         };
+        if mode == ToolCallMode::TextFallback {
+            self.tool_mode.prefer_prompted(
+                "the server did not parse the model's tool call (it came back as text)",
+            );
+        }
         let streaming = self.streams_tool_calls();
         let first_token_ms = observed.first.map(millis);
         let how = format!(

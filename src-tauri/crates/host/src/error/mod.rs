@@ -4,6 +4,16 @@ use paddock_session::SessionError;
 
 use paddock_protocol::{TrustItem, TrustState};
 
+mod agents;
+mod attach;
+mod history;
+mod request;
+
+pub use agents::AgentConfigError;
+pub use attach::AttachError;
+pub use history::HistoryError;
+pub use request::RequestError;
+
 use crate::settings::SettingsError;
 use crate::trust::TrustError;
 
@@ -47,16 +57,16 @@ pub enum HostError {
     Settings(#[from] SettingsError),
     /// The user's external agents could not be read, changed or started.
     #[error(transparent)]
-    AgentConfig(#[from] crate::external::config::AgentConfigError),
+    AgentConfig(#[from] AgentConfigError),
     /// A rewind, its undo or a compaction's change was refused.
     #[error(transparent)]
-    History(#[from] crate::rewind::HistoryError),
+    History(#[from] HistoryError),
     /// A request refused before anything ran.
     #[error(transparent)]
-    Request(#[from] crate::refusal::RequestError),
+    Request(#[from] RequestError),
     /// A prompt's attachments were refused.
     #[error(transparent)]
-    Attach(#[from] crate::attach::AttachError),
+    Attach(#[from] AttachError),
     #[error("{0}")]
     Provider(#[from] ModelError),
     #[error("{0}")]
@@ -141,9 +151,7 @@ impl HostError {
             }
             Self::UserFile { .. } => HostErrorKind::Settings,
             Self::AgentConfig(e) => match e {
-                crate::external::config::AgentConfigError::Unknown { .. } => {
-                    HostErrorKind::NotFound
-                }
+                AgentConfigError::Unknown { .. } => HostErrorKind::NotFound,
                 _ => HostErrorKind::Usage,
             },
             Self::Settings(_) => HostErrorKind::Settings,
