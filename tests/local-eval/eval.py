@@ -306,9 +306,11 @@ def main():
     a = p.parse_args()
     modes = a.modes.split()
     tasks = [t for t in TASKS if not a.tasks or t[0] in a.tasks.split(",")]
-    home = tempfile.mkdtemp(prefix="paddock-eval-home-")
     results = []
     for mode in modes:
+        # A home (and data folder) per mode: what auto tool calling learns of the server in
+        # one mode is remembered by base URL and model, and the port is the same.
+        home = tempfile.mkdtemp(prefix=f"paddock-eval-home-{mode}-")
         server = serve(a.python, a.model, a.port, mode, a.template, a.ctx, home)
         base = f"http://127.0.0.1:{a.port}/v1"
         try:
@@ -327,12 +329,12 @@ def main():
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 server.kill()
+            shutil.rmtree(home, ignore_errors=True)
     print()
     print(table(results, modes))
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)
-    shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":
