@@ -20,13 +20,15 @@ const TAGS: &[&str] = &[
 ];
 
 /// Whether `text` says nothing but markup (an empty reply is not this: it is said apart).
-pub(super) fn only_markup(text: &str) -> bool {
+/// `tools`: the names of the tools offered; an echoed list must name one of them with its
+/// schema (a JSON answer that happens to have a name and a description is an answer).
+pub(super) fn only_markup(text: &str, tools: &[&str]) -> bool {
     if text.trim().is_empty() {
         return false;
     }
     let rest = without_tags(text);
     let rest = rest.trim();
-    rest.is_empty() || tool_definitions(rest)
+    rest.is_empty() || tool_definitions(rest, tools)
 }
 
 /// `text` with every block and lone tag of [`TAGS`] taken out.
@@ -45,17 +47,18 @@ fn without_tags(text: &str) -> String {
     out
 }
 
-/// Whether `text` is JSON describing tools (the prompt's list echoed), not calling one.
-fn tool_definitions(text: &str) -> bool {
+/// Whether `text` is JSON describing offered tools (the prompt's list echoed), with their
+/// schemas, not calling one.
+fn tool_definitions(text: &str, tools: &[&str]) -> bool {
     let Ok(value) = serde_json::from_str::<Value>(text) else {
         return false;
     };
     let definition = |v: &Value| {
         let v = v.get("function").unwrap_or(v);
-        v.get("name").is_some()
-            && (v.get("parameters").is_some()
-                || v.get("input_schema").is_some()
-                || v.get("description").is_some())
+        v.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| tools.contains(&n))
+            && (v.get("parameters").is_some() || v.get("input_schema").is_some())
             && v.get("arguments").is_none()
     };
     match &value {
@@ -68,6 +71,8 @@ fn tool_definitions(text: &str) -> bool {
 mod tests {
     use super::*;
 
+    const TOOLS: &[&str] = &["glob", "file_read"];
+
     #[test]
     fn markup_alone_is_no_answer() {
         for text in [
@@ -75,10 +80,10 @@ mod tests {
             "<tool_response>\n{\"ok\": true}\n</tool_response>",
             "  <tools>\n[{\"name\": \"glob\"}]\n</tools>\n",
             "[{\"type\": \"function\", \"function\": {\"name\": \"glob\", \"description\": \"x\", \"parameters\": {}}}]",
-            "{\"name\": \"file_read\", \"description\": \"Reads a file\"}",
+            "{\"name\": \"file_read\", \"description\": \"Reads a file\", \"input_schema\": {}}",
             "</tools>",
         ] {
-            assert!(only_markup(text), "{text}");
+            assert!(only_markup(text, TOOLS), "{text}");
         }
     }
 
@@ -91,8 +96,11 @@ mod tests {
             "<tools></tools> The answer is 3.",
             "Use `<tools>` to list them.",
             "{\"count\": 3}",
+            // An answer in JSON that names a tool-like thing is an answer.
+            "{\"name\": \"file_read\", \"description\": \"Reads a file\"}",
+            "{\"name\": \"paddock\", \"parameters\": {}}",
         ] {
-            assert!(!only_markup(text), "{text}");
+            assert!(!only_markup(text, TOOLS), "{text}");
         }
     }
 }

@@ -150,7 +150,8 @@ impl Runner<'_> {
         text: &str,
         stops: &mut u32,
     ) -> Option<ExitReason> {
-        if super::markup::only_markup(text) {
+        let offered: Vec<&str> = self.tools.specs().iter().map(|s| s.name.as_str()).collect();
+        if super::markup::only_markup(text, &offered) {
             if !state.markup_nudged {
                 state.markup_nudged = true;
                 self.ctx.events.emit(AgentEvent::warning(
