@@ -17,7 +17,7 @@ pub async fn run() -> Result<Code, CliError> {
         Arc::new(CliKeys),
         TrustStore::open_default()?,
     );
-    paddock_host::acp::serve(
+    paddock_acp_server::serve(
         Arc::new(service),
         Arc::new(CliKeys),
         tokio::io::stdin(),

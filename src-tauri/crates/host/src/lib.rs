@@ -2,7 +2,6 @@
 //! tools and MCP servers, sessions and runs, behind one API for the CLI and the app. The
 //! shells depend on this crate and on the protocol only.
 
-pub mod acp;
 pub mod attach;
 mod checkpoints;
 mod compact;

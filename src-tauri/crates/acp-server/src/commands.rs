@@ -8,8 +8,8 @@ use paddock_protocol::{PromptSource, PromptStatus};
 use serde_json::{Value, json};
 
 use super::{Session, lock};
-use crate::prompts::{SavedPrompts, parse_invocation};
-use crate::trust::TrustStore;
+use paddock_host::prompts::{SavedPrompts, parse_invocation};
+use paddock_host::trust::TrustStore;
 
 /// The `available_commands_update` for the project's and the user's saved prompts.
 pub(super) fn available(trust: &TrustStore, root: &Path) -> Value {

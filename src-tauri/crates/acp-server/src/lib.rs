@@ -23,8 +23,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::keys::KeyStore;
-use crate::{HostError, HostErrorKind, LiveProject, RunService, ServerPath, canonical_dir};
+use paddock_host::KeyStore;
+use paddock_host::{HostError, HostErrorKind, LiveProject, RunService, ServerPath, canonical_dir};
 
 /// The mode that leaves the grants to the project's settings.
 const SETTINGS_MODE: &str = "settings";
@@ -201,7 +201,7 @@ impl Server {
 
     fn new_session(&self, params: &Value) -> Result<Value, RpcError> {
         let (root, live) = self.project(params)?;
-        let id = crate::session::new_session_id();
+        let id = paddock_host::session::new_session_id();
         self.open(id.clone(), root.clone(), live, params, Some(0.0));
         tracing::info!(session = %id, project = %root.display(), "acp: session created");
         Ok(json!({"sessionId": id, "modes": self.modes(&root, None)}))
@@ -216,7 +216,7 @@ impl Server {
                 RpcError::new(codes::RESOURCE_NOT_FOUND, format!("session {id}: {e}"))
             })?;
         let workspace = turn::workspace(self.service.trust(), &root);
-        let spent = crate::session::session_cost(&stored.events).map(|c| c.usd);
+        let spent = paddock_host::session::session_cost(&stored.events).map(|c| c.usd);
         let updates = paddock_acp::updates::Updates::new(&workspace, spent);
         for update in paddock_acp::replay::replay(&stored.messages, &stored.events, &updates) {
             self.update(&id, update);
@@ -307,7 +307,7 @@ impl Server {
     /// The modes: the project's own grants, or one preset for the session's runs (a
     /// ceiling, as `--preset` is).
     fn modes(&self, root: &Path, chosen: Option<ToolPreset>) -> Value {
-        let preset = crate::edit::in_effect(self.service.trust(), root)
+        let preset = paddock_host::edit::in_effect(self.service.trust(), root)
             .ok()
             .and_then(|e| e.settings().preset);
         let settings_name = match preset {

@@ -16,13 +16,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::commands::Expanded;
 use super::{Server, Session, lock, rpc};
-use crate::edit::Edit;
-use crate::trust::{TrustPolicy, TrustStore};
-use crate::{Approver, RunOptions, RunRequest, SessionTarget};
+use paddock_host::edit::Edit;
+use paddock_host::trust::{TrustPolicy, TrustStore};
+use paddock_host::{Approver, RunOptions, RunRequest, SessionTarget};
 
 /// The agent's workspace in `root` as its settings in effect place it.
 pub(super) fn workspace(trust: &TrustStore, root: &Path) -> PathBuf {
-    let settings = crate::edit::in_effect(trust, root)
+    let settings = paddock_host::edit::in_effect(trust, root)
         .map(|e| e.settings().clone())
         .unwrap_or_default();
     settings.workspace.root(root)
@@ -134,7 +134,7 @@ fn say_first(server: &Server, session: &Session) {
             )),
         );
     }
-    let Ok(effect) = crate::edit::in_effect(server.service.trust(), &session.root) else {
+    let Ok(effect) = paddock_host::edit::in_effect(server.service.trust(), &session.root) else {
         return;
     };
     if !effect.trust().needs_trust() {
