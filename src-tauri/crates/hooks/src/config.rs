@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::event::HookEvent;
+use crate::event::HookPoint;
 use crate::hook::Hook;
 use crate::subject::Subject;
 
@@ -28,7 +28,7 @@ pub struct HooksConfig {
 pub(crate) struct EventHooks {
     /// The key as written (`PreToolUse` or `pre_tool_use`), kept for writing back.
     pub(crate) key: String,
-    pub(crate) event: HookEvent,
+    pub(crate) event: HookPoint,
     pub(crate) groups: Vec<HookGroup>,
 }
 
@@ -60,7 +60,7 @@ impl HooksConfig {
     /// The hooks of `event` that run for `subject`, in file order. A hook given twice (the
     /// same digest: same command, matcher, rule, limits) is listed once, as Claude Code runs
     /// an identical handler once.
-    pub fn matching(&self, event: HookEvent, subject: &Subject<'_>) -> Vec<&Hook> {
+    pub fn matching(&self, event: HookPoint, subject: &Subject<'_>) -> Vec<&Hook> {
         let mut seen = HashSet::new();
         self.hooks()
             .filter(|h| h.event == event && h.matches(subject))

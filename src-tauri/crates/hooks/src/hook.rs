@@ -5,6 +5,7 @@
 pub(crate) mod outcome;
 pub(crate) mod script;
 
+use crate::event::HookPointExt;
 use std::fmt;
 
 use schemars::JsonSchema;
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::digest::{Pinned, digest};
-use crate::event::HookEvent;
+use crate::event::HookPoint;
 use crate::matcher::Matcher;
 use crate::rule::HookRule;
 use crate::subject::Subject;
@@ -73,7 +74,7 @@ impl fmt::Display for HookId {
 /// One hook, checked and compiled.
 #[derive(Debug, Clone)]
 pub struct Hook {
-    pub(crate) event: HookEvent,
+    pub(crate) event: HookPoint,
     pub(crate) matcher_text: Option<String>,
     pub(crate) matcher: Matcher,
     pub(crate) rule_text: Option<String>,
@@ -117,7 +118,7 @@ impl Hook {
         self
     }
 
-    pub fn event(&self) -> HookEvent {
+    pub fn event(&self) -> HookPoint {
         self.event
     }
 
@@ -200,15 +201,15 @@ impl Hook {
                 self.matcher.matches_tool(call.tool)
                     && self.rule.as_ref().is_none_or(|r| r.matches(call))
             }
-            Subject::Session(source) if self.event == HookEvent::SessionStart => {
+            Subject::Session(source) if self.event == HookPoint::SessionStart => {
                 self.matcher.matches_word(source.word())
             }
-            Subject::Compaction(trigger) if self.event == HookEvent::PreCompact => {
+            Subject::Compaction(trigger) if self.event == HookPoint::PreCompact => {
                 self.matcher.matches_word(trigger.word())
             }
             Subject::Nothing => matches!(
                 self.event,
-                HookEvent::UserPromptSubmit | HookEvent::Stop | HookEvent::SubagentStop
+                HookPoint::UserPromptSubmit | HookPoint::Stop | HookPoint::SubagentStop
             ),
             _ => false,
         }

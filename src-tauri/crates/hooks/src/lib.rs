@@ -4,7 +4,7 @@
 //! an event matches, and turns a hook's exit code and output into a decision.
 //!
 //! It is pure: it runs nothing and reads no file. The host runs each matching hook inside
-//! the OS wall, with its time limit, and hands back how it ended ([`HookRun`]). Matching by
+//! the OS wall, with its time limit, and hands back how it ended ([`HookProcess`]). Matching by
 //! argument uses `paddock-rules`, the grants' own matcher. A hook's decision never widens a
 //! grant (see [`Decision::Allow`]). [`Hook::scripts`] says which files a command may run or
 //! read as its script, for the host to pin their content in the hook's trust.
@@ -28,8 +28,8 @@ pub use config::parse::{
     MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_HOOKS, MAX_STATUS_MESSAGE_BYTES,
 };
 pub use error::HookConfigError;
-pub use event::HookEvent;
-pub use hook::outcome::{Decision, EndRun, HookOutcome, HookRun, combine};
+pub use event::{HookPoint, HookPointExt, parse_event};
+pub use hook::outcome::{Decision, EndRun, HookEffect, HookProcess, combine};
 pub use hook::script::{CommandScripts, PROJECT_VARS, ScriptPath};
 pub use hook::{DEFAULT_TIMEOUT_SECS, Hook, HookId, Invocation, MAX_TIMEOUT_SECS, OnError};
 pub use matcher::MAX_MATCHER_BYTES;

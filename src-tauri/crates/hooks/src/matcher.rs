@@ -17,7 +17,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use crate::event::{HookEvent, MatcherKind};
+use crate::event::{HookPoint, MatcherKind};
 use crate::tools::{self, ToolName};
 
 /// Longest matcher, in bytes.
@@ -40,14 +40,14 @@ pub(crate) enum Matcher {
 
 impl Matcher {
     /// Compiles the matcher of a group of `event`'s hooks.
-    pub(crate) fn compile(event: HookEvent, text: Option<&str>) -> Result<Matcher, String> {
+    pub(crate) fn compile(event: HookPoint, text: Option<&str>) -> Result<Matcher, String> {
         let Some(text) = text.filter(|t| !t.is_empty() && *t != "*") else {
             return Ok(Matcher::All);
         };
         if text.len() > MAX_MATCHER_BYTES {
             return Err(format!("longer than {MAX_MATCHER_BYTES} bytes"));
         }
-        let kind = event.matcher_kind();
+        let kind = crate::event::matcher_kind(event);
         if kind == MatcherKind::Nothing {
             return Err(format!(
                 "{event} hooks take no matcher: they run every time; remove it or write \"*\""
@@ -113,7 +113,7 @@ fn is_plain(text: &str) -> bool {
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ',' | ' '))
 }
 
-fn word(name: &str, words: &[&str], event: HookEvent) -> Result<String, String> {
+fn word(name: &str, words: &[&str], event: HookPoint) -> Result<String, String> {
     if words.contains(&name) {
         Ok(name.to_owned())
     } else {
@@ -129,13 +129,13 @@ mod tests {
     use super::*;
 
     fn tool(text: &str) -> Matcher {
-        Matcher::compile(HookEvent::PreToolUse, Some(text)).unwrap()
+        Matcher::compile(HookPoint::PreToolUse, Some(text)).unwrap()
     }
 
     #[test]
     fn everything_matchers() {
         for text in [None, Some(""), Some("*")] {
-            let m = Matcher::compile(HookEvent::PostToolUse, text).unwrap();
+            let m = Matcher::compile(HookPoint::PostToolUse, text).unwrap();
             assert!(m.matches_tool("bash") && m.matches_tool("mcp__a__b"));
         }
     }
@@ -164,23 +164,23 @@ mod tests {
     #[test]
     fn bad_matchers_say_why() {
         let e = |event, text| Matcher::compile(event, Some(text)).unwrap_err();
-        assert!(e(HookEvent::PreToolUse, "Bash(").contains("regular expression"));
-        assert!(e(HookEvent::PreToolUse, "Bsh").contains("unknown tool `Bsh`"));
-        assert!(e(HookEvent::PreToolUse, "NotebookEdit").contains("none of Paddock's"));
-        assert!(e(HookEvent::PreToolUse, "Bash|").contains("empty name"));
-        assert!(e(HookEvent::Stop, "Bash").contains("take no matcher"));
-        assert!(e(HookEvent::SessionStart, "boot").contains("startup, resume"));
+        assert!(e(HookPoint::PreToolUse, "Bash(").contains("regular expression"));
+        assert!(e(HookPoint::PreToolUse, "Bsh").contains("unknown tool `Bsh`"));
+        assert!(e(HookPoint::PreToolUse, "NotebookEdit").contains("none of Paddock's"));
+        assert!(e(HookPoint::PreToolUse, "Bash|").contains("empty name"));
+        assert!(e(HookPoint::Stop, "Bash").contains("take no matcher"));
+        assert!(e(HookPoint::SessionStart, "boot").contains("startup, resume"));
         let long = "a".repeat(MAX_MATCHER_BYTES + 1);
-        assert!(e(HookEvent::PreToolUse, &long).contains("longer than"));
+        assert!(e(HookPoint::PreToolUse, &long).contains("longer than"));
         // A repetition whose program would be huge is refused, not built.
-        assert!(e(HookEvent::PreToolUse, "(a{1000}){1000}").contains("regular expression"));
+        assert!(e(HookPoint::PreToolUse, "(a{1000}){1000}").contains("regular expression"));
     }
 
     #[test]
     fn session_and_compaction_words() {
-        let m = Matcher::compile(HookEvent::SessionStart, Some("startup|clear")).unwrap();
+        let m = Matcher::compile(HookPoint::SessionStart, Some("startup|clear")).unwrap();
         assert!(m.matches_word("startup") && !m.matches_word("resume"));
-        let m = Matcher::compile(HookEvent::PreCompact, Some("auto")).unwrap();
+        let m = Matcher::compile(HookPoint::PreCompact, Some("auto")).unwrap();
         assert!(m.matches_word("auto") && !m.matches_word("manual"));
     }
 }

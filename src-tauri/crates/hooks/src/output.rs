@@ -12,9 +12,10 @@
 //! event's `hookEventName` is refused whole, as Codex refuses it (nothing of it applies): a
 //! misspelt `permissionDecison: "deny"` must not pass as a quiet "go ahead".
 
+use crate::event::HookPointExt;
 use serde_json::{Map, Value};
 
-use crate::event::HookEvent;
+use crate::event::HookPoint;
 use crate::text::bounded;
 
 /// Largest `updatedInput` kept, as JSON text.
@@ -55,7 +56,7 @@ pub(crate) struct Answer {
 
 /// Reads `text` (already known to start with `{`) as `event`'s answer; the error says what
 /// about it Paddock cannot use.
-pub(crate) fn read(event: HookEvent, text: &str) -> Result<Answer, String> {
+pub(crate) fn read(event: HookPoint, text: &str) -> Result<Answer, String> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("it does not parse as JSON ({e})"))?;
     let Value::Object(top) = value else {
@@ -64,10 +65,10 @@ pub(crate) fn read(event: HookEvent, text: &str) -> Result<Answer, String> {
     let takes_decision = event.can_block();
     let takes_specific = matches!(
         event,
-        HookEvent::PreToolUse
-            | HookEvent::PostToolUse
-            | HookEvent::UserPromptSubmit
-            | HookEvent::SessionStart
+        HookPoint::PreToolUse
+            | HookPoint::PostToolUse
+            | HookPoint::UserPromptSubmit
+            | HookPoint::SessionStart
     );
     for key in top.keys() {
         let known = COMMON.contains(&key.as_str())
@@ -87,8 +88,8 @@ pub(crate) fn read(event: HookEvent, text: &str) -> Result<Answer, String> {
     };
     answer.verdict = match (event, string(&top, "decision")?.as_deref()) {
         (_, None) => None,
-        (_, Some("block")) if event == HookEvent::PreToolUse => Some(Verdict::Deny),
-        (HookEvent::PreToolUse, Some("approve")) => Some(Verdict::Allow),
+        (_, Some("block")) if event == HookPoint::PreToolUse => Some(Verdict::Deny),
+        (HookPoint::PreToolUse, Some("approve")) => Some(Verdict::Allow),
         (_, Some("block")) => Some(Verdict::Block),
         (_, Some(other)) => return Err(format!("`decision` cannot be `{other}` here")),
     };
@@ -102,11 +103,11 @@ pub(crate) fn read(event: HookEvent, text: &str) -> Result<Answer, String> {
 }
 
 fn read_specific(
-    event: HookEvent,
+    event: HookPoint,
     specific: &Map<String, Value>,
     answer: &mut Answer,
 ) -> Result<(), String> {
-    let keys: &[&str] = if event == HookEvent::PreToolUse {
+    let keys: &[&str] = if event == HookPoint::PreToolUse {
         &PRE_TOOL_USE_SPECIFIC
     } else {
         &CONTEXT_SPECIFIC
@@ -126,7 +127,7 @@ fn read_specific(
         ));
     }
     answer.additional_context = string(specific, "additionalContext")?;
-    if event != HookEvent::PreToolUse {
+    if event != HookPoint::PreToolUse {
         return Ok(());
     }
     match string(specific, "permissionDecision")?.as_deref() {
@@ -181,14 +182,14 @@ mod tests {
     #[test]
     fn pre_tool_use_answers() {
         let a = read(
-            HookEvent::PreToolUse,
+            HookPoint::PreToolUse,
             r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}"#,
         )
         .unwrap();
         assert_eq!(a.verdict, Some(Verdict::Deny));
         assert_eq!(a.reason.as_deref(), Some("no"));
         let a = read(
-            HookEvent::PreToolUse,
+            HookPoint::PreToolUse,
             r#"{"decision": "approve", "reason": "ok"}"#,
         )
         .unwrap();
@@ -199,27 +200,27 @@ mod tests {
     fn answers_an_event_does_not_have_are_refused() {
         let e = |event, text| read(event, text).unwrap_err();
         assert!(
-            e(HookEvent::PreToolUse, r#"{"permissionDecison": "deny"}"#)
+            e(HookPoint::PreToolUse, r#"{"permissionDecison": "deny"}"#)
                 .contains("permissionDecison")
         );
-        assert!(e(HookEvent::SessionStart, r#"{"decision": "block"}"#).contains("decision"));
-        assert!(e(HookEvent::Stop, r#"{"hookSpecificOutput": {}}"#).contains("hookSpecificOutput"));
-        assert!(e(HookEvent::Stop, r#"{"decision": "approve"}"#).contains("approve"));
+        assert!(e(HookPoint::SessionStart, r#"{"decision": "block"}"#).contains("decision"));
+        assert!(e(HookPoint::Stop, r#"{"hookSpecificOutput": {}}"#).contains("hookSpecificOutput"));
+        assert!(e(HookPoint::Stop, r#"{"decision": "approve"}"#).contains("approve"));
         assert!(
             e(
-                HookEvent::PostToolUse,
+                HookPoint::PostToolUse,
                 r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse"}}"#
             )
             .contains("hookEventName")
         );
-        assert!(e(HookEvent::PreToolUse, r#"{"continue": "no"}"#).contains("continue"));
+        assert!(e(HookPoint::PreToolUse, r#"{"continue": "no"}"#).contains("continue"));
         assert!(
             e(
-                HookEvent::PreToolUse,
+                HookPoint::PreToolUse,
                 r#"{"hookSpecificOutput": {"updatedInput": 3}}"#
             )
             .contains("updatedInput")
         );
-        assert!(e(HookEvent::PreToolUse, r#"{"a": 1"#).contains("parse"));
+        assert!(e(HookPoint::PreToolUse, r#"{"a": 1"#).contains("parse"));
     }
 }

@@ -4,6 +4,7 @@
 //! (a test checks that a configuration that reads validates, and one with an unknown key
 //! does not).
 
+use crate::event::HookPointExt;
 use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -11,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::HooksConfig;
 use crate::config::parse::{MAX_ARG_BYTES, MAX_ARGS, MAX_COMMAND_BYTES, MAX_STATUS_MESSAGE_BYTES};
-use crate::event::HookEvent;
+use crate::event::HookPoint;
 use crate::hook::MAX_TIMEOUT_SECS;
 use crate::matcher::MAX_MATCHER_BYTES;
 
@@ -73,7 +74,7 @@ impl JsonSchema for HooksConfig {
         });
         let groups = json!({"type": "array", "items": group});
         let mut events = Map::new();
-        for event in HookEvent::ALL {
+        for event in HookPoint::ALL {
             events.insert(event.name().to_owned(), groups.clone());
             events.insert(event.claude_name().to_owned(), groups.clone());
         }

@@ -29,7 +29,7 @@ impl RunService {
                 }
                 out.push(HookInfo {
                     source: source.as_str().to_owned(),
-                    point: crate::hooks::point_of(hook.event()),
+                    point: hook.event(),
                     title: hook.title(),
                     matcher: hook.matcher().map(str::to_owned),
                     rule: hook.rule().map(str::to_owned),

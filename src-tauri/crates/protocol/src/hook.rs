@@ -25,6 +25,38 @@ pub enum HookPoint {
     PreCompact,
 }
 
+impl HookPoint {
+    /// Every point, in the order of a run.
+    pub const ALL: [HookPoint; 7] = [
+        HookPoint::SessionStart,
+        HookPoint::UserPromptSubmit,
+        HookPoint::PreToolUse,
+        HookPoint::PostToolUse,
+        HookPoint::Stop,
+        HookPoint::SubagentStop,
+        HookPoint::PreCompact,
+    ];
+
+    /// Paddock's name, as serialized: `pre_tool_use`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SessionStart => "session_start",
+            Self::UserPromptSubmit => "user_prompt_submit",
+            Self::PreToolUse => "pre_tool_use",
+            Self::PostToolUse => "post_tool_use",
+            Self::Stop => "stop",
+            Self::SubagentStop => "subagent_stop",
+            Self::PreCompact => "pre_compact",
+        }
+    }
+}
+
+impl std::fmt::Display for HookPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What one hook run came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]

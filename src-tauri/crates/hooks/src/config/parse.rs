@@ -16,12 +16,13 @@
 //! object under `hooks` are read. Anything Paddock would not honour (an event, a key, a hook
 //! type, `async: true`) is refused by name, never skipped.
 
+use crate::event::HookPointExt;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::config::{EventHooks, HookGroup, HooksConfig};
 use crate::error::HookConfigError;
-use crate::event::HookEvent;
+use crate::event::HookPoint;
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError};
 use crate::matcher::Matcher;
 use crate::rule::HookRule;
@@ -138,7 +139,7 @@ impl HooksConfig {
         let mut out = HooksConfig::default();
         let mut count = 0;
         for (key, groups) in events {
-            let event = HookEvent::parse(key)?;
+            let event = crate::event::parse_event(key)?;
             let at = format!("hooks.{key}");
             let Some(groups) = groups.as_array() else {
                 return Err(invalid(&at, "expected a list of matcher groups".to_owned()));
@@ -169,7 +170,7 @@ impl<'de> Deserialize<'de> for HooksConfig {
     }
 }
 
-fn read_group(at: &str, event: HookEvent, value: &Value) -> Result<HookGroup, HookConfigError> {
+fn read_group(at: &str, event: HookPoint, value: &Value) -> Result<HookGroup, HookConfigError> {
     let group = object(
         value,
         at,
@@ -232,7 +233,7 @@ fn read_group(at: &str, event: HookEvent, value: &Value) -> Result<HookGroup, Ho
 
 fn read_hook(
     at: &str,
-    event: HookEvent,
+    event: HookPoint,
     (matcher_text, matcher): (&Option<String>, &Matcher),
     value: &Value,
 ) -> Result<Hook, HookConfigError> {
@@ -397,7 +398,7 @@ fn read_timeout(at: &str, hook: &Map<String, Value>) -> Result<Option<u32>, Hook
 
 fn read_on_error(
     at: &str,
-    event: HookEvent,
+    event: HookPoint,
     hook: &Map<String, Value>,
 ) -> Result<Option<OnError>, HookConfigError> {
     let on_error = match hook.get("onError") {
@@ -441,7 +442,7 @@ fn read_on_error(
 
 fn read_rule(
     at: &str,
-    event: HookEvent,
+    event: HookPoint,
     text: &str,
     command: &str,
     (matcher_text, matcher): (&Option<String>, &Matcher),

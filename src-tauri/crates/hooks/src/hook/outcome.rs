@@ -18,9 +18,10 @@
 //! Every text kept (reason, context, message, warning) is bounded (`text::MAX_TEXT_BYTES`)
 //! and says when it was cut.
 
+use crate::event::HookPointExt;
 use serde_json::Value;
 
-use crate::event::HookEvent;
+use crate::event::HookPoint;
 use crate::hook::{Hook, OnError};
 use crate::output::{self, Answer, Verdict};
 use crate::text::{MAX_TEXT_BYTES, bounded, cut, kept};
@@ -31,7 +32,7 @@ const CUT_NOTE: &str = " [the hook's output was cut at the host's limit]";
 /// How a hook's process ended, as the host saw it. The host bounds what it reads of each
 /// stream and says so in `output_truncated`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct HookRun<'a> {
+pub struct HookProcess<'a> {
     /// `None`: it was killed (by a signal, or by the host at the time limit).
     pub exit_code: Option<i32>,
     pub stdout: &'a [u8],
@@ -64,7 +65,7 @@ pub enum Decision {
     /// caller's limit, and an ask rule still asks: as in Claude Code, where a hook's allow
     /// "doesn't skip the deny-rule and ask-rule steps" (read 2026-12-06,
     /// <https://code.claude.com/docs/en/agent-sdk/permissions>). Only the user's own hooks
-    /// may skip an Ask: the host drops a project hook's allow ([`HookOutcome::drop_allow`]).
+    /// may skip an Ask: the host drops a project hook's allow ([`HookEffect::drop_allow`]).
     /// The host enforces this.
     Allow { reason: Option<String> },
     /// `pre_tool_use`: ask the person even where the grants allow the call (headless runs:
@@ -106,7 +107,7 @@ pub struct EndRun {
 
 /// What one hook's run (or several, [`combine`]d) says the host should do.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct HookOutcome {
+pub struct HookEffect {
     pub decision: Decision,
     /// `pre_tool_use`: the input the call runs with instead (`updatedInput`). The host judges
     /// it by the grants and rules as if the model had sent it.
@@ -124,7 +125,7 @@ pub struct HookOutcome {
     pub warning: Option<String>,
 }
 
-impl HookOutcome {
+impl HookEffect {
     /// Takes back an allow (the call goes on as the grants say; a rewrite stays, judged by
     /// the grants again): for a hook whose answer the user did not write. True when there
     /// was one.
@@ -140,12 +141,12 @@ impl HookOutcome {
 impl Hook {
     /// A hook the host did not run (`why`: its script changed since it was trusted): a
     /// failure by its failure mode, so a fail-closed guard still holds back what it guards.
-    pub fn not_run(&self, why: &str) -> HookOutcome {
+    pub fn not_run(&self, why: &str) -> HookEffect {
         self.failed(format!("hook {} was not run: {why}", self.title()))
     }
 
     /// What this hook's run means, for this hook's event and failure mode.
-    pub fn outcome(&self, run: &HookRun<'_>) -> HookOutcome {
+    pub fn outcome(&self, run: &HookProcess<'_>) -> HookEffect {
         let note = if run.output_truncated { CUT_NOTE } else { "" };
         let stderr = kept(run.stderr).and_then(|s| bounded(&(s + note)));
         let failure = |what: String| {
@@ -179,10 +180,10 @@ impl Hook {
     }
 
     /// A failure, by the hook's failure mode.
-    fn failed(&self, why: String) -> HookOutcome {
+    fn failed(&self, why: String) -> HookEffect {
         let why = cut(&why, MAX_TEXT_BYTES);
         match self.on_error() {
-            OnError::Closed if self.event.can_block() => HookOutcome {
+            OnError::Closed if self.event.can_block() => HookEffect {
                 warning: Some(why.clone()),
                 ..blocked(self.event, why)
             },
@@ -190,11 +191,11 @@ impl Hook {
         }
     }
 
-    fn succeeded(&self, stdout: &[u8], note: &str) -> HookOutcome {
+    fn succeeded(&self, stdout: &[u8], note: &str) -> HookEffect {
         let text = String::from_utf8_lossy(stdout);
         let text = text.trim();
         if text.is_empty() {
-            return HookOutcome::default();
+            return HookEffect::default();
         }
         if text.starts_with('{') {
             return match output::read(self.event, text) {
@@ -206,15 +207,15 @@ impl Hook {
             };
         }
         match self.event {
-            HookEvent::UserPromptSubmit | HookEvent::SessionStart => HookOutcome {
+            HookPoint::UserPromptSubmit | HookPoint::SessionStart => HookEffect {
                 added_context: bounded(&format!("{text}{note}")),
-                ..HookOutcome::default()
+                ..HookEffect::default()
             },
-            _ => HookOutcome::default(),
+            _ => HookEffect::default(),
         }
     }
 
-    fn answered(&self, answer: Answer) -> HookOutcome {
+    fn answered(&self, answer: Answer) -> HookEffect {
         let Answer {
             end_run,
             stop_reason,
@@ -247,7 +248,7 @@ impl Hook {
             }
             (_, input) => input,
         };
-        HookOutcome {
+        HookEffect {
             decision,
             rewritten_input,
             added_context: additional_context,
@@ -266,8 +267,8 @@ impl Hook {
 /// decision (deny, block, ask, allow) with its reason; contexts, messages and warnings
 /// joined; the first request to end the run. Two hooks rewriting the input cancel out: the
 /// call keeps the model's input, a warning says so, and the call asks at least.
-pub fn combine(outcomes: impl IntoIterator<Item = HookOutcome>) -> HookOutcome {
-    let mut out = HookOutcome::default();
+pub fn combine(outcomes: impl IntoIterator<Item = HookEffect>) -> HookEffect {
+    let mut out = HookEffect::default();
     let (mut contexts, mut messages, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     let mut rewrites = 0;
     for o in outcomes {
@@ -307,24 +308,24 @@ pub fn combine(outcomes: impl IntoIterator<Item = HookOutcome>) -> HookOutcome {
 }
 
 /// What holding back means for `event`.
-fn blocked(event: HookEvent, reason: String) -> HookOutcome {
+fn blocked(event: HookPoint, reason: String) -> HookEffect {
     let decision = match event {
-        HookEvent::PreToolUse => Decision::Deny { reason },
-        HookEvent::PostToolUse
-        | HookEvent::UserPromptSubmit
-        | HookEvent::Stop
-        | HookEvent::SubagentStop => Decision::Block { reason },
-        HookEvent::SessionStart | HookEvent::PreCompact => return warned(reason),
+        HookPoint::PreToolUse => Decision::Deny { reason },
+        HookPoint::PostToolUse
+        | HookPoint::UserPromptSubmit
+        | HookPoint::Stop
+        | HookPoint::SubagentStop => Decision::Block { reason },
+        HookPoint::SessionStart | HookPoint::PreCompact => return warned(reason),
     };
-    HookOutcome {
+    HookEffect {
         decision,
-        ..HookOutcome::default()
+        ..HookEffect::default()
     }
 }
 
-fn warned(why: String) -> HookOutcome {
-    HookOutcome {
+fn warned(why: String) -> HookEffect {
+    HookEffect {
         warning: bounded(&why),
-        ..HookOutcome::default()
+        ..HookEffect::default()
     }
 }

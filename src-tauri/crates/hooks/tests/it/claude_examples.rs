@@ -8,7 +8,7 @@
 //! "Claude Code Official Examples" (the guide itself was reached through its official
 //! translations, e.g. <https://docs.anthropic.com/zh-CN/docs/claude-code/hooks-guide>).
 
-use paddock_hooks::{Decision, HookEvent, HooksConfig, Invocation, SessionSource, Subject};
+use paddock_hooks::{Decision, HookPoint, HooksConfig, Invocation, SessionSource, Subject};
 use serde_json::json;
 
 use crate::common::{exited, only, run_for};
@@ -88,19 +88,19 @@ const CODEX_SESSION_START: &str = r#"{
 fn the_bash_command_log_runs_before_every_bash_call_and_decides_nothing() {
     let config = HooksConfig::from_json_text(BASH_LOG).unwrap();
     let hook = only(&config);
-    assert_eq!(hook.event(), HookEvent::PreToolUse);
+    assert_eq!(hook.event(), HookPoint::PreToolUse);
     assert!(
         matches!(hook.invocation(), Invocation::Shell(c) if c.ends_with("bash-command-log.txt"))
     );
     assert_eq!(hook.timeout_secs(), 60);
     let ls = json!({"command": "ls", "description": "List files"});
     assert_eq!(
-        run_for(&config, HookEvent::PreToolUse, "bash", &ls).len(),
+        run_for(&config, HookPoint::PreToolUse, "bash", &ls).len(),
         1
     );
-    assert!(run_for(&config, HookEvent::PostToolUse, "bash", &ls).is_empty());
+    assert!(run_for(&config, HookPoint::PostToolUse, "bash", &ls).is_empty());
     let write = json!({"path": "a.txt", "content": "x"});
-    assert!(run_for(&config, HookEvent::PreToolUse, "file_write", &write).is_empty());
+    assert!(run_for(&config, HookPoint::PreToolUse, "file_write", &write).is_empty());
     // It prints nothing and exits 0: the call goes on as the grants say.
     let outcome = hook.outcome(&exited(0, "", ""));
     assert_eq!(outcome.decision, Decision::Continue);
@@ -113,14 +113,14 @@ fn the_formatter_runs_after_writes_and_edits_only() {
     let input = json!({"path": "src/app.ts", "content": "x"});
     for tool in ["file_write", "file_edit"] {
         assert_eq!(
-            run_for(&config, HookEvent::PostToolUse, tool, &input).len(),
+            run_for(&config, HookPoint::PostToolUse, tool, &input).len(),
             1,
             "{tool}"
         );
     }
     for tool in ["file_read", "bash", "grep"] {
         assert!(
-            run_for(&config, HookEvent::PostToolUse, tool, &input).is_empty(),
+            run_for(&config, HookPoint::PostToolUse, tool, &input).is_empty(),
             "{tool}"
         );
     }
@@ -135,13 +135,13 @@ fn the_file_protection_hook_denies_with_exit_code_2() {
     let config = HooksConfig::from_json_text(FILE_PROTECTION).unwrap();
     let env = json!({"path": ".env", "content": "KEY=1"});
     assert_eq!(
-        run_for(&config, HookEvent::PreToolUse, "file_write", &env).len(),
+        run_for(&config, HookPoint::PreToolUse, "file_write", &env).len(),
         1
     );
     assert!(
         run_for(
             &config,
-            HookEvent::PreToolUse,
+            HookPoint::PreToolUse,
             "bash",
             &json!({"command": "cat .env"})
         )
@@ -173,13 +173,13 @@ fn the_file_protection_hook_denies_with_exit_code_2() {
 fn codex_hooks_json_reads_the_same_way() {
     let config = HooksConfig::from_json_text(CODEX_SESSION_START).unwrap();
     let hook = only(&config);
-    assert_eq!(hook.event(), HookEvent::SessionStart);
+    assert_eq!(hook.event(), HookPoint::SessionStart);
     assert_eq!(hook.status_message(), Some("Opening PowerShell..."));
     assert_eq!(hook.timeout_secs(), 30);
     let startup = Subject::Session(SessionSource::Startup);
     let resume = Subject::Session(SessionSource::Resume);
-    assert_eq!(config.matching(HookEvent::SessionStart, &startup).len(), 1);
-    assert!(config.matching(HookEvent::SessionStart, &resume).is_empty());
+    assert_eq!(config.matching(HookPoint::SessionStart, &startup).len(), 1);
+    assert!(config.matching(HookPoint::SessionStart, &resume).is_empty());
     // What it prints is context for the model at the session's start.
     let outcome = hook.outcome(&exited(0, "Hello, World\n", ""));
     assert_eq!(outcome.added_context.as_deref(), Some("Hello, World"));

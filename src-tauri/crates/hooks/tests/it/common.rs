@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use paddock_hooks::{CallInfo, Hook, HookEvent, HookOutcome, HookRun, HooksConfig, Subject};
+use paddock_hooks::{CallInfo, Hook, HookEffect, HookPoint, HookProcess, HooksConfig, Subject};
 use serde_json::Value;
 
 pub const WORKSPACE: &str = "/work/project";
@@ -19,7 +19,7 @@ pub fn refusal(value: Value) -> String {
 }
 
 /// The commands of the hooks of `event` that run for a call of `tool` with `input`.
-pub fn run_for(config: &HooksConfig, event: HookEvent, tool: &str, input: &Value) -> Vec<String> {
+pub fn run_for(config: &HooksConfig, event: HookPoint, tool: &str, input: &Value) -> Vec<String> {
     let call = CallInfo {
         tool,
         input,
@@ -48,16 +48,16 @@ pub fn one(event: &str, extra: Value) -> HooksConfig {
     config(serde_json::json!({event: [{"hooks": [hook]}]}))
 }
 
-pub fn exited(code: i32, stdout: &str, stderr: &str) -> HookRun<'static> {
-    HookRun {
+pub fn exited(code: i32, stdout: &str, stderr: &str) -> HookProcess<'static> {
+    HookProcess {
         exit_code: Some(code),
         stdout: leak(stdout),
         stderr: leak(stderr),
-        ..HookRun::default()
+        ..HookProcess::default()
     }
 }
 
-pub fn outcome(config: &HooksConfig, run: &HookRun<'_>) -> HookOutcome {
+pub fn outcome(config: &HooksConfig, run: &HookProcess<'_>) -> HookEffect {
     only(config).outcome(run)
 }
 

@@ -1,6 +1,6 @@
 //! Each event's reading of a hook that exits 0 or 2: JSON answers, plain text, exit code 2.
 
-use paddock_hooks::{Decision, EndRun, HookOutcome, HooksConfig, combine};
+use paddock_hooks::{Decision, EndRun, HookEffect, HooksConfig, combine};
 use serde_json::json;
 
 use crate::common::{exited, one, outcome};
@@ -133,7 +133,7 @@ fn post_tool_use_blocks_are_feedback_and_plain_stdout_is_not_context() {
     assert_eq!(o.added_context.as_deref(), Some("3 failures"));
     assert_eq!(
         outcome(&post, &exited(0, "formatted 1 file", "")),
-        HookOutcome::default()
+        HookEffect::default()
     );
 }
 
@@ -206,29 +206,29 @@ fn session_start_and_pre_compact_cannot_block() {
 
 #[test]
 fn combined_outcomes_take_the_most_severe_decision() {
-    let allow = HookOutcome {
+    let allow = HookEffect {
         decision: Decision::Allow { reason: None },
         added_context: Some("a".into()),
-        ..HookOutcome::default()
+        ..HookEffect::default()
     };
-    let denied = HookOutcome {
+    let denied = HookEffect {
         decision: deny("no"),
         added_context: Some("b".into()),
-        ..HookOutcome::default()
+        ..HookEffect::default()
     };
-    let o = combine([allow.clone(), denied, HookOutcome::default()]);
+    let o = combine([allow.clone(), denied, HookEffect::default()]);
     assert_eq!(o.decision, deny("no"));
     assert_eq!(o.added_context.as_deref(), Some("a\n\nb"));
     assert_eq!(
         combine([allow.clone()]).decision,
         Decision::Allow { reason: None }
     );
-    assert_eq!(combine(Vec::new()), HookOutcome::default());
+    assert_eq!(combine(Vec::new()), HookEffect::default());
     // Two rewrites cancel out, and the call asks.
-    let rewrite = |v| HookOutcome {
+    let rewrite = |v| HookEffect {
         decision: Decision::Allow { reason: None },
         rewritten_input: Some(json!({"command": v})),
-        ..HookOutcome::default()
+        ..HookEffect::default()
     };
     let o = combine([rewrite("a"), rewrite("b")]);
     assert_eq!(o.rewritten_input, None);

@@ -2,17 +2,17 @@
 //! use) warn by default and hold back what they guard with `onError: "closed"`; everything
 //! kept from their output is bounded.
 
-use paddock_hooks::{Decision, HookRun, MAX_TEXT_BYTES};
+use paddock_hooks::{Decision, HookProcess, MAX_TEXT_BYTES};
 use serde_json::json;
 
 use crate::common::{exited, one, outcome};
 
 #[test]
 fn a_timeout_warns_when_open_and_denies_or_blocks_when_closed() {
-    let timed_out = HookRun {
+    let timed_out = HookProcess {
         exit_code: None,
         timed_out: true,
-        ..HookRun::default()
+        ..HookProcess::default()
     };
     let open = outcome(&one("PreToolUse", json!({"timeout": 5})), &timed_out);
     assert_eq!(open.decision, Decision::Continue);
@@ -55,9 +55,9 @@ fn other_exit_codes_and_kills_are_failures() {
         o.warning.as_deref(),
         Some("hook pre_tool_use · ./hook.sh failed with exit code 127")
     );
-    let killed = HookRun {
+    let killed = HookProcess {
         exit_code: None,
-        ..HookRun::default()
+        ..HookProcess::default()
     };
     assert!(
         outcome(&open, &killed)
@@ -106,7 +106,7 @@ fn json_that_does_not_parse_is_a_failure_naming_the_hook() {
         matches!(o.decision, Decision::Deny { reason } if reason.contains("permissionDecison"))
     );
     // Output cut by the host is said to be.
-    let cut = HookRun {
+    let cut = HookProcess {
         output_truncated: true,
         ..exited(0, "{\"decision\": \"bl", "")
     };
@@ -141,10 +141,10 @@ fn huge_output_is_bounded_and_says_so() {
     assert!(o.decision.reason().unwrap().len() <= MAX_TEXT_BYTES);
     assert!(o.warning.unwrap().len() <= MAX_TEXT_BYTES);
     // Bytes that are not UTF-8 are replaced, not refused.
-    let run = HookRun {
+    let run = HookProcess {
         exit_code: Some(2),
         stderr: b"bad \xff byte",
-        ..HookRun::default()
+        ..HookProcess::default()
     };
     assert_eq!(
         outcome(&one("PreToolUse", json!({})), &run)

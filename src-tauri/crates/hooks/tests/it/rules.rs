@@ -1,7 +1,7 @@
 //! A hook's `rule` is matched by paddock-rules, as the grants match: bash commands part by
 //! part through the shell grammar, file-tool paths by glob in the workspace.
 
-use paddock_hooks::HookEvent;
+use paddock_hooks::HookPoint;
 use serde_json::json;
 
 use crate::common::{config, run_for};
@@ -11,7 +11,7 @@ fn a_bash_rule_matches_the_command_wherever_it_runs() {
     let c = config(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "./no-push.sh", "rule": "bash(git push *)"}]}]}));
     let runs = |cmd: &str| {
-        !run_for(&c, HookEvent::PreToolUse, "bash", &json!({"command": cmd})).is_empty()
+        !run_for(&c, HookPoint::PreToolUse, "bash", &json!({"command": cmd})).is_empty()
     };
     assert!(runs("git push origin main"));
     assert!(runs("cd x && git push"));
@@ -35,7 +35,7 @@ fn a_file_rule_matches_paths_in_the_workspace() {
     let runs = |tool: &str, path: &str| {
         !run_for(
             &c,
-            HookEvent::PostToolUse,
+            HookPoint::PostToolUse,
             tool,
             &json!({"path": path, "content": "x"}),
         )
@@ -56,12 +56,12 @@ fn rules_name_tools_as_matchers_do() {
         {"command": "./guard.sh", "rule": "Write(.env)"}]}]}));
     let input = json!({"path": ".env", "content": "KEY=1"});
     assert_eq!(
-        run_for(&c, HookEvent::PreToolUse, "file_write", &input),
+        run_for(&c, HookPoint::PreToolUse, "file_write", &input),
         ["./guard.sh"]
     );
-    assert!(run_for(&c, HookEvent::PreToolUse, "file_edit", &input).is_empty());
+    assert!(run_for(&c, HookPoint::PreToolUse, "file_edit", &input).is_empty());
     let input = json!({"path": "a.txt", "content": "x"});
-    assert!(run_for(&c, HookEvent::PreToolUse, "file_write", &input).is_empty());
+    assert!(run_for(&c, HookPoint::PreToolUse, "file_write", &input).is_empty());
 }
 
 #[test]
@@ -73,13 +73,13 @@ fn hooks_without_a_rule_run_for_every_matching_call_and_duplicates_once() {
     ]}));
     let ls = json!({"command": "ls"});
     assert_eq!(
-        run_for(&c, HookEvent::PreToolUse, "bash", &ls),
+        run_for(&c, HookPoint::PreToolUse, "bash", &ls),
         ["./log.sh", "./other.sh"]
     );
     assert!(
         run_for(
             &c,
-            HookEvent::PreToolUse,
+            HookPoint::PreToolUse,
             "file_read",
             &json!({"path": "a"})
         )
@@ -96,7 +96,7 @@ fn mcp_tools_match_by_pattern() {
     assert_eq!(
         run_for(
             &c,
-            HookEvent::PreToolUse,
+            HookPoint::PreToolUse,
             "mcp__github__create_issue",
             &input
         )
@@ -106,7 +106,7 @@ fn mcp_tools_match_by_pattern() {
     assert!(
         run_for(
             &c,
-            HookEvent::PreToolUse,
+            HookPoint::PreToolUse,
             "mcp__gitlab__create_issue",
             &input
         )
@@ -118,7 +118,7 @@ fn mcp_tools_match_by_pattern() {
 fn a_rule_without_a_pattern_is_any_call_of_the_tool() {
     let c = config(json!({"PreToolUse": [{"hooks": [{"command": "./any-bash", "rule": "bash"}]}]}));
     let runs = |tool: &str, input: serde_json::Value| {
-        !run_for(&c, HookEvent::PreToolUse, tool, &input).is_empty()
+        !run_for(&c, HookPoint::PreToolUse, tool, &input).is_empty()
     };
     assert!(runs("bash", json!({"command": "ls -la"})));
     assert!(runs("bash", json!({"command": "git push && rm -rf x"})));

@@ -2,7 +2,7 @@
 //! against the JSON schema editors get.
 
 use paddock_hooks::{
-    CompactTrigger, HookEvent, HooksConfig, Invocation, OnError, SessionSource, Subject,
+    CompactTrigger, HookPoint, HooksConfig, Invocation, OnError, SessionSource, Subject,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -90,39 +90,39 @@ fn session_and_compaction_hooks_match_their_subjects() {
     };
     assert_eq!(
         names(
-            HookEvent::SessionStart,
+            HookPoint::SessionStart,
             Subject::Session(SessionSource::Resume)
         ),
         ["./resumed", "./always"]
     );
     assert_eq!(
         names(
-            HookEvent::SessionStart,
+            HookPoint::SessionStart,
             Subject::Session(SessionSource::Startup)
         ),
         ["./always"]
     );
     assert_eq!(
         names(
-            HookEvent::PreCompact,
+            HookPoint::PreCompact,
             Subject::Compaction(CompactTrigger::Manual)
         ),
         ["./save"]
     );
     assert!(
         names(
-            HookEvent::PreCompact,
+            HookPoint::PreCompact,
             Subject::Compaction(CompactTrigger::Auto)
         )
         .is_empty()
     );
     assert_eq!(
-        names(HookEvent::UserPromptSubmit, Subject::Nothing),
+        names(HookPoint::UserPromptSubmit, Subject::Nothing),
         ["./prompt"]
     );
     // A subject of another kind matches nothing.
-    assert!(names(HookEvent::SessionStart, Subject::Nothing).is_empty());
-    assert!(names(HookEvent::Stop, Subject::Nothing).is_empty());
+    assert!(names(HookPoint::SessionStart, Subject::Nothing).is_empty());
+    assert!(names(HookPoint::Stop, Subject::Nothing).is_empty());
 }
 
 #[test]

@@ -17,10 +17,10 @@ use async_trait::async_trait;
 use paddock_core::hooks::{Hooks, PromptVerdict};
 use paddock_core::{ToolContext, ToolOutput, WriteScope};
 use paddock_hooks::{
-    CallInfo, CompactTrigger, Decision, Hook, HookEvent, HookOutcome, HooksConfig, SessionSource,
+    CallInfo, CompactTrigger, Decision, Hook, HookEffect, HookPoint, HooksConfig, SessionSource,
     Subject, combine,
 };
-use paddock_protocol::{AgentEvent, HookPoint, ToolCall};
+use paddock_protocol::{AgentEvent, ToolCall};
 use paddock_tools::ToolEnv;
 use serde_json::{Map, Value, json};
 
@@ -32,7 +32,6 @@ pub use load::{
 };
 
 pub use pins::{HookPins, ScriptPins};
-pub use run::point as point_of;
 use run::{Standing, Told, not_run, run_hook, stdin_json};
 
 /// The hooks of one run, and what they need to run.
@@ -80,14 +79,14 @@ impl ProjectHooks {
         self.sets.is_empty()
     }
 
-    fn has(&self, event: HookEvent) -> bool {
+    fn has(&self, event: HookPoint) -> bool {
         self.sets
             .iter()
             .any(|(_, c)| c.hooks().any(|h| h.event() == event))
     }
 
     /// The hooks of `event` for `subject`, the user's first.
-    fn matching(&self, event: HookEvent, subject: &Subject<'_>) -> Vec<(HookSource, &Hook)> {
+    fn matching(&self, event: HookPoint, subject: &Subject<'_>) -> Vec<(HookSource, &Hook)> {
         self.sets
             .iter()
             .flat_map(|(source, c)| c.matching(event, subject).into_iter().map(|h| (*source, h)))
@@ -97,12 +96,12 @@ impl ProjectHooks {
     /// Runs the hooks of `event` for `subject` (at once), with `fields` on their stdin.
     async fn run_all(
         &self,
-        event: HookEvent,
+        event: HookPoint,
         subject: &Subject<'_>,
         fields: Map<String, Value>,
         call_id: Option<&str>,
         ctx: &ToolContext,
-    ) -> Option<HookOutcome> {
+    ) -> Option<HookEffect> {
         let hooks = self.matching(event, subject);
         if hooks.is_empty() {
             return None;
@@ -177,7 +176,7 @@ impl ProjectHooks {
         let fields = Map::from_iter([("source".to_owned(), json!(source.word()))]);
         let subject = Subject::Session(source);
         let outcome = self
-            .run_all(HookEvent::SessionStart, &subject, fields, None, ctx)
+            .run_all(HookPoint::SessionStart, &subject, fields, None, ctx)
             .await?;
         outcome.added_context
     }
@@ -201,7 +200,7 @@ pub fn before_call(
     Ok(sets
         .iter()
         .flat_map(|(source, c)| {
-            c.matching(HookEvent::PreToolUse, &subject)
+            c.matching(HookPoint::PreToolUse, &subject)
                 .into_iter()
                 .map(move |h| format!("{} · {}", source.as_str(), h.title()))
         })
@@ -278,14 +277,14 @@ fn tool_fields(call: &ToolCall, workspace: &std::path::Path) -> Map<String, Valu
     ])
 }
 
-fn event_of(point: HookPoint) -> &'static [HookEvent] {
+fn event_of(point: HookPoint) -> &'static [HookPoint] {
     match point {
-        HookPoint::PreToolUse => &[HookEvent::PreToolUse],
-        HookPoint::PostToolUse => &[HookEvent::PostToolUse],
-        HookPoint::UserPromptSubmit => &[HookEvent::UserPromptSubmit, HookEvent::SessionStart],
-        HookPoint::Stop | HookPoint::SubagentStop => &[HookEvent::Stop, HookEvent::SubagentStop],
-        HookPoint::SessionStart => &[HookEvent::SessionStart],
-        HookPoint::PreCompact => &[HookEvent::PreCompact],
+        HookPoint::PreToolUse => &[HookPoint::PreToolUse],
+        HookPoint::PostToolUse => &[HookPoint::PostToolUse],
+        HookPoint::UserPromptSubmit => &[HookPoint::UserPromptSubmit, HookPoint::SessionStart],
+        HookPoint::Stop | HookPoint::SubagentStop => &[HookPoint::Stop, HookPoint::SubagentStop],
+        HookPoint::SessionStart => &[HookPoint::SessionStart],
+        HookPoint::PreCompact => &[HookPoint::PreCompact],
     }
 }
 
@@ -303,7 +302,7 @@ impl Hooks for ProjectHooks {
         });
         let fields = tool_fields(call, &self.workspace);
         let Some(o) = self
-            .run_all(HookEvent::PreToolUse, &subject, fields, Some(&call.id), ctx)
+            .run_all(HookPoint::PreToolUse, &subject, fields, Some(&call.id), ctx)
             .await
         else {
             return PreToolUse::default();
@@ -352,7 +351,7 @@ impl Hooks for ProjectHooks {
         );
         let o = self
             .run_all(
-                HookEvent::PostToolUse,
+                HookPoint::PostToolUse,
                 &subject,
                 fields,
                 Some(&call.id),
@@ -372,7 +371,7 @@ impl Hooks for ProjectHooks {
         let fields = Map::from_iter([("prompt".to_owned(), json!(prompt))]);
         let o = self
             .run_all(
-                HookEvent::UserPromptSubmit,
+                HookPoint::UserPromptSubmit,
                 &Subject::Nothing,
                 fields,
                 None,
@@ -399,15 +398,15 @@ impl Hooks for ProjectHooks {
         ]);
         let subject = Subject::Compaction(trigger);
         let _ = self
-            .run_all(HookEvent::PreCompact, &subject, fields, None, ctx)
+            .run_all(HookPoint::PreCompact, &subject, fields, None, ctx)
             .await;
     }
 
     async fn stop(&self, answer: &str, ctx: &ToolContext) -> Option<String> {
         let event = if ctx.chain.len() > 1 {
-            HookEvent::SubagentStop
+            HookPoint::SubagentStop
         } else {
-            HookEvent::Stop
+            HookPoint::Stop
         };
         let active = self.stops.load(Ordering::Relaxed) > 0;
         let fields = Map::from_iter([

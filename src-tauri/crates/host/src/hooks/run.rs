@@ -2,12 +2,13 @@
 //! command behind the same wall as bash (`paddock_wall::command`), its time limit, and what
 //! its exit code and output mean (`paddock_hooks`), shown as a `Hook` event.
 
+use paddock_hooks::HookPointExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use paddock_core::ToolContext;
-use paddock_hooks::{Decision, Hook, HookEvent, HookOutcome, Invocation};
-use paddock_protocol::{AgentEvent, HookOutcome as Shown, HookPoint, HookRun};
+use paddock_hooks::{Decision, Hook, HookEffect, HookPoint, Invocation};
+use paddock_protocol::{AgentEvent, HookOutcome as Shown, HookRun};
 use paddock_tools::ToolEnv;
 use paddock_wall::command::{EXIT_ABORTED, EXIT_TIMEOUT, WalledCommand, run_walled};
 use serde_json::{Map, Value, json};
@@ -35,19 +36,6 @@ pub(super) struct Standing {
     pub pinned: Option<super::ScriptPins>,
 }
 
-/// The point of the transcript an event of the hooks crate is shown at.
-pub fn point(event: HookEvent) -> HookPoint {
-    match event {
-        HookEvent::SessionStart => HookPoint::SessionStart,
-        HookEvent::UserPromptSubmit => HookPoint::UserPromptSubmit,
-        HookEvent::PreToolUse => HookPoint::PreToolUse,
-        HookEvent::PostToolUse => HookPoint::PostToolUse,
-        HookEvent::Stop => HookPoint::Stop,
-        HookEvent::SubagentStop => HookPoint::SubagentStop,
-        HookEvent::PreCompact => HookPoint::PreCompact,
-    }
-}
-
 /// The JSON on a hook's stdin: `session_id`, `cwd` and `hook_event_name` (Claude Code's name),
 /// then the event's `fields` (`tool_name`, `tool_input`, `prompt`...).
 pub(super) fn stdin_json(hook: &Hook, told: &Told<'_>, fields: Map<String, Value>) -> Vec<u8> {
@@ -61,10 +49,10 @@ pub(super) fn stdin_json(hook: &Hook, told: &Told<'_>, fields: Map<String, Value
 
 /// A hook that does not run (`why`: its scripts are not as trusted): shown as such, and a
 /// failure by its failure mode.
-pub(super) fn not_run(hook: &Hook, why: &str, told: &Told<'_>, ctx: &ToolContext) -> HookOutcome {
+pub(super) fn not_run(hook: &Hook, why: &str, told: &Told<'_>, ctx: &ToolContext) -> HookEffect {
     let outcome = hook.not_run(why);
     ctx.events.emit(AgentEvent::Hook(HookRun {
-        point: point(hook.event()),
+        point: hook.event(),
         hook: format!("{} · {}", told.source.as_str(), hook.title()),
         call_id: told.call_id.map(str::to_owned),
         outcome: Shown::Failed,
@@ -83,7 +71,7 @@ pub(super) async fn run_hook(
     told: &Told<'_>,
     standing: &Standing,
     ctx: &ToolContext,
-) -> HookOutcome {
+) -> HookEffect {
     let started = Instant::now();
     let limit = Duration::from_secs(u64::from(hook.timeout_secs()));
     let line = command_line(hook.invocation());
@@ -99,7 +87,7 @@ pub(super) async fn run_hook(
     };
     let ran = run_walled(&env.wall(), &command, limit, ctx).await;
     let killed = matches!(ran.exit_code, EXIT_TIMEOUT | EXIT_ABORTED);
-    let mut outcome = hook.outcome(&paddock_hooks::HookRun {
+    let mut outcome = hook.outcome(&paddock_hooks::HookProcess {
         exit_code: (!killed).then_some(ran.exit_code),
         stdout: ran.stdout.as_bytes(),
         stderr: stderr_with_start(&ran.stderr, ran.not_started.as_deref()).as_bytes(),
@@ -124,7 +112,7 @@ pub(super) async fn run_hook(
         });
     }
     ctx.events.emit(AgentEvent::Hook(HookRun {
-        point: point(hook.event()),
+        point: hook.event(),
         hook: format!("{} · {}", told.source.as_str(), hook.title()),
         call_id: told.call_id.map(str::to_owned),
         outcome: shown(hook.event(), &outcome),
@@ -163,12 +151,12 @@ fn stderr_with_start(stderr: &str, not_started: Option<&str>) -> String {
 }
 
 /// How a hook's outcome reads in the transcript.
-fn shown(event: HookEvent, o: &HookOutcome) -> Shown {
+fn shown(event: HookPoint, o: &HookEffect) -> Shown {
     match &o.decision {
         Decision::Deny { .. } => Shown::Deny,
         Decision::Block { .. } => match event {
-            HookEvent::Stop | HookEvent::SubagentStop => Shown::GoOn,
-            HookEvent::PostToolUse => Shown::Context,
+            HookPoint::Stop | HookPoint::SubagentStop => Shown::GoOn,
+            HookPoint::PostToolUse => Shown::Context,
             _ => Shown::Deny,
         },
         Decision::Ask { .. } => Shown::Ask,
@@ -181,7 +169,7 @@ fn shown(event: HookEvent, o: &HookOutcome) -> Shown {
 }
 
 /// What the transcript says of it: the reason, the context, the warning, the message.
-fn message(o: &HookOutcome) -> Option<String> {
+fn message(o: &HookEffect) -> Option<String> {
     let mut parts: Vec<String> = Vec::new();
     parts.extend(o.decision.reason().map(str::to_owned));
     if let Some(input) = &o.rewritten_input {
