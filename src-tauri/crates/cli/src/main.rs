@@ -38,7 +38,10 @@ fn main() {
     paddock_host::use_this_program_as_sandbox_helper();
     paddock_host::sweep_walls_left_behind();
     // One line, no backtrace: a panic is a bug to report, not a screen of frames.
+    // It also goes to the log (a panic inside a run is caught there and recorded in the
+    // session; this line is what the log keeps of where it happened).
     std::panic::set_hook(Box::new(|info| {
+        tracing::error!("internal error (a bug): {info}");
         output::err(&format!("paddock: error: internal error (a bug): {info}"));
     }));
     let cli = match Cli::try_parse() {

@@ -2,8 +2,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::FutureExt;
 use paddock_protocol::{
-    AgentEvent, ApprovalDecision, Cost, ExitReason, Message, Pricing, TokenUsage,
+    AgentEvent, ApprovalDecision, Cost, ErrorKind, ExitReason, Message, Pricing, TokenUsage,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -16,7 +17,7 @@ use crate::grants::{GrantPolicy, ResolvedTools};
 use crate::loop_detect::LoopConfig;
 use crate::model::{Model, ModelError};
 use crate::recorder::WorkspaceRecorder;
-use crate::runner::{DEFAULT_MAX_TURNS, HistoryLog, RunConfig, Runner};
+use crate::runner::{DEFAULT_MAX_TURNS, HistoryLog, RunConfig, RunOutcome, Runner};
 use crate::structured::{self, OutputError};
 use crate::tool::{ToolContext, ToolRegistry};
 use crate::write_locks::WriteLocks;
@@ -307,7 +308,17 @@ impl Agent {
             from_person: self.chain.len() == 1,
         };
 
-        let outcome = runner.run(messages).await;
+        // A bug that panics inside the loop (a provider's decoder, the runner) ends this
+        // run with its message in the events (and so in the session and the log), never the
+        // process: the conversation goes back to where the prompt was added.
+        let kept = messages.clone();
+        let outcome = match std::panic::AssertUnwindSafe(runner.run(messages))
+            .catch_unwind()
+            .await
+        {
+            Ok(outcome) => outcome,
+            Err(panic) => self.panicked(&*panic, kept),
+        };
         let (outcome, structured_value, output_error) = self.structured(&runner, outcome).await;
         if outcome.exit == ExitReason::Aborted {
             // A fresh token for the next prompt; the handle follows it.
@@ -334,6 +345,31 @@ impl Agent {
             output_error,
         };
         (result, outcome.messages)
+    }
+
+    /// The outcome of a run whose loop panicked: an error naming the panic, said as an
+    /// event; the conversation as it was with the prompt.
+    fn panicked(&self, panic: &(dyn std::any::Any + Send), messages: Vec<Message>) -> RunOutcome {
+        let message = format!(
+            "internal error (a bug in Paddock): {}; the run stopped",
+            crate::executor::panic_message(panic)
+        );
+        tracing::error!("{message}");
+        self.events.emit(AgentEvent::Error {
+            kind: ErrorKind::Other,
+            message: message.clone(),
+        });
+        RunOutcome {
+            exit: ExitReason::Error,
+            output: String::new(),
+            prompt_at: messages.len().checked_sub(1),
+            messages,
+            usage: TokenUsage::default(),
+            cost: Cost::default(),
+            turns: 0,
+            error: Some(ModelError::new(ErrorKind::Other, message)),
+            compactions: 0,
+        }
     }
 
     /// The run's settings: the agent's, with the structured-output instruction added to the

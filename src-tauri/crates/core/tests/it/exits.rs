@@ -478,3 +478,33 @@ async fn provider_notices_reach_the_user_as_warnings() {
         retry: Some(RETRY),
     }));
 }
+
+/// Issue 52: a real run exited 101 after its stream was cancelled, the panic's message lost.
+/// A panic inside the loop (here the model's stream) ends the run with an error that names
+/// it, as an event, and the agent keeps the conversation and takes the next prompt.
+#[tokio::test(start_paused = true)]
+async fn a_panic_in_the_loop_ends_the_run_with_its_message_and_not_the_process() {
+    use paddock_core::{Agent, CollectSink, Model, ModelRequest, ModelStream};
+    struct Panics;
+    impl Model for Panics {
+        fn stream(&self, _: &ModelRequest<'_>) -> ModelStream {
+            panic!("a decoder bug");
+        }
+    }
+    let events = CollectSink::new();
+    let mut agent = Agent::new(
+        config_allowing(&[]),
+        Arc::new(Panics),
+        registry(&Arc::default()),
+    )
+    .with_events(events.clone());
+    let r = agent.run("go").await;
+    assert_eq!(r.exit, ExitReason::Error);
+    assert!(r.error.unwrap().message.contains("a decoder bug"));
+    assert!(events.events().iter().any(|e| matches!(e,
+        AgentEvent::Error { message, .. } if message.contains("internal error (a bug in Paddock): a decoder bug"))));
+    assert_eq!(agent.history().len(), 1, "the prompt is kept");
+    let again = agent.run("again").await;
+    assert_eq!(again.exit, ExitReason::Error);
+    assert_eq!(agent.history().len(), 2);
+}
