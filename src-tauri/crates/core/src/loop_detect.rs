@@ -17,7 +17,8 @@ pub const DEFAULT_WINDOW: usize = 4;
 /// What to do when a loop is seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LoopPolicy {
-    /// Add a "you seem stuck" message; stop on the next detection. A clean turn forgives.
+    /// Add a "you seem stuck" message; stop on the next detection. A clean turn forgives a
+    /// loop, but not the same loop again: seen a second time in the run, it stops the run.
     #[default]
     Warn,
     Terminate,
@@ -45,6 +46,34 @@ pub struct Detection {
     pub kind: LoopKind,
     pub repetitions: u32,
     pub detail: String,
+    /// Which turn repeated (its calls' or its text's signature).
+    pub signature: u64,
+}
+
+/// What a run was warned about: whether the last turn was a loop, and each loop warned of
+/// (a model that breaks a loop with one other call and goes back to it — the same edit,
+/// a read, the same edit — is not warned again).
+#[derive(Debug, Default)]
+pub(crate) struct Warnings {
+    last: bool,
+    seen: Vec<u64>,
+}
+
+impl Warnings {
+    /// A turn without a loop: the next new loop is warned about.
+    pub(crate) fn clean(&mut self) {
+        self.last = false;
+    }
+
+    /// Whether `d` ends the run: a loop right after a warning, or one warned of before.
+    pub(crate) fn ends(&mut self, d: &Detection) -> bool {
+        let ends = self.last || self.seen.contains(&d.signature);
+        self.last = true;
+        if !ends {
+            self.seen.push(d.signature);
+        }
+        ends
+    }
 }
 
 /// Sliding windows of tool and text signatures, tracked separately.
@@ -87,6 +116,7 @@ impl LoopDetector {
                 let mut names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
                 names.sort_unstable();
                 Detection {
+                    signature: sig,
                     kind: LoopKind::ToolRepetition,
                     repetitions: count,
                     detail: format!(
@@ -99,8 +129,10 @@ impl LoopDetector {
         let text_hit = if text.trim().is_empty() {
             None
         } else {
-            let count = push_and_count(&mut self.texts, text_signature(text), self.window);
+            let sig = text_signature(text);
+            let count = push_and_count(&mut self.texts, sig, self.window);
             (count >= self.max_repetitions).then(|| Detection {
+                signature: sig,
                 kind: LoopKind::TextRepetition,
                 repetitions: count,
                 detail: format!("the same text was produced {count} times in a row"),

@@ -152,7 +152,7 @@ impl Runner<'_> {
             .loop_detection
             .as_ref()
             .map(|cfg| (LoopDetector::new(cfg), cfg.policy));
-        let mut warned = false;
+        let mut warned = crate::loop_detect::Warnings::default();
         let mut blocked = self.prompt_hooks(&mut state).await;
         self.save(&mut state);
         let mut stops = 0;

@@ -188,7 +188,7 @@ impl Runner<'_> {
         &self,
         state: &mut LoopState,
         detector: &mut Option<(LoopDetector, LoopPolicy)>,
-        warned: &mut bool,
+        warned: &mut crate::loop_detect::Warnings,
         text: &str,
         calls: &[Arc<ToolCall>],
     ) -> Result<bool, ExitReason> {
@@ -196,10 +196,10 @@ impl Runner<'_> {
             return Ok(false);
         };
         let Some(d) = detector.record_turn(text, calls) else {
-            *warned = false;
+            warned.clean();
             return Ok(false);
         };
-        let terminate = *policy == LoopPolicy::Terminate || *warned;
+        let terminate = warned.ends(&d) || *policy == LoopPolicy::Terminate;
         self.ctx.events.emit(AgentEvent::LoopDetected {
             kind: d.kind,
             repetitions: d.repetitions,
@@ -220,7 +220,6 @@ impl Runner<'_> {
             self.save(state);
             return Err(ExitReason::LoopDetected);
         }
-        *warned = true;
         Ok(true)
     }
 

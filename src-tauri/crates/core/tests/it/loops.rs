@@ -176,6 +176,35 @@ async fn a_clean_turn_resets_the_warning() {
     );
 }
 
+/// Issue 52: a 1.5B model repeated the same edit three times, read the file once (a clean
+/// turn, which forgave the warning), and did it all again until the time limit. The same
+/// loop seen again after a clean turn now ends the run. Shown able to fail: before, this
+/// gave Warned, Warned and ran every turn.
+#[tokio::test(start_paused = true)]
+async fn the_same_loop_after_a_clean_turn_ends_the_run() {
+    let read = || ScriptedTurn::tools(&[("echo", json!({"text": "read"}))]);
+    let turns = vec![
+        same_turn(0),
+        same_turn(1),
+        same_turn(0),
+        read(),
+        same_turn(1),
+        same_turn(0),
+        same_turn(1),
+        read(),
+        ScriptedTurn::text("done"),
+    ];
+    let mut h = harness(config_allowing(&["echo", "act"]), turns);
+    let r = h.agent.run("go").await;
+    assert_eq!(r.exit, ExitReason::LoopDetected);
+    assert_eq!(
+        loop_events(&h),
+        vec![LoopAction::Warned, LoopAction::Terminated]
+    );
+    assert_eq!(r.turns, 7);
+    assert_paired(h.agent.history());
+}
+
 #[tokio::test(start_paused = true)]
 async fn detection_off_never_fires() {
     let mut config = config_allowing(&["echo", "act"]);
