@@ -219,7 +219,18 @@ fn bare_json(scope: &Scope<'_>, budget: &mut Budget) -> Vec<Found> {
                 break;
             }
             let (span, calls) = match piece {
-                Piece::Value(span, v) => (span, calls_in(&v, scope.known, false)),
+                // A value that is the whole reply and names nothing but a tool is a call even
+                // without arguments (a small model's `{"name": "glob"}`): the tool then says
+                // what is missing. A JSON answer with other keys stays an answer.
+                Piece::Value(span, v) => {
+                    let whole = scope.text[..span.start].trim().is_empty()
+                        && scope.text[span.end..].trim().is_empty();
+                    let only_a_name = v.as_object().is_some_and(|o| {
+                        o.keys()
+                            .all(|k| matches!(k.as_str(), "name" | "type" | "id"))
+                    });
+                    (span, calls_in(&v, scope.known, whole && only_a_name))
+                }
                 Piece::Broken(span, name) => (span, vec![(name, Value::Null, Shape::Broken)]),
             };
             if scope.code.iter().any(|c| c.contains(&span.start)) {

@@ -191,9 +191,11 @@ pub fn corpus() -> Vec<Case> {
             vec![("grep", json!({}))],
         ),
         (
-            "bare call without arguments is not a call",
+            // Issue 52 turned this around: a real 1.5B model's whole reply was this, and the
+            // run ended on it as an answer. With words around it, it stays data.
+            "bare call without arguments, the whole reply, is a call",
             r#"{"name": "glob"}"#,
-            vec![],
+            vec![("glob", json!({}))],
         ),
         (
             "arguments that are not an object make a call with empty input",
@@ -485,6 +487,17 @@ pub fn corpus() -> Vec<Case> {
         (
             "thinking tag variant",
             "<thinking>{\"name\": \"bash\", \"arguments\": {\"command\": \"no\"}}</thinking>done",
+            vec![],
+        ),
+        // Issue 52: the whole reply a call without arguments (missed before).
+        (
+            "a bare call without arguments as the whole reply",
+            "  {\"name\": \"glob\"}\n",
+            vec![("glob", json!({}))],
+        ),
+        (
+            "a bare name in prose is data",
+            "Use {\"name\": \"glob\"} to list files.",
             vec![],
         ),
         // Issue 41's shapes (each failed before: no call found).
