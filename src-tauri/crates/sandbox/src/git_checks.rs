@@ -327,16 +327,9 @@ fn named_repository(real: &Path, options: &[OsString], after: &[&OsStr]) -> Opti
     tries.into_iter().find_map(|candidate| {
         let mut flag = OsString::from("--git-dir=");
         flag.push(&candidate);
-        let out = Command::new(real)
-            .args(options)
-            .arg(flag)
-            .args(["rev-parse", "--absolute-git-dir"])
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        let path = path_of(out.stdout);
-        (out.status.success() && path.is_absolute()).then_some(path)
+        let mut with_dir = options.to_vec();
+        with_dir.push(flag);
+        absolute_git_dir(real, &with_dir)
     })
 }
 
