@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::{blocking, path_error};
 use paddock_core::{ToolContext, ToolError, ToolOutput, TypedTool};
-use paddock_guard::PathGuard;
+use paddock_guard::{PathError, PathGuard};
 use paddock_protocol::ImageBlock;
 use paddock_sandbox::Redactor;
 
@@ -107,7 +107,13 @@ fn read(
     }
     let limit = limit.min(MAX_LIMIT);
     let root = guard.open_root().map_err(path_error)?;
-    let (resolved, file) = root.open_read(&input.path).map_err(path_error)?;
+    let (resolved, file) = root.open_read(&input.path).map_err(|e| match e {
+        // Where to look next, said: a small model otherwise guesses the contents.
+        PathError::NotFound { .. } => ToolError::Failed(format!(
+            "{e} (paths are relative to the workspace root; glob finds files by pattern)"
+        )),
+        e => path_error(e),
+    })?;
     let shown = resolved.display();
     let size = file
         .metadata()

@@ -62,10 +62,11 @@ async fn file_read_pages_numbers_and_refuses_binary() {
             .await
             .contains("empty")
     );
+    // Issue 52: where to look next is said (small models otherwise guess the contents).
+    let missing = err(&env, "file_read", json!({"path": "nope.txt"})).await;
     assert!(
-        err(&env, "file_read", json!({"path": "nope.txt"}))
-            .await
-            .contains("does not exist")
+        missing.contains("does not exist") && missing.contains("relative to the workspace root"),
+        "{missing}"
     );
     put(&ws, "dir/x", "");
     assert!(
