@@ -160,10 +160,13 @@ fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
     } else if let Some(dir) = absolute_git_dir(real, &options) {
         dir
     } else {
-        // No repository git can name here: only what needs none runs.
+        // No repository git can name here: what needs none runs, and so does anything where
+        // there is no repository to find at all (`git config --global` in a plain folder);
+        // a `.git` git could not read, or a folder named by option, is refused.
         let needs_none = command
             .as_deref()
-            .is_none_or(|c| NO_REPOSITORY.iter().any(|n| OsStr::new(n) == c));
+            .is_none_or(|c| NO_REPOSITORY.iter().any(|n| OsStr::new(n) == c))
+            || nothing_to_find(&options);
         return (!needs_none).then(|| {
             "paddock: git was not run: Paddock could not tell which repository it would use \
              (in a command nobody approved, git runs only where that is clear)"
@@ -345,6 +348,34 @@ fn todo_with_exec(git_dir: &Path) -> Option<PathBuf> {
         text.lines()
             .any(|line| matches!(line.split_whitespace().next(), Some("exec" | "x")))
     })
+}
+
+/// Whether git, started here with `options`, has no repository to find: no folder named by
+/// option or `GIT_DIR`, and no `.git` in the folder it works in or any above.
+fn nothing_to_find(options: &[OsString]) -> bool {
+    if std::env::var_os("GIT_DIR").is_some() {
+        return false;
+    }
+    let Ok(mut dir) = std::env::current_dir() else {
+        return false;
+    };
+    let mut options = options.iter();
+    while let Some(option) = options.next() {
+        match option.to_str() {
+            Some("-C") => match options.next() {
+                Some(to) => dir = dir.join(to),
+                None => return false,
+            },
+            Some("-c" | "--config-env" | "--namespace") => {
+                options.next();
+            }
+            Some(o) if o.starts_with("--config-env=") || o.starts_with("--namespace=") => {}
+            // `--git-dir`, `--work-tree`, `--bare` name where the repository is.
+            _ => return false,
+        }
+    }
+    dir.ancestors()
+        .all(|a| std::fs::symlink_metadata(a.join(".git")).is_err())
 }
 
 /// The repository folder git would use with `options` here, when there is one.

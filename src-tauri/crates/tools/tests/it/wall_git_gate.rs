@@ -468,3 +468,21 @@ async fn partial_clones_and_local_submodules_still_work_unattended() {
         assert!(text.contains("DONE"), "{engine:?}: {text}");
     }
 }
+
+/// git where there is no repository at all (`git config --file`, as `--global` in a plain
+/// folder) runs: there is nothing a repository could name. Shown able to fail: CI's
+/// workspace lay outside any visible repository and `git config --global --list` was refused.
+#[tokio::test]
+async fn git_outside_any_repository_still_runs() {
+    let Some(w) = wall() else { return };
+    let command = "d=$(mktemp -d) && cd \"$d\" && git config --file \"$d/c\" a.b x && \
+                   git config --file \"$d/c\" --list && git rev-parse --git-dir; echo DONE";
+    for engine in EVERY_WALL {
+        let text = behind(&w, *engine, command).await;
+        assert!(
+            text.contains("a.b=x") && text.contains("DONE"),
+            "{engine:?}: {text}"
+        );
+        assert!(text.contains("not a git repository"), "{engine:?}: {text}");
+    }
+}
