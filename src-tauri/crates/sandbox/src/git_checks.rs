@@ -56,7 +56,7 @@ const REMOTE_END: &[&str] = &["upload-pack", "receive-pack", "upload-archive"];
 /// steps it left in the repository.
 const SEQUENCER: &[&str] = &["rebase", "cherry-pick", "revert"];
 /// The lists of steps those leave, in the repository's folder.
-const TODO_FILES: &[&str] = &["rebase-merge/git-rebase-todo", "sequencer/todo"];
+const STEP_LISTS: &[&str] = &["rebase-merge/git-rebase-todo", "sequencer/todo"];
 
 /// Options before git's command that take no value and change no repository.
 const OTHER_OPTIONS: &[&str] = &[
@@ -176,12 +176,12 @@ fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
     if command
         .as_deref()
         .is_some_and(|c| SEQUENCER.iter().any(|n| OsStr::new(n) == c))
-        && let Some(todo) = todo_with_exec(&git_dir)
+        && let Some(steps) = steps_with_exec(&git_dir)
     {
         return Some(format!(
             "paddock: git was not run: {} holds `exec` lines, which git would run as it goes on; \
              nobody approved this command (finish it in a command you approve)",
-            todo.display()
+            steps.display()
         ));
     }
     let common = common_dir(&git_dir);
@@ -337,8 +337,8 @@ fn named_repository(real: &Path, options: &[OsString], after: &[&OsStr]) -> Opti
 }
 
 /// A list of steps in `git_dir` that holds an `exec` (or `x`) line.
-fn todo_with_exec(git_dir: &Path) -> Option<PathBuf> {
-    TODO_FILES.iter().map(|f| git_dir.join(f)).find(|file| {
+fn steps_with_exec(git_dir: &Path) -> Option<PathBuf> {
+    STEP_LISTS.iter().map(|f| git_dir.join(f)).find(|file| {
         // Unreadable or too large: judged as holding one.
         let Ok(text) =
             paddock_guard::read_regular_text(file, MAX_CONFIG_BYTES, paddock_guard::Links::Follow)
