@@ -243,7 +243,7 @@ impl ToolExecutor {
         let PreparedCall { scope, run } = tool.prepare(&call.input, ctx);
         // Waits race the run's cancellation; what is free at once is taken without a race.
         let _write = match scope {
-            WriteScope::None => WriteGuard::None,
+            WriteScope::None => WriteGuard::default(),
             scope => tokio::select! {
                 biased;
                 guard = ctx.writes.lock(&scope) => guard,

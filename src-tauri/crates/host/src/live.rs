@@ -120,16 +120,30 @@ pub struct LiveProject {
     keys: Option<Arc<dyn KeyStore>>,
 }
 
+/// Write locks over `folder` that every Paddock process of this user shares (the CLI and
+/// the app on one folder at once): the lock file lies in the private runtime folder, out of
+/// every wall's sight. Without that folder, this process's calls still wait for each other.
+fn writes_across(folder: &Path) -> paddock_core::WriteLocks {
+    use sha2::Digest;
+    let Some(dir) = paddock_sandbox::runtime_dir() else {
+        return paddock_core::WriteLocks::new();
+    };
+    let digest = sha2::Sha256::digest(folder.as_os_str().as_encoded_bytes());
+    let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+    paddock_core::WriteLocks::across_processes(dir.join(format!("writes-{name}.lock")))
+}
+
 impl LiveProject {
     /// The project at `root` (a canonical path). MCP servers get `server_path` as PATH.
     pub fn new(root: PathBuf, server_path: ServerPath) -> Self {
+        let writes = Arc::new(writes_across(&root));
         Self {
             root,
             server_path,
             mcp: Mutex::new(None),
             runtime: tokio::sync::Mutex::new(HashMap::new()),
             start_lock: tokio::sync::Mutex::new(()),
-            writes: Arc::default(),
+            writes,
             worktree_writes: Mutex::default(),
             rules: RuleBook::default(),
             runtimes: Mutex::new(Vec::new()),
@@ -231,7 +245,7 @@ impl LiveProject {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .entry(w.checkout().to_path_buf())
-                .or_default()
+                .or_insert_with(|| Arc::new(writes_across(w.checkout())))
                 .clone(),
         }
     }

@@ -106,7 +106,8 @@ pub fn compile(s: &ProjectSettings) -> Result<Rules, FieldError> {
 /// The project's rules for the core; there even when empty, so that "Always allow" can
 /// propose the first rule.
 pub fn for_project(project: &Project) -> Result<Option<Arc<dyn CallRules>>, HostError> {
-    let rules = compile(project.settings())?;
+    let fronted = paddock_wall::front_covers_git_paths(&project.tool_env(Vec::new()).sandbox);
+    let rules = compile(project.settings())?.with_git_paths_unfronted(!fronted);
     Ok(Some(Arc::new(ProjectRules {
         rules,
         workspace: project.workspace_root(),

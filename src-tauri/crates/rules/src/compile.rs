@@ -98,6 +98,8 @@ pub struct Rules {
     pub(crate) prefix_lens: Vec<usize>,
     /// Every other rule that can apply to bash (`*`, `?x`, prefix keys): checked always.
     pub(crate) bash_generic: Vec<usize>,
+    /// git named by its path runs past Paddock's git front on this machine's wall.
+    pub(crate) git_paths_unfronted: bool,
 }
 
 impl Rules {
@@ -151,6 +153,15 @@ impl Rules {
             });
         }
         Ok(out)
+    }
+
+    /// Behind a wall that cannot show Paddock's git front over git's own files (Landlock
+    /// alone mounts nothing), git named by its path (`/usr/bin/git status`) would run past
+    /// the front: with `unfronted`, such a call asks whatever rule allows it.
+    #[must_use]
+    pub fn with_git_paths_unfronted(mut self, unfronted: bool) -> Self {
+        self.git_paths_unfronted = unfronted;
+        self
     }
 
     pub fn is_empty(&self) -> bool {

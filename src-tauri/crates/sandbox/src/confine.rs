@@ -36,6 +36,11 @@ pub fn describe(
     assemble(config, mode, root, writable, walls, engine, &gaps)
 }
 
+/// The engine bash gets with these settings on this machine (`None`: no wall).
+pub fn engine(config: &SandboxConfig) -> Option<Engine> {
+    choose(config, host_walls())
+}
+
 /// What the command will see, for the engines that hide files.
 #[cfg(unix)]
 fn view_for(

@@ -35,7 +35,7 @@ mod view;
 
 use std::path::PathBuf;
 
-pub use confine::{Confinement, ConfinementError, describe};
+pub use confine::{Confinement, ConfinementError, describe, engine};
 pub use env::{ENV_ALLOW_LIST, looks_secret, scrubbed_env};
 #[cfg(target_os = "linux")]
 pub use helper::{HELPER_SUBCOMMAND, HelperCommand};

@@ -57,6 +57,18 @@ const TRUSTED_LIST: &str = ".trusted";
 /// The file listing the hooks found before the call: identity, a tab, the path.
 const HOOKS_LIST: &str = ".hooks";
 
+/// Whether a call's git front also stands over git's own files (`/usr/bin/git`) behind the
+/// wall these settings get here: only walls that mount can show it there. Elsewhere git by
+/// its path runs past the front, and the argument rules ask for it
+/// (`Rules::with_git_paths_unfronted`).
+pub fn front_covers_git_paths(config: &paddock_sandbox::SandboxConfig) -> bool {
+    use paddock_sandbox::Engine;
+    matches!(
+        paddock_sandbox::engine(config),
+        Some(Engine::Bubblewrap | Engine::Namespaces)
+    )
+}
+
 /// The folder a call's git is pointed at. Folders are written once per distinct state
 /// (what was found before the call) and kept for the life of this process (its temporary
 /// folder is swept at the next start), so a call in an unchanged workspace writes nothing.

@@ -16,6 +16,7 @@ pub mod program;
 
 use std::path::{Path, PathBuf};
 
+pub use git_gate::front_covers_git_paths;
 pub use network::NetworkFence;
 
 use paddock_guard::PathGuard;

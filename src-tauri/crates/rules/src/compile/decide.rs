@@ -210,6 +210,25 @@ impl Rules {
         hits
     }
 
+    /// The first part a rule allows that runs git by its path, where that runs past the
+    /// front (a call no rule allowed falls back to the tool's grant as before).
+    fn unfronted_git<'p>(
+        &self,
+        parsed: &'p Parsed,
+        statuses: &[(Status, Hits)],
+    ) -> Option<&'p str> {
+        if !self.git_paths_unfronted {
+            return None;
+        }
+        parsed
+            .parts
+            .iter()
+            .zip(statuses)
+            .filter(|(_, (status, _))| *status == Status::Allowed)
+            .filter_map(|(p, _)| p.words.first().and_then(Word::literal))
+            .find(|w| w.contains('/') && command_name(w) == Some("git"))
+    }
+
     /// Whether a concern is lifted by the allow rule of the part it names.
     fn lifted(&self, concern: &Concern, statuses: &[(Status, Hits)]) -> bool {
         let Some(part) = concern.lift else {
@@ -268,6 +287,14 @@ impl Rules {
             v.dedup();
             v
         };
+        if let Some(word) = self.unfronted_git(parsed, &statuses) {
+            let why = format!(
+                "asks: git named by its path (\"{}\") runs past Paddock's git front behind \
+                 this machine's wall (Landlock alone cannot show the front over git's own file)",
+                snippet(word)
+            );
+            return verdict(Action::Ask, why, &asking);
+        }
         if let Some(concern) = parsed.concerns.iter().find(|c| !self.lifted(c, &statuses)) {
             return verdict(Action::Ask, format!("asks: {concern}"), &asking);
         }

@@ -273,3 +273,32 @@ fn a_git_argument_that_runs_a_program_asks_unless_a_rule_names_it() {
     let v = bash(&named, "git rebase -x make main");
     assert_eq!(v.action, Some(Action::Allow), "{}", v.why);
 }
+
+/// Behind Landlock alone git by its path runs past Paddock's git front, so a rule that
+/// allows `git status` no longer lets `/usr/bin/git status` run unattended; git by its name
+/// (found on `PATH`: the front) still runs, and so does everything where the front covers
+/// paths. Fails without the check: the path form was allowed like the name.
+#[test]
+fn git_by_its_path_asks_where_the_front_cannot_cover_it() {
+    let fronted = rules();
+    let unfronted = rules().with_git_paths_unfronted(true);
+    for cmd in [
+        "/usr/bin/git status",
+        "git status && /bin/git diff",
+        "env /usr/local/bin/git status",
+        "timeout 5 /usr/bin/git status",
+    ] {
+        assert_eq!(bash(&fronted, cmd).action, Some(Action::Allow), "{cmd}");
+        let v = bash(&unfronted, cmd);
+        assert_eq!(v.action, Some(Action::Ask), "{cmd}");
+        assert!(v.why.contains("git named by its path"), "{}", v.why);
+    }
+    assert_eq!(bash(&unfronted, "git status").action, Some(Action::Allow));
+    // No rule allows it: the tool's grant decides, as before.
+    assert_eq!(bash(&unfronted, "/usr/bin/git log").action, None);
+    // A deny still wins.
+    assert_eq!(
+        bash(&unfronted, "/usr/bin/git status; rm -rf x").action,
+        Some(Action::Deny)
+    );
+}

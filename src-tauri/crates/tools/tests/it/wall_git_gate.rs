@@ -173,6 +173,22 @@ async fn git_by_its_full_path_is_held_to_the_same() {
     assert!(text.contains("git was not run"), "{text}");
 }
 
+/// Behind Landlock alone the front is found on `PATH` only: git by its path runs past it,
+/// and the wall says so, so that the argument rules ask for such a call
+/// (`Rules::with_git_paths_unfronted`, tested in the rules crate). Fails if the wall claims
+/// to cover git's own files where it mounts nothing.
+#[test]
+fn only_walls_that_mount_cover_git_by_its_path() {
+    let Some(w) = wall() else { return };
+    let mut config = w.env.sandbox.clone();
+    config.strongest = Some(Engine::Landlock);
+    assert!(!paddock_wall::front_covers_git_paths(&config));
+    config.strongest = Some(Engine::Namespaces);
+    assert!(paddock_wall::front_covers_git_paths(&config));
+    config.enabled = false;
+    assert!(!paddock_wall::front_covers_git_paths(&config));
+}
+
 /// An existing repository's `.git` stays writable (objects, refs, the index): a
 /// `commondir` written there makes git read another folder's configuration.
 #[tokio::test]
