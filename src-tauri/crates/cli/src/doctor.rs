@@ -71,6 +71,7 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
     // Doctor starts nothing and sends nothing the folder's trust does not cover.
     let resolved = Resolved::load_lenient(&store, &root, &options);
     settings_lines(&mut report, &root, &resolved);
+    policy_line(&mut report, &resolved);
     let waiting = trust(&mut report, &resolved);
     let resolved = match resolved.with_options(&options) {
         Ok(r) => r,
@@ -110,6 +111,31 @@ pub async fn run(args: &ModelArgs, probe: bool) -> Result<Code, CliError> {
     } else {
         Code::Success
     })
+}
+
+/// Reports the machine's managed policy: none, what it fixes, or broken (runs stop).
+fn policy_line(report: &mut Report, resolved: &Resolved) {
+    let policy = resolved.policy();
+    if let Some(e) = resolved.policy_error() {
+        report.line(Level::Fail, "policy", e);
+    } else if policy.is_empty() {
+        report.line(Level::Ok, "policy", "no managed policy on this machine");
+    } else {
+        let files: Vec<String> = policy
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        report.line(
+            Level::Ok,
+            "policy",
+            &format!(
+                "managed by {}: {}",
+                files.join(", "),
+                policy.summary().join("; ")
+            ),
+        );
+    }
 }
 
 /// Reports the settings file: valid, absent (defaults) or broken (defaults meanwhile).

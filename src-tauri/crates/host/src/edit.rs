@@ -255,6 +255,7 @@ impl<'a> Edit<'a> {
         let mut after = before.clone();
         change(&mut after)?;
         settings::validate(&after)?;
+        crate::managed::ManagedPolicy::load()?.check_edit(&before, &after)?;
         settings::save(self.root, &after)?;
         self.trust.trust_changes(self.root, &before, &after)?;
         let now = in_effect(self.trust, self.root)?;

@@ -17,6 +17,7 @@ pub mod instructions;
 mod keys;
 mod landing_trust;
 mod live;
+pub mod managed;
 mod mcp;
 pub mod mcp_import;
 pub mod mentions;

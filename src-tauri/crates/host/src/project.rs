@@ -17,6 +17,8 @@ pub struct Project {
     settings: ProjectSettings,
     /// Set when `root` is a session's worktree of the project's repository.
     worktree: Option<WorktreeWall>,
+    /// The machine's managed policy (applied in `settings`; its deny rules apart).
+    policy: Arc<crate::managed::ManagedPolicy>,
 }
 
 /// What the wall of a session in a worktree differs by: bash may write the checkout's own
@@ -50,12 +52,19 @@ impl Project {
         root: PathBuf,
         settings: ProjectSettings,
         worktree: Option<WorktreeWall>,
+        policy: Arc<crate::managed::ManagedPolicy>,
     ) -> Self {
         Self {
             root,
             settings,
             worktree,
+            policy,
         }
+    }
+
+    /// The machine's managed policy.
+    pub fn policy(&self) -> &crate::managed::ManagedPolicy {
+        &self.policy
     }
 
     /// The project's folder (in a session's worktree, its folder inside the checkout).

@@ -5,9 +5,11 @@
 //! [`Project`] is built only from it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use paddock_protocol::{ProjectSettings, TrustItem, TrustReport};
 
+use crate::managed::ManagedPolicy;
 use crate::project::{WorktreeWall, canonical_dir};
 use crate::trust::{TrustPolicy, TrustStore};
 use crate::{HostError, Project, RunOptions, settings};
@@ -31,6 +33,10 @@ pub struct Resolved {
     /// Where a session in a worktree works: the project's folder inside its checkout, and
     /// how its wall differs.
     worktree: Option<(PathBuf, WorktreeWall)>,
+    /// The machine's managed policy, applied over `settings` at every change of them.
+    policy: Arc<ManagedPolicy>,
+    /// Why the managed policy could not be read ([`Self::load_lenient`] only; runs refuse).
+    policy_error: Option<String>,
 }
 
 impl Resolved {
@@ -47,17 +53,19 @@ impl Resolved {
 
     /// As [`Self::for_run`] with safe defaults, with a broken file read as defaults and its
     /// error kept (what a project window and doctor show while the user fixes it).
+    /// A broken managed policy is kept as the error too (runs refuse it).
     pub fn load_lenient(trust: &TrustStore, root: &Path, options: &RunOptions) -> Self {
-        match settings::load(root) {
-            Ok(written) => Self::weighed(trust, root, written, None, options),
-            Err(e) => Self::weighed(
-                trust,
-                root,
-                ProjectSettings::default(),
-                Some(e.to_string()),
-                options,
-            ),
-        }
+        let (policy, policy_error) = match ManagedPolicy::load() {
+            Ok(p) => (Arc::new(p), None),
+            Err(e) => (Arc::default(), Some(e.to_string())),
+        };
+        let (written, error) = match settings::load(root) {
+            Ok(written) => (written, None),
+            Err(e) => (ProjectSettings::default(), Some(e.to_string())),
+        };
+        let mut resolved = Self::weighed(trust, root, written, error, options, policy);
+        resolved.policy_error = policy_error;
+        resolved
     }
 
     /// The settings a run with `options` may use under `policy`: what the user has not
@@ -69,8 +77,9 @@ impl Resolved {
         options: &RunOptions,
         policy: TrustPolicy,
     ) -> Result<Self, HostError> {
+        let managed = Arc::new(ManagedPolicy::load()?);
         let written = settings::load(root)?;
-        let mut resolved = Self::weighed(trust, root, written, None, options);
+        let mut resolved = Self::weighed(trust, root, written, None, options, managed);
         match policy {
             TrustPolicy::SafeDefaults => {}
             TrustPolicy::Refuse if !resolved.pending.is_empty() => {
@@ -82,6 +91,7 @@ impl Resolved {
             TrustPolicy::Refuse => {}
             TrustPolicy::Assume => {
                 resolved.settings = resolved.written.clone();
+                resolved.policy.apply(&mut resolved.settings);
                 resolved.pending.clear();
             }
         }
@@ -89,16 +99,22 @@ impl Resolved {
     }
 
     /// `settings` taken as they are, trusted: what a shell or a test builds in code.
+    /// The managed policy still applies.
     pub fn as_written(root: &Path, settings: ProjectSettings) -> Result<Self, HostError> {
+        let policy = Arc::new(ManagedPolicy::load()?);
+        let mut applied = settings.clone();
+        policy.apply(&mut applied);
         Ok(Self {
             root: canonical_dir(root)?,
-            written: settings.clone(),
+            written: settings,
             settings_error: None,
-            settings,
+            settings: applied,
             trust: TrustReport::default(),
             pending: Vec::new(),
             options_applied: false,
             worktree: None,
+            policy,
+            policy_error: None,
         })
     }
 
@@ -108,17 +124,22 @@ impl Resolved {
         written: ProjectSettings,
         settings_error: Option<String>,
         options: &RunOptions,
+        policy: Arc<ManagedPolicy>,
     ) -> Self {
         let assessment = trust.assess(root, &written);
+        let mut settings = assessment.apply(&written);
+        policy.apply(&mut settings);
         Self {
             root: root.to_path_buf(),
-            settings: assessment.apply(&written),
+            settings,
             pending: assessment.pending_for(options),
             trust: assessment.report,
             written,
             settings_error,
             options_applied: false,
             worktree: None,
+            policy,
+            policy_error: None,
         }
     }
 
@@ -130,7 +151,8 @@ impl Resolved {
                 "a run's options were applied twice".into(),
             ));
         }
-        let settings = options.apply(&self.settings);
+        let mut settings = options.apply(&self.settings);
+        self.policy.apply(&mut settings);
         if let Err(e) = settings::validate(&settings) {
             return Err(self.not_applied(e.into()));
         }
@@ -151,16 +173,25 @@ impl Resolved {
     /// filling the whole checkout, an external agent's own hosts).
     pub fn narrowed(mut self, change: impl FnOnce(&mut ProjectSettings)) -> Self {
         change(&mut self.settings);
+        self.policy.apply(&mut self.settings);
         self
     }
 
     /// The project the tools and the wall are built for.
     pub fn project(&self) -> Project {
         match &self.worktree {
-            None => Project::resolved(self.root.clone(), self.settings.clone(), None),
-            Some((dir, wall)) => {
-                Project::resolved(dir.clone(), self.settings.clone(), Some(wall.clone()))
-            }
+            None => Project::resolved(
+                self.root.clone(),
+                self.settings.clone(),
+                None,
+                self.policy.clone(),
+            ),
+            Some((dir, wall)) => Project::resolved(
+                dir.clone(),
+                self.settings.clone(),
+                Some(wall.clone()),
+                self.policy.clone(),
+            ),
         }
     }
 
@@ -204,5 +235,15 @@ impl Resolved {
     /// What waits for trust that the run's options did not make moot.
     pub fn pending(&self) -> &[TrustItem] {
         &self.pending
+    }
+
+    /// The machine's managed policy, as applied here.
+    pub fn policy(&self) -> &Arc<ManagedPolicy> {
+        &self.policy
+    }
+
+    /// Why the managed policy could not be read ([`Self::load_lenient`] only).
+    pub fn policy_error(&self) -> Option<&str> {
+        self.policy_error.as_deref()
     }
 }

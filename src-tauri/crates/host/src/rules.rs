@@ -19,23 +19,98 @@ const MAX_PROPOSED: usize = 16;
 /// Compiled rules over one workspace (file-tool paths are relative to it).
 pub struct ProjectRules {
     rules: Rules,
+    /// The managed policy's deny rules, apart from the project's: never shown or edited
+    /// as the project's own, and named as the policy's in every `why`.
+    managed: Option<ManagedRules>,
     workspace: PathBuf,
+}
+
+struct ManagedRules {
+    rules: Rules,
+    /// Per compiled rule: its pattern and the policy file it came from.
+    origins: Vec<(String, PathBuf)>,
+}
+
+impl ManagedRules {
+    fn of(policy: &crate::managed::ManagedPolicy) -> Result<Option<Self>, HostError> {
+        if policy.deny_rules.is_empty() {
+            return Ok(None);
+        }
+        let specs: Vec<RuleSpec> = policy
+            .deny_rules
+            .iter()
+            .map(|(tool, pattern, _)| RuleSpec {
+                tool: tool.clone(),
+                action: Action::Deny,
+                pattern: pattern.clone(),
+            })
+            .collect();
+        let rules = Rules::compile(&specs).map_err(|e| crate::managed::PolicyFileError {
+            path: policy.files.first().cloned().unwrap_or_default(),
+            why: e.to_string(),
+        })?;
+        let origins = policy
+            .deny_rules
+            .iter()
+            .map(|(_, pattern, file)| (pattern.clone(), file.clone()))
+            .collect();
+        Ok(Some(Self { rules, origins }))
+    }
+
+    /// The policy's verdict, its `why` naming the policy file.
+    fn decide(&self, verdict: paddock_rules::Verdict) -> Option<RuleVerdict> {
+        let action = verdict.action?;
+        let named = verdict
+            .matched
+            .first()
+            .and_then(|&i| self.origins.get(i))
+            .map(|(pattern, file)| format!(" (\"{pattern}\" in {})", file.display()))
+            .unwrap_or_default();
+        Some(RuleVerdict {
+            action: Some(grant_of(action)),
+            why: format!("the managed policy: {}{named}", verdict.why),
+        })
+    }
+}
+
+impl ProjectRules {
+    /// The project's verdict under the policy's: its deny wins over all, its ask over
+    /// the project's allow.
+    fn under_policy(
+        &self,
+        project: RuleVerdict,
+        managed: impl FnOnce(&ManagedRules) -> paddock_rules::Verdict,
+    ) -> RuleVerdict {
+        let Some(m) = self.managed.as_ref() else {
+            return project;
+        };
+        match m.decide(managed(m)) {
+            Some(v) if v.action == Some(Grant::Deny) => v,
+            Some(v) if project.action != Some(Grant::Deny) => v,
+            _ => project,
+        }
+    }
 }
 
 impl CallRules for ProjectRules {
     fn decide(&self, tool: &str, input: &Value) -> RuleVerdict {
-        if self.rules.is_empty() {
-            return RuleVerdict {
+        let project = if self.rules.is_empty() {
+            RuleVerdict {
                 action: None,
                 why: String::new(),
-            };
-        }
-        // File tools: judged where the path leads through links as well as where it says.
-        let verdict = crate::rule_paths::decide(&self.rules, tool, input, &self.workspace);
-        RuleVerdict {
-            action: verdict.action.map(grant_of),
-            why: verdict.why,
-        }
+            }
+        } else {
+            // File tools: judged where the path leads through links as well as where it
+            // says.
+            let verdict = crate::rule_paths::decide(&self.rules, tool, input, &self.workspace);
+            RuleVerdict {
+                action: verdict.action.map(grant_of),
+                why: verdict.why,
+            }
+        };
+        self.under_policy(project, |m| {
+            crate::rule_paths::decide(&m.rules, tool, input, &self.workspace)
+        })
     }
 
     fn may_allow(&self, tool: &str) -> bool {
@@ -44,19 +119,20 @@ impl CallRules for ProjectRules {
 
     // A found path is real (the walker follows no link): judged as named, without resolving.
     fn decide_found(&self, tool: &str, rel: &str) -> RuleVerdict {
-        if self.rules.is_empty() {
-            return RuleVerdict {
+        let input = serde_json::json!({ "path": rel });
+        let project = if self.rules.is_empty() {
+            RuleVerdict {
                 action: None,
                 why: String::new(),
-            };
-        }
-        let verdict = self
-            .rules
-            .decide(tool, &serde_json::json!({ "path": rel }), &self.workspace);
-        RuleVerdict {
-            action: verdict.action.map(grant_of),
-            why: verdict.why,
-        }
+            }
+        } else {
+            let verdict = self.rules.decide(tool, &input, &self.workspace);
+            RuleVerdict {
+                action: verdict.action.map(grant_of),
+                why: verdict.why,
+            }
+        };
+        self.under_policy(project, |m| m.rules.decide(tool, &input, &self.workspace))
     }
 
     fn propose(&self, tool: &str, input: &Value) -> Option<Vec<String>> {
@@ -110,6 +186,7 @@ pub fn for_project(project: &Project) -> Result<Option<Arc<dyn CallRules>>, Host
     let rules = compile(project.settings())?.with_git_paths_unfronted(!fronted);
     Ok(Some(Arc::new(ProjectRules {
         rules,
+        managed: ManagedRules::of(project.policy())?,
         workspace: project.workspace_root(),
     })))
 }

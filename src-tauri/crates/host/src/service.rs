@@ -220,6 +220,8 @@ impl RunService {
             self.refuse_busy(root, id)?;
         }
         let resolved = self.resolve(root, &options, trust)?;
+        let ask_allows = approver == Approver::Headless(paddock_core::AskPolicy::HeadlessAllow);
+        resolved.policy().check_options(&options, ask_allows)?;
         let stored = resolved.settings().clone();
         // A rewind a crash interrupted is finished before anything else touches the files.
         self.recover_rewind(root)?;

@@ -24,6 +24,7 @@ mod images;
 mod images_read;
 mod instructions;
 mod local_models;
+mod managed;
 mod mcp;
 mod mentions;
 mod network;

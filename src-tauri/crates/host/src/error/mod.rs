@@ -94,6 +94,12 @@ pub enum HostError {
     },
     #[error(transparent)]
     Trust(#[from] TrustError),
+    /// The machine's managed policy cannot be read: runs stop (fail closed).
+    #[error(transparent)]
+    Managed(#[from] crate::managed::PolicyFileError),
+    /// An edit or a run's flag asks for what the managed policy forbids.
+    #[error(transparent)]
+    Policy(#[from] crate::managed::PolicyRefusal),
     /// A run could not start, and the folder's settings set fields the user has not trusted
     /// (not applied): the error says so, or it asks for what the settings screen shows as set.
     #[error("{source} ({})", not_applied_text(pending))]
@@ -165,6 +171,8 @@ impl HostError {
             Self::Internal(_) => HostErrorKind::Internal,
             Self::Untrusted { .. } | Self::TrustChanges { .. } => HostErrorKind::Untrusted,
             Self::Trust(_) => HostErrorKind::Trust,
+            Self::Managed(_) => HostErrorKind::Settings,
+            Self::Policy(_) => HostErrorKind::Usage,
             Self::Checkpoint(_) => HostErrorKind::Io,
             Self::Prompt(e) => {
                 use crate::prompts::PromptError as P;
