@@ -321,6 +321,16 @@ export type DiffLine = { op: LineOp, text: string,
  */
 end?: LineEnd, };
 
+export type EngineCheck = { 
+/**
+ * `bubblewrap`, `namespaces` (the helper's own) or `landlock`.
+ */
+engine: string, works: boolean, 
+/**
+ * Why it does not work here (empty when it does).
+ */
+why: string, fix?: string, };
+
 export type ErrorKind = "auth" | "rate_limited" | "context_too_long" | "server" | "network" | "invalid_response" | "invalid_request" | "cancelled" | "other";
 
 export type ExitReason = "end_turn" | "max_turns" | "aborted" | "budget_exceeded" | "loop_detected" | "error";
@@ -1057,6 +1067,10 @@ writable_roots: Array<string>,
  * hides nothing.
  */
 readable_roots: Array<string>, 
+/**
+ * Every engine as tried on this host, strongest first (the one in use among them).
+ */
+engines: Array<EngineCheck>, 
 /**
  * Everything asked for is enforced.
  */

@@ -47,6 +47,35 @@ describe('SandboxPanel', () => {
     expect(screen.getByTestId('sandbox-readable')).toHaveTextContent('bash can read your files');
   });
 
+  it('says which engines work here, and for the others why not and the fix', () => {
+    const info = project({
+      sandbox: {
+        ...sandbox,
+        engine: { engine: 'namespaces' },
+        engines: [
+          {
+            engine: 'bubblewrap',
+            works: false,
+            why: 'bubblewrap cannot run here (setting up uid map: Permission denied)',
+            fix: 'install the distribution profile for it (apparmor-profiles)',
+          },
+          { engine: 'namespaces', works: true, why: '' },
+          { engine: 'landlock', works: true, why: '' },
+        ],
+      },
+    });
+    render(SandboxPanel, { props: { info, onchange: () => {} } });
+    const rows = screen.getAllByTestId('sandbox-engine-check');
+    expect(rows.map((r) => [r.dataset.engine, r.dataset.works])).toEqual([
+      ['bubblewrap', 'false'],
+      ['namespaces', 'true'],
+      ['landlock', 'true'],
+    ]);
+    expect(rows[0]).toHaveTextContent('not here — bubblewrap cannot run here');
+    expect(rows[0]).toHaveTextContent('To fix: install the distribution profile');
+    expect(rows[1]).toHaveTextContent("Paddock's own namespaces: works here");
+  });
+
   it('lists what bash may read in the hidden home', () => {
     render(SandboxPanel, { props: { info: project(), onchange: () => {} } });
     const readable = screen.getByTestId('sandbox-readable');

@@ -12,6 +12,11 @@ export const sandbox: SandboxStatus = {
   })),
   writable_roots: ['/home/u/proj/.agent-workspace', '/tmp/paddock-x'],
   readable_roots: ['/home/u/proj', '/home/u/.cargo'],
+  engines: [
+    { engine: 'bubblewrap', works: true, why: '' },
+    { engine: 'namespaces', works: true, why: '' },
+    { engine: 'landlock', works: true, why: '' },
+  ],
   fully_confined: true,
   bash_runs: true,
   summary: 'bubblewrap 0.8.0: every protection enforced',

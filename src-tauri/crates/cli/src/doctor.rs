@@ -218,6 +218,16 @@ fn sandbox(report: &mut Report, status: &SandboxStatus) {
         status.workspace_root,
         status.workspace_mode.as_str()
     ));
+    for e in &status.engines {
+        if e.works {
+            report.detail(&format!("engine {}: works here", e.engine));
+        } else {
+            report.detail(&format!("engine {}: not here — {}", e.engine, e.why));
+            if let Some(fix) = &e.fix {
+                report.detail(&format!("  fix: {fix}"));
+            }
+        }
+    }
     for p in &status.protections {
         let state = match p.state {
             ProtectionState::Enforced => "enforced",

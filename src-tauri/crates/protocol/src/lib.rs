@@ -59,8 +59,8 @@ pub use network::{
 pub use plan::{Plan, PlanItem, PlanStatus};
 pub use prompts::{ExpandedPrompt, PromptSource, PromptStatus, SavedPrompt};
 pub use sandbox::{
-    AGENT_WORKSPACE_DIR, Protection, ProtectionKind, ProtectionState, SandboxEngine, SandboxStatus,
-    WorkspaceMode,
+    AGENT_WORKSPACE_DIR, EngineCheck, Protection, ProtectionKind, ProtectionState, SandboxEngine,
+    SandboxStatus, WorkspaceMode,
 };
 pub use session::{SESSION_FORMAT, SearchHit, SessionHeader, SessionRecord, SessionSummary};
 pub use settings::{

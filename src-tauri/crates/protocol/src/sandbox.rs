@@ -115,6 +115,21 @@ pub struct Protection {
     pub fix: Option<String>,
 }
 
+/// One wall engine as tried on this host, strongest first: whether it works, and if not,
+/// why and what would make it work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct EngineCheck {
+    /// `bubblewrap`, `namespaces` (the helper's own) or `landlock`.
+    pub engine: String,
+    pub works: bool,
+    /// Why it does not work here (empty when it does).
+    #[serde(default)]
+    pub why: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub fix: Option<String>,
+}
+
 /// What bash runs under on this machine with these settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SandboxStatus {
@@ -132,6 +147,9 @@ pub struct SandboxStatus {
     /// hides nothing.
     #[serde(default)]
     pub readable_roots: Vec<String>,
+    /// Every engine as tried on this host, strongest first (the one in use among them).
+    #[serde(default)]
+    pub engines: Vec<EngineCheck>,
     /// Everything asked for is enforced.
     pub fully_confined: bool,
     /// bash will run: fully confined, or the settings accept running it without (full)

@@ -65,19 +65,16 @@ pub fn probe(true_cmd: &[OsString]) -> Result<Bwrap, (String, String)> {
             Err(e) => last = e.to_string(),
         }
     }
-    Err(classify(&last))
+    Err(classify(&last, path))
 }
 
 /// Why bubblewrap failed, and what would fix it, from what it printed.
-fn classify(stderr: &str) -> (String, String) {
+fn classify(stderr: &str, path: &Path) -> (String, String) {
     let first = stderr.lines().next().unwrap_or(stderr).trim();
-    let apparmor =
-        std::fs::read_to_string("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
-            .is_ok_and(|v| v.trim() == "1");
-    let fix = if apparmor {
-        "AppArmor forbids unprivileged user namespaces here: install the bwrap profile \
-         (apt install apparmor-profiles; it ships bwrap-userns-restrict) or set \
-         kernel.apparmor_restrict_unprivileged_userns=0"
+    let state = crate::userns::HostState::read(Path::new(""), Some(path));
+    let restricted = crate::userns::why_no_bwrap(&state);
+    let fix = if let Some(restricted) = &restricted {
+        restricted.as_str()
     } else if stderr.contains("proc") {
         "the /proc mount is refused (a container that masks /proc): run Paddock outside the \
          container, or give it a private /proc"

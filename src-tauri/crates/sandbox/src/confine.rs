@@ -341,7 +341,7 @@ fn probed() -> &'static Probed {
             return Probed {
                 walls: HostWalls {
                     bubblewrap: Err((missing.clone(), String::new())),
-                    namespaces: Err(missing.clone()),
+                    namespaces: Err((missing.clone(), String::new())),
                     landlock,
                     helper_missing: Some(missing.clone()),
                 },
@@ -367,7 +367,11 @@ fn probed() -> &'static Probed {
             helper.argv(&policy, &[OsString::from("/bin/true")])
         };
         let bwrap = crate::bwrap::probe(&trial(Engine::Bubblewrap));
-        let namespaces = run_trial(&trial(Engine::Namespaces));
+        let namespaces = run_trial(&trial(Engine::Namespaces)).map_err(|trial| {
+            let bwrap = bwrap.as_ref().ok().map(|b| b.path.clone());
+            let state = crate::userns::HostState::read(&helper.program, bwrap.as_deref());
+            crate::userns::why_no_namespaces(&state, &trial)
+        });
         Probed {
             walls: HostWalls {
                 bubblewrap: bwrap
@@ -414,7 +418,7 @@ fn host_walls() -> &'static HostWalls {
         let reason = "OS confinement for bash is implemented on Linux only".to_owned();
         HostWalls {
             bubblewrap: Err((reason.clone(), String::new())),
-            namespaces: Err(reason.clone()),
+            namespaces: Err((reason.clone(), String::new())),
             landlock: Err(reason.clone()),
             helper_missing: Some(reason),
         }

@@ -30,6 +30,7 @@ mod seccomp;
 #[cfg(unix)]
 mod sockets;
 mod status;
+pub mod userns;
 #[cfg(unix)]
 mod view;
 

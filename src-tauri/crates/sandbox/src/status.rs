@@ -18,8 +18,8 @@ const LANDLOCK_SCOPE_ABI: u32 = 6;
 pub struct HostWalls {
     /// bubblewrap's version, or why it cannot run (and the fix).
     pub bubblewrap: Result<String, (String, String)>,
-    /// The helper can make its own namespaces.
-    pub namespaces: Result<(), String>,
+    /// The helper can make its own namespaces, or why not (and the fix).
+    pub namespaces: Result<(), (String, String)>,
     pub landlock: Result<u32, String>,
     /// The helper is missing: no engine at all.
     pub helper_missing: Option<String>,
@@ -125,6 +125,7 @@ pub fn assemble(
     };
     let summary = summarize(&engine_info, &protections, bash_runs);
     SandboxStatus {
+        engines: engine_checks(walls),
         readable_roots,
         workspace_mode: mode,
         workspace_root: root.display().to_string(),
@@ -135,6 +136,55 @@ pub fn assemble(
         bash_runs,
         summary,
     }
+}
+
+/// Each engine as tried here, strongest first.
+fn engine_checks(walls: &HostWalls) -> Vec<paddock_protocol::EngineCheck> {
+    use paddock_protocol::EngineCheck;
+    let check = |engine: &str, result: Result<(), (String, Option<String>)>| match result {
+        Ok(()) => EngineCheck {
+            engine: engine.to_owned(),
+            works: true,
+            why: String::new(),
+            fix: None,
+        },
+        Err((why, fix)) => EngineCheck {
+            engine: engine.to_owned(),
+            works: false,
+            why,
+            fix: fix.filter(|f| !f.is_empty()),
+        },
+    };
+    vec![
+        check(
+            "bubblewrap",
+            walls
+                .bubblewrap
+                .as_ref()
+                .map(|_| ())
+                .map_err(|(why, fix)| (why.clone(), Some(fix.clone()))),
+        ),
+        check(
+            "namespaces",
+            walls
+                .namespaces
+                .clone()
+                .map_err(|(why, fix)| (why, Some(fix))),
+        ),
+        check(
+            "landlock",
+            walls.landlock.as_ref().map(|_| ()).map_err(|why| {
+                (
+                    why.clone(),
+                    Some(
+                        "a kernel with Landlock (Linux 5.13 or later, with landlock in its \
+                          lsm= list)"
+                            .to_owned(),
+                    ),
+                )
+            }),
+        ),
+    ]
 }
 
 fn why_none(walls: &HostWalls) -> String {
@@ -444,7 +494,11 @@ mod tests {
             } else {
                 Err(("bubblewrap is not installed".into(), "install it".into()))
             },
-            namespaces: if ns { Ok(()) } else { Err("no userns".into()) },
+            namespaces: if ns {
+                Ok(())
+            } else {
+                Err(("no userns".into(), String::new()))
+            },
             landlock: if landlock {
                 Ok(7)
             } else {
@@ -480,6 +534,21 @@ mod tests {
         assert!(s.fully_confined && s.bash_runs);
         assert_eq!(s.writable_roots, ["/w", "/t"]);
         assert_eq!(s.summary, "bubblewrap 0.8.0: every protection enforced");
+    }
+
+    /// Every engine is listed with why it does not work here and its fix, so that doctor
+    /// and the Sandbox screen say why the one in use was chosen.
+    #[test]
+    fn every_engine_says_why_not() {
+        let s = status(&SandboxConfig::default(), &walls(false, false, true));
+        let names: Vec<&str> = s.engines.iter().map(|e| e.engine.as_str()).collect();
+        assert_eq!(names, ["bubblewrap", "namespaces", "landlock"]);
+        assert!(!s.engines[0].works && !s.engines[1].works && s.engines[2].works);
+        assert_eq!(s.engines[0].fix.as_deref(), Some("install it"));
+        assert_eq!(s.engines[1].why, "no userns");
+        assert_eq!(s.engines[1].fix, None, "an empty fix is none");
+        let s = status(&SandboxConfig::default(), &walls(true, true, false));
+        assert!(s.engines[2].fix.as_deref().unwrap().contains("Landlock"));
     }
 
     #[test]
