@@ -10,6 +10,8 @@ use paddock_protocol::{
 use crate::SandboxConfig;
 use crate::policy::Engine;
 
+mod engines;
+
 /// The first Landlock ABI that scopes abstract Unix sockets and signals (Linux 6.12).
 const LANDLOCK_SCOPE_ABI: u32 = 6;
 
@@ -125,7 +127,7 @@ pub fn assemble(
     };
     let summary = summarize(&engine_info, &protections, bash_runs);
     SandboxStatus {
-        engines: engine_checks(walls),
+        engines: engines::checks(walls),
         readable_roots,
         workspace_mode: mode,
         workspace_root: root.display().to_string(),
@@ -136,55 +138,6 @@ pub fn assemble(
         bash_runs,
         summary,
     }
-}
-
-/// Each engine as tried here, strongest first.
-fn engine_checks(walls: &HostWalls) -> Vec<paddock_protocol::EngineCheck> {
-    use paddock_protocol::EngineCheck;
-    let check = |engine: &str, result: Result<(), (String, Option<String>)>| match result {
-        Ok(()) => EngineCheck {
-            engine: engine.to_owned(),
-            works: true,
-            why: String::new(),
-            fix: None,
-        },
-        Err((why, fix)) => EngineCheck {
-            engine: engine.to_owned(),
-            works: false,
-            why,
-            fix: fix.filter(|f| !f.is_empty()),
-        },
-    };
-    vec![
-        check(
-            "bubblewrap",
-            walls
-                .bubblewrap
-                .as_ref()
-                .map(|_| ())
-                .map_err(|(why, fix)| (why.clone(), Some(fix.clone()))),
-        ),
-        check(
-            "namespaces",
-            walls
-                .namespaces
-                .clone()
-                .map_err(|(why, fix)| (why, Some(fix))),
-        ),
-        check(
-            "landlock",
-            walls.landlock.as_ref().map(|_| ()).map_err(|why| {
-                (
-                    why.clone(),
-                    Some(
-                        "a kernel with Landlock (Linux 5.13 or later, with landlock in its \
-                          lsm= list)"
-                            .to_owned(),
-                    ),
-                )
-            }),
-        ),
-    ]
 }
 
 fn why_none(walls: &HostWalls) -> String {
