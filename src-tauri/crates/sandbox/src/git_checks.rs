@@ -17,6 +17,12 @@ use std::process::{Command, Stdio};
 
 use crate::autorun::first_active_key;
 
+mod named;
+mod settings;
+
+pub use named::included_files;
+pub use settings::call_git_env;
+
 /// The helper's first argument for a call's `git`: `--git-front REAL LIST EXEC -- ARGS`
 /// (`EXEC`: the folder git is to take its commands from, where its own `git` is this front).
 pub const FRONT_FLAG: &str = "--git-front";
@@ -123,12 +129,25 @@ pub fn front(args: &[&OsStr]) -> i32 {
         eprintln!("{refusal}");
         return EXIT_FATAL;
     }
-    let e = Command::new(real)
-        .args(git_args)
-        .env("GIT_EXEC_PATH", exec)
-        .exec();
+    let mut git = Command::new(real);
+    git.args(git_args).env("GIT_EXEC_PATH", exec);
+    // The other end of a local fetch or push starts without the call's settings (git
+    // clears them for it): its hooks go through the gate all the same.
+    if remote_end_of(git_args) {
+        let hooks = list.parent().map_or_else(PathBuf::new, |f| f.join("hooks"));
+        git.envs(call_git_env(&hooks));
+    }
+    let e = git.exec();
     eprintln!("paddock git front: could not start {}: {e}", real.display());
     EXIT_FATAL
+}
+
+/// Whether `git_args` run the other end of a fetch or push.
+fn remote_end_of(git_args: &[&OsStr]) -> bool {
+    repository_options(git_args)
+        .ok()
+        .and_then(|(_, command)| command)
+        .is_some_and(|c| REMOTE_END.iter().any(|n| OsStr::new(n) == c))
 }
 
 /// Why git may not run with `git_args`: its repository's configuration was written during
@@ -151,12 +170,32 @@ fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
         .as_ref()
         .and_then(|c| git_args.iter().position(|a| *a == c.as_os_str()))
         .map_or(&[][..], |at| &git_args[at + 1..]);
+    if let Some(c) = command
+        .as_deref()
+        .filter(|c| c.as_encoded_bytes().contains(&b'/'))
+    {
+        return Some(format!(
+            "paddock: git was not run: its command `{}` names a program by its path; nobody \
+             approved this command",
+            c.to_string_lossy()
+        ));
+    }
     let remote_end = command
         .as_deref()
         .is_some_and(|c| REMOTE_END.iter().any(|n| OsStr::new(n) == c));
     let git_dir = if remote_end {
-        // The repository is the one named, not the one where it starts (none: git fails).
-        named_repository(real, &options, after)?
+        // The repository is the one named, found as git finds it, not the one where it
+        // starts; one Paddock cannot name is refused (git would fail on most).
+        match named::remote_repository(real, &options, after) {
+            Some(dir) => dir,
+            None => {
+                return Some(
+                    "paddock: git was not run: Paddock could not tell which repository the \
+                     other end of this fetch or push would use"
+                        .to_owned(),
+                );
+            }
+        }
     } else if let Some(dir) = absolute_git_dir(real, &options) {
         dir
     } else {
@@ -186,7 +225,20 @@ fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
     }
     let common = common_dir(&git_dir);
     for file in [common.join("config"), git_dir.join("config.worktree")] {
-        if std::fs::symlink_metadata(&file).is_err() || users(&file, list) {
+        if std::fs::symlink_metadata(&file).is_err() {
+            continue;
+        }
+        if users(&file, list) {
+            // The user's, but what it includes may have been written during the call.
+            if let Some((included, key)) = included_program(&file, list) {
+                return Some(format!(
+                    "paddock: git was not run: {} (included by {}) was written during this \
+                     command and sets {key}, which makes git run a program; nobody approved \
+                     this command",
+                    included.display(),
+                    file.display()
+                ));
+            }
             continue;
         }
         let key = match read_config(&file) {
@@ -203,6 +255,25 @@ fn refusal(real: &Path, list: &Path, git_args: &[&OsStr]) -> Option<String> {
         }
     }
     None
+}
+
+/// A file `config` (the user's) includes, directly or through others, that is not the
+/// user's and names a program (or cannot be read), with the key.
+fn included_program(config: &Path, list: &Path) -> Option<(PathBuf, String)> {
+    let included = match included_files(config) {
+        Ok(files) => files,
+        Err(why) => return Some((config.to_path_buf(), why)),
+    };
+    included.into_iter().find_map(|file| {
+        if users(&file, list) {
+            return None;
+        }
+        let key = match read_config(&file) {
+            Some(text) => first_active_key(&text)?,
+            None => "(a file Paddock could not read as text)".to_owned(),
+        };
+        Some((file, key))
+    })
 }
 
 /// The helper as git's hook `NAME` for a call. Runs the repository's own hook when it is
@@ -314,28 +385,6 @@ fn repository_options(args: &[&OsStr]) -> Result<(Vec<OsString>, Option<OsString
     Ok((out, None))
 }
 
-/// The repository a remote-end command (`receive-pack DIR`) names, tried as git tries it:
-/// `DIR.git/.git`, `DIR/.git`, `DIR.git`, `DIR`. `None` when none is one (git then fails).
-fn named_repository(real: &Path, options: &[OsString], after: &[&OsStr]) -> Option<PathBuf> {
-    let named = after
-        .iter()
-        .rev()
-        .find(|a| !a.to_string_lossy().starts_with('-'))?;
-    let mut tries = Vec::new();
-    for tail in [".git/.git", "/.git", ".git", ""] {
-        let mut candidate = named.to_os_string();
-        candidate.push(tail);
-        tries.push(candidate);
-    }
-    tries.into_iter().find_map(|candidate| {
-        let mut flag = OsString::from("--git-dir=");
-        flag.push(&candidate);
-        let mut with_dir = options.to_vec();
-        with_dir.push(flag);
-        absolute_git_dir(real, &with_dir)
-    })
-}
-
 /// A list of steps in `git_dir` that holds an `exec` (or `x`) line.
 fn steps_with_exec(git_dir: &Path) -> Option<PathBuf> {
     STEP_LISTS.iter().map(|f| git_dir.join(f)).find(|file| {
@@ -356,24 +405,18 @@ fn nothing_to_find(options: &[OsString]) -> bool {
     if std::env::var_os("GIT_DIR").is_some() {
         return false;
     }
-    let Ok(mut dir) = std::env::current_dir() else {
+    // `--git-dir`, `--work-tree`, `--bare` name where the repository is.
+    let names_one = options.iter().any(|o| {
+        o.to_str().is_some_and(|o| {
+            o.starts_with("--git-dir") || o.starts_with("--work-tree") || o == "--bare"
+        })
+    });
+    if names_one {
+        return false;
+    }
+    let Some(dir) = named::working_dir(options) else {
         return false;
     };
-    let mut options = options.iter();
-    while let Some(option) = options.next() {
-        match option.to_str() {
-            Some("-C") => match options.next() {
-                Some(to) => dir = dir.join(to),
-                None => return false,
-            },
-            Some("-c" | "--config-env" | "--namespace") => {
-                options.next();
-            }
-            Some(o) if o.starts_with("--config-env=") || o.starts_with("--namespace=") => {}
-            // `--git-dir`, `--work-tree`, `--bare` name where the repository is.
-            _ => return false,
-        }
-    }
     dir.ancestors()
         .all(|a| std::fs::symlink_metadata(a.join(".git")).is_err())
 }

@@ -63,10 +63,13 @@ const HOOKS_LIST: &str = ".hooks";
 /// (`Rules::with_git_paths_unfronted`).
 pub fn front_covers_git_paths(config: &paddock_sandbox::SandboxConfig) -> bool {
     use paddock_sandbox::Engine;
-    matches!(
+    let mounts = matches!(
         paddock_sandbox::engine(config),
         Some(Engine::Bubblewrap | Engine::Namespaces)
-    )
+    );
+    // A git whose exec-path `git` is the very file (a build with installed symlinks) gets
+    // no front over it: its path is not covered.
+    mounts && gits().iter().all(|g| g.shown_at.is_some())
 }
 
 /// The folder a call's git is pointed at. Folders are written once per distinct state
@@ -99,9 +102,15 @@ impl GitGate {
                     .map(|e| e.path()),
             );
         }
+        // What the configurations include is the user's too when it was there before.
+        let included: Vec<PathBuf> = configs
+            .iter()
+            .flat_map(|c| paddock_sandbox::git_checks::included_files(c).unwrap_or_default())
+            .collect();
         let mut trusted: Vec<String> = candidates
             .iter()
             .chain(&configs)
+            .chain(&included)
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| identity(&m))
             .collect();
@@ -159,14 +168,6 @@ impl GitGate {
         &self.overlays
     }
 
-    /// The git setting that points hooks at the folder's scripts.
-    fn setting(&self) -> (&'static str, String) {
-        (
-            "core.hooksPath",
-            self.folder.join("hooks").display().to_string(),
-        )
-    }
-
     /// Adds to a command's environment git's settings for the call (programs off, hooks
     /// here) and the front first on `PATH`.
     pub(crate) fn set_env(&self, env: &mut Vec<(OsString, OsString)>) {
@@ -179,7 +180,7 @@ impl GitGate {
             *path = front;
         }
         env.extend(
-            crate::git_env::unseen_call_git_env(&[self.setting()])
+            paddock_sandbox::git_checks::call_git_env(&self.folder.join("hooks"))
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into())),
         );

@@ -6,7 +6,6 @@
 
 mod capture;
 pub mod command;
-mod git_env;
 mod git_gate;
 pub mod held;
 pub mod network;

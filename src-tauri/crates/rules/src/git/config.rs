@@ -194,6 +194,38 @@ pub fn core_hooks_path(text: &str) -> Option<String> {
     found.filter(|v| !v.is_empty())
 }
 
+/// The files `text` (a git configuration file) includes: every `include.path` and
+/// `includeIf.<condition>.path`, whatever the condition, as written (without quotes).
+pub fn include_paths(text: &str) -> Vec<String> {
+    let mut including = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let mut rest = line.trim();
+        if let Some(header) = rest.strip_prefix('[') {
+            let Some((inside, after)) = header.split_once(']') else {
+                continue;
+            };
+            let (name, sub) = split_header(inside);
+            including = (name == "include" && sub.is_none()) || name == "includeif";
+            rest = after.trim();
+        }
+        if !including {
+            continue;
+        }
+        let Some((key, value)) = rest.split_once('=') else {
+            continue;
+        };
+        if key.trim().eq_ignore_ascii_case("path") {
+            let value = value.split([';', '#']).next().unwrap_or_default().trim();
+            let value = value.trim_matches('"');
+            if !value.is_empty() {
+                found.push(value.to_owned());
+            }
+        }
+    }
+    found
+}
+
 /// Whether `key` (`section.key` or `section.sub.key`, as `git -c` names it) is known to
 /// be inert.
 pub fn inert_setting(key: &str) -> bool {
@@ -334,5 +366,17 @@ mod tests {
     fn a_continued_value_is_not_read_as_a_key() {
         let text = "[user]\n\tname = a \\\nfsmonitor = x\n";
         assert_eq!(first_active_key(text), None);
+    }
+
+    #[test]
+    fn included_files_are_found_under_any_condition() {
+        let text = "[user]\n\tname = a\n[include]\n\tpath = ../shared.gitconfig\n\
+                    [includeIf \"gitdir:~/work/\"]\n\tpath = \"~/work.gitconfig\" ; note\n\
+                    [core]\n\tpath = not-an-include\n[include] path = inline\n";
+        assert_eq!(
+            include_paths(text),
+            ["../shared.gitconfig", "~/work.gitconfig", "inline"]
+        );
+        assert!(include_paths("[user]\n\tname = a\n").is_empty());
     }
 }

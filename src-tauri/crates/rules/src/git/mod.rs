@@ -6,7 +6,7 @@
 
 mod config;
 
-pub use config::{core_hooks_path, first_active_key, inert_setting};
+pub use config::{core_hooks_path, first_active_key, include_paths, inert_setting};
 
 /// git's options before its command that take the next word as their value.
 const GLOBAL_WITH_VALUE: &[&str] = &[
@@ -47,6 +47,17 @@ const PROGRAM_OPTIONS: &[(&str, &[&str])] = &[
             "--sendmail-cmd",
         ],
     ),
+];
+
+/// Commands whose merge strategy option names `git-merge-<strategy>`, which git runs: a
+/// strategy holding a `/` is a program by its path. (`-s` is sign-off for cherry-pick and
+/// revert.)
+const STRATEGY_OPTIONS: &[(&str, &str, Option<char>)] = &[
+    ("merge", "strategy", Some('s')),
+    ("rebase", "strategy", Some('s')),
+    ("pull", "strategy", Some('s')),
+    ("cherry-pick", "strategy", None),
+    ("revert", "strategy", None),
 ];
 
 /// Commands whose settings options (`clone -c key=value`) are judged like git's own `-c`.
@@ -143,6 +154,18 @@ pub fn program_argument(args: &[Option<&str>]) -> Option<ProgramArgument> {
     while let Some(arg) = rest.get(j) {
         j += 1;
         let Some(arg) = arg else { continue };
+        if let Some((long, short)) = STRATEGY_OPTIONS
+            .iter()
+            .find(|(c, ..)| *c == command)
+            .map(|(_, long, short)| (*long, *short))
+            && let Some(path) = option_path(arg, rest.get(j).copied().flatten(), long, short)
+        {
+            let why = format!(
+                "`git {command} --{long}={path}` names a program by its path (git runs \
+                 git-merge-<strategy>)"
+            );
+            return Some(ProgramArgument::new("--strategy", why));
+        }
         if TOOL_COMMANDS.contains(&command)
             && let Some(tool) = tool_path(arg, rest.get(j).copied().flatten())
         {
@@ -175,17 +198,28 @@ pub fn program_argument(args: &[Option<&str>]) -> Option<ProgramArgument> {
 /// The tool `arg` (with `next`, its value when apart) names when it holds a `/`: `-t x/y`,
 /// `-ytx/y`, `--tool=x/y`, `--tool x/y` (and the abbreviations git takes).
 fn tool_path<'a>(arg: &'a str, next: Option<&'a str>) -> Option<&'a str> {
-    let value = if let Some(long) = arg.strip_prefix("--") {
-        let (name, value) = match long.split_once('=') {
+    option_path(arg, next, "tool", Some('t'))
+}
+
+/// The value of option `--LONG` (or `-SHORT`, in a cluster too) that `arg` (with `next`
+/// when apart) gives, when it holds a `/`; abbreviations of `LONG` count.
+fn option_path<'a>(
+    arg: &'a str,
+    next: Option<&'a str>,
+    long: &str,
+    short: Option<char>,
+) -> Option<&'a str> {
+    let value = if let Some(given) = arg.strip_prefix("--") {
+        let (name, value) = match given.split_once('=') {
             Some((name, value)) => (name, Some(value)),
-            None => (long, next),
+            None => (given, next),
         };
-        (!name.is_empty() && "tool".starts_with(name))
+        (!name.is_empty() && long.starts_with(name))
             .then_some(value)
             .flatten()
-    } else if let Some(cluster) = arg.strip_prefix('-') {
+    } else if let (Some(cluster), Some(short)) = (arg.strip_prefix('-'), short) {
         cluster
-            .split_once('t')
+            .split_once(short)
             .and_then(|(_, after)| if after.is_empty() { next } else { Some(after) })
     } else {
         None
@@ -272,6 +306,10 @@ mod tests {
             "mergetool --tool=meld",
             "-c fetch.negotiationAlgorithm=noop fetch origin",
             "-c protocol.file.allow=always submodule add ../x",
+            "merge -s ours topic",
+            "rebase --strategy=ort -X theirs main",
+            "cherry-pick -s abc",
+            "merge -m s/x topic",
         ] {
             assert_eq!(judge(line), None, "{line}");
         }
@@ -287,6 +325,12 @@ mod tests {
             "--exec-path=/tmp/x status",
             "rebase -x make main",
             "rebase -ix make main",
+            "rebase -s x/../build.sh HEAD~1",
+            "rebase -sx/../build.sh HEAD~1",
+            "merge --strategy x/../b.sh topic",
+            "pull --strat=x/../b.sh",
+            "cherry-pick --strategy=x/../b.sh abc",
+            "revert --strategy x/../b.sh abc",
             "rebase --exec=make main",
             "rebase --exe make main",
             "fetch --upload-pack=./evil origin",

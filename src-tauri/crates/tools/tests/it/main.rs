@@ -15,6 +15,7 @@ mod walk_ignores;
 mod wall;
 mod wall_autorun;
 mod wall_git_gate;
+mod wall_git_gate_named;
 mod wall_net;
 mod wall_net_calls;
 mod wall_reach;

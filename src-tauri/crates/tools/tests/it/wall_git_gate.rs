@@ -15,7 +15,8 @@ use crate::tools_support::call;
 use crate::wall::{Wall, wall};
 
 /// git arguments for a commit anywhere behind the wall (no user configuration there).
-const COMMIT: &str = "-c user.name=a -c user.email=a@example.org commit -q --allow-empty -m x";
+pub(crate) const COMMIT: &str =
+    "-c user.name=a -c user.email=a@example.org commit -q --allow-empty -m x";
 
 /// An executable hook at `path` (relative to the workspace) that leaves `marker`.
 fn hook_line(path: &str, w: &Wall, marker: &str) -> String {
@@ -33,7 +34,12 @@ const EVERY_WALL: &[Option<Engine>] = &[None, Some(Engine::Namespaces), Some(Eng
 /// Runs `attack` plainly (its program must run), then, behind each of `walls`, resets with
 /// `reset` and runs it as an unattended call: the program must not run, and the command
 /// must still finish. Returns what the calls showed.
-async fn blocked_behind(w: &Wall, attack: &str, reset: &str, walls: &[Option<Engine>]) -> String {
+pub(crate) async fn blocked_behind(
+    w: &Wall,
+    attack: &str,
+    reset: &str,
+    walls: &[Option<Engine>],
+) -> String {
     let marker = w.ws.join("HOOKED");
     let (_, text) = w.plain(&format!("{attack}; echo DONE"));
     assert!(marker.exists(), "the attack does not run plainly: {text}");
@@ -49,7 +55,7 @@ async fn blocked_behind(w: &Wall, attack: &str, reset: &str, walls: &[Option<Eng
     shown
 }
 
-async fn blocked(w: &Wall, attack: &str, reset: &str) -> String {
+pub(crate) async fn blocked(w: &Wall, attack: &str, reset: &str) -> String {
     blocked_behind(w, attack, reset, EVERY_WALL).await
 }
 
@@ -124,7 +130,7 @@ async fn the_repositorys_own_hooks_still_run_in_an_unattended_call() {
 }
 
 /// `command` as an unattended call behind `engine` (`None`: the strongest).
-async fn behind(w: &Wall, engine: Option<Engine>, command: &str) -> String {
+pub(crate) async fn behind(w: &Wall, engine: Option<Engine>, command: &str) -> String {
     let mut env = ToolEnv::clone(&w.env);
     if engine.is_some() {
         env.sandbox.strongest = engine;
@@ -134,7 +140,7 @@ async fn behind(w: &Wall, engine: Option<Engine>, command: &str) -> String {
 }
 
 /// A driver program in `ws/MARKER` form: leaves `marker` and passes its input through.
-fn driver(w: &Wall, marker: &str) -> String {
+pub(crate) fn driver(w: &Wall, marker: &str) -> String {
     format!("touch {}/{marker}; cat", w.ws.display())
 }
 
@@ -391,7 +397,7 @@ async fn cloning_fetching_and_pushing_still_work_unattended() {
 }
 
 /// A repository with two commits at `src` (made plainly, before any call).
-fn two_commits(w: &Wall) {
+pub(crate) fn two_commits(w: &Wall) {
     let (code, text) = w.plain(&format!(
         "git init -q src && echo a > src/f && git -C src add -A && git -C src {COMMIT} && \
          echo b > src/f && git -C src {COMMIT} -a"
