@@ -30,6 +30,7 @@ cleanup() {
   if dpkg -s paddock >/dev/null 2>&1 && [ -z "${uninstalled:-}" ]; then
     $sudo apt-get remove --purge -y -qq paddock >/dev/null 2>&1 || true
   fi
+  if [ -n "${made_marker:-}" ]; then $sudo rm -f "$apparmor_marker"; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -58,6 +59,16 @@ print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] =
 deb="$packages/Paddock_${version}_amd64.deb"
 
 step "installing $(basename "$deb") with apt"
+# The package puts the helper's AppArmor profile in place where AppArmor 4 is (it knows the
+# profile's `userns` rule). This machine's is older or absent: a stand-in for AppArmor 4's
+# marker lets the install scripts' path run; loading needs AppArmor in the kernel, which
+# these machines lack (doctor's reading of that state is tested in paddock-sandbox).
+apparmor_marker=/etc/apparmor.d/abi/4.0
+if [ ! -e "$apparmor_marker" ]; then
+  $sudo mkdir -p "$(dirname "$apparmor_marker")"
+  $sudo touch "$apparmor_marker"
+  made_marker=1
+fi
 if dpkg -s paddock >/dev/null 2>&1; then
   $sudo apt-get remove --purge -y -qq paddock >/dev/null
 fi
@@ -69,6 +80,13 @@ dpkg -L paddock | while read -r f; do
   if [ -f "$f" ] || [ -L "$f" ]; then echo "$f"; fi
 done >"$work/files"
 echo "$(wc -l <"$work/files") files, e.g. $(grep -c '^/usr/bin/' "$work/files") in /usr/bin"
+profile=/etc/apparmor.d/paddock-sandbox-helper
+cmp -s /usr/share/paddock/apparmor/paddock-sandbox-helper "$profile" ||
+  fail "the install did not put the helper's AppArmor profile at $profile"
+grep -q '^profile paddock-sandbox-helper /usr/bin/paddock-sandbox-helper ' "$profile" ||
+  fail "$profile is not attached to the installed helper"
+[ -x /usr/bin/paddock-sandbox-helper ] || fail "the helper is not where the profile attaches"
+echo "the helper's AppArmor profile is at $profile"
 
 step "paddock --version and paddock doctor (the installed CLI)"
 [ "$(command -v paddock)" = /usr/bin/paddock ] || fail "paddock on PATH is $(command -v paddock)"
@@ -125,6 +143,7 @@ while read -r f; do
     left=1
   fi
 done <"$work/files"
+[ -e /etc/apparmor.d/paddock-sandbox-helper ] && { echo "left behind: /etc/apparmor.d/paddock-sandbox-helper" >&2; left=1; }
 [ "$left" = 0 ] || fail "files of the package are left after apt-get remove --purge"
 for f in $userdata; do [ -f "$f" ] || fail "the user's $f went with the package"; done
 echo "all $(wc -l <"$work/files") files gone; the user's data kept: ${userdata//$userhome/\~}"

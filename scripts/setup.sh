@@ -14,7 +14,7 @@ APT_PACKAGES=(
   build-essential pkg-config curl libssl-dev libdbus-1-dev
   libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-tools keyutils
-  bubblewrap python3 git bsdutils procps
+  bubblewrap python3 git bsdutils procps gpgv
   ripgrep imagemagick
   squashfs-tools fuse3 libfuse3-dev libsquashfuse-dev libzstd-dev zlib1g-dev liblzma-dev
   liblz4-dev liblzo2-dev

@@ -34,10 +34,14 @@ cargo build -p paddock-sandbox --bin paddock-sandbox-helper --locked
 export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 test_home=$(mktemp -d)
 trap 'rm -rf "$test_home"' EXIT
+# AppArmor 4's parser checks the helper's profile (Debian 12's own is AppArmor 3): fetched
+# once, checked against Debian's signed release file.
+apparmor_parser=$(python3 scripts/apparmor-parser.py)
 # PADDOCK_REQUIRE_SANDBOX: a host where bash's wall cannot be built fails the wall's tests
-# instead of skipping them; PADDOCK_REQUIRE_ACP likewise for the editor (ACP) tests.
+# instead of skipping them; PADDOCK_REQUIRE_ACP likewise for the editor (ACP) tests, and
+# PADDOCK_REQUIRE_APPARMOR_PARSER for the profile's.
 HOME="$test_home" PADDOCK_REQUIRE_KEYCHAIN=1 PADDOCK_REQUIRE_MCP=1 PADDOCK_REQUIRE_SANDBOX=1 \
-  PADDOCK_REQUIRE_ACP=1 \
+  PADDOCK_REQUIRE_ACP=1 PADDOCK_REQUIRE_APPARMOR_PARSER=1 PADDOCK_APPARMOR_PARSER="$apparmor_parser" \
   dbus-run-session -- sh -c '
     printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
     exec cargo test --workspace --locked --no-fail-fast

@@ -196,14 +196,23 @@ pub fn why_no_bwrap(state: &HostState) -> Option<String> {
     ))
 }
 
+/// The profile for the helper at `helper`: it may make user namespaces (`userns`) and is
+/// otherwise left as an unconfined program is; nothing else is granted. (Ubuntu's own
+/// profiles for programs that need user namespaces take this form.)
+pub fn profile_text(helper: &Path) -> String {
+    format!(
+        "abi <abi/4.0>,\ninclude <tunables/global>\n\nprofile {PROFILE_NAME} {} flags=(unconfined) {{\n  userns,\n\n  include if exists <local/{PROFILE_NAME}>\n}}\n",
+        helper.display()
+    )
+}
+
 /// The one command that writes and loads a profile for `helper` (what it changes: one new
 /// profile for that program, nothing else; the restriction stays on for every other one).
 pub fn profile_command(helper: &Path) -> String {
     let profile = Path::new(PROFILE_DIR).join(PROFILE_NAME);
+    let text = profile_text(helper).replace('\n', "\\n");
     format!(
-        "sudo sh -c 'printf \"abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile {PROFILE_NAME} {} \
-         flags=(unconfined) {{\\n  userns,\\n}}\\n\" > {} && apparmor_parser -r {}'",
-        helper.display(),
+        "sudo sh -c 'printf \"{text}\" > {} && apparmor_parser -r {}'",
         profile.display(),
         profile.display()
     )
