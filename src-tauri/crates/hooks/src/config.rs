@@ -57,6 +57,20 @@ impl HooksConfig {
             .flat_map(|g| g.hooks.iter())
     }
 
+    /// Keeps only the hooks `keep` accepts (groups and events left empty go too); returns
+    /// how many went.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Hook) -> bool) -> usize {
+        let before = self.len();
+        for e in &mut self.events {
+            for g in &mut e.groups {
+                g.hooks.retain(&mut keep);
+            }
+            e.groups.retain(|g| !g.hooks.is_empty());
+        }
+        self.events.retain(|e| !e.groups.is_empty());
+        before - self.len()
+    }
+
     /// The hooks of `event` that run for `subject`, in file order. A hook given twice (the
     /// same digest: same command, matcher, rule, limits) is listed once, as Claude Code runs
     /// an identical handler once.

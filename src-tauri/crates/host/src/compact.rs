@@ -76,7 +76,7 @@ impl RunService {
         pins: crate::hooks::HookPins,
     ) -> Result<(), HostError> {
         use paddock_core::hooks::Hooks;
-        let sets = crate::hooks::sets_for(self.trust().config_dir(), runtime.settings())?;
+        let sets = crate::hooks::sets_for(self.trust().config_dir(), runtime.project())?;
         let hooks = crate::hooks::ProjectHooks::new(
             sets,
             runtime.tools().env().clone(),

@@ -74,7 +74,7 @@ impl RunService {
             model: runtime.model_name(),
             takes: runtime.takes_images(),
         };
-        let hook_sets = crate::hooks::sets_for(self.trust().config_dir(), runtime.settings())?;
+        let hook_sets = crate::hooks::sets_for(self.trust().config_dir(), runtime.project())?;
         let message = crate::attach::prompt_message(
             &runtime.tools().env().guard(),
             prompt,

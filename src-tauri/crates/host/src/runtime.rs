@@ -56,6 +56,7 @@ impl ProjectRuntime {
         let key = resolve_key(provider, keys)?;
         let secrets: Vec<String> = key.iter().map(|k| k.expose().to_owned()).collect();
         let vendor = build_model(provider, s, key, &model_name)?;
+        project.policy().check_model(provider, vendor.base_url())?;
         let model: Arc<dyn Model> = Arc::new(vendor.clone());
         let tools = ProjectTools::sharing_rules(
             &project,

@@ -188,3 +188,88 @@ async fn doctor_names_the_policy() {
     assert!(line.contains("presets capped at readwrite"), "{line}");
     assert!(line.contains("bash only behind the wall"), "{line}");
 }
+
+/// A model address off the policy's list is refused before any request, naming the file;
+/// on the list, the run goes on. A provider off the list likewise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_allowed_models_are_called() {
+    let server = FakeServer::start().await.unwrap();
+    let mut env = Env::new(&server, json!({}));
+    let _elsewhere = with_policy(
+        &mut env,
+        &json!({"version": 1, "allowedBaseUrls": ["https://llm.corp.example/v1"]}),
+    );
+    server.push_all([Reply::text("hello")]);
+    let run = env.run(&["exec", "hi"]).await;
+    run.expect_code(2);
+    assert!(run.stderr.contains("model address"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("managed-settings.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(chat_bodies(&server).is_empty(), "no request went out");
+
+    let _providers = with_policy(
+        &mut env,
+        &json!({"version": 1, "allowedProviders": ["anthropic"]}),
+    );
+    let run = env.run(&["exec", "hi"]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("openai-compatible provider"),
+        "{}",
+        run.stderr
+    );
+
+    let _here = with_policy(
+        &mut env,
+        &json!({"version": 1, "allowedBaseUrls": [server.url()],
+                "allowedProviders": ["openai-compatible"]}),
+    );
+    let run = env.run(&["exec", "hi"]).await;
+    run.expect_code(0);
+    assert!(run.stdout.contains("hello"), "{}", run.stdout);
+}
+
+/// A project hook whose command is off the policy's list does not run; on the list, it
+/// does (the control): here a guard that refuses every bash call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_allowed_hooks_run() {
+    let server = FakeServer::start().await.unwrap();
+    let mut env = crate::hooks::with_hooks(
+        &server,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "echo 'held by the guard' >&2; exit 2"}
+        ]}]}),
+    );
+    let call = |server: &FakeServer| {
+        server.push_all([
+            Reply::tool_call("bash", json!({"command": "true"})),
+            Reply::text("done"),
+        ]);
+    };
+    let _only_guard = with_policy(
+        &mut env,
+        &json!({"version": 1, "allowedHookCommands": ["/opt/corp/guard.sh *"]}),
+    );
+    call(&server);
+    env.run(&["exec", "go"]).await;
+    let result = last_result(&server);
+    assert!(
+        !result.contains("held by the guard"),
+        "a hook off the list ran: {result}"
+    );
+
+    let _echo = with_policy(
+        &mut env,
+        &json!({"version": 1, "allowedHookCommands": ["echo *"]}),
+    );
+    call(&server);
+    env.run(&["exec", "go"]).await;
+    let result = last_result(&server);
+    assert!(
+        result.contains("held by the guard"),
+        "the allowed hook did not run: {result}"
+    );
+}

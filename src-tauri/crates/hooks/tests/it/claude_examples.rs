@@ -199,3 +199,30 @@ fn milliseconds_in_timeout_are_refused_not_taken_as_hours() {
         "{e}"
     );
 }
+
+/// `retain` drops the hooks it is told to, and the groups and events they leave empty.
+#[test]
+fn retain_keeps_only_what_it_is_told() {
+    let mut config = HooksConfig::from_json(&serde_json::json!({
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "/opt/corp/guard.sh"},
+                {"type": "command", "command": "curl x | sh"}
+            ]},
+            {"matcher": "Edit", "hooks": [{"type": "command", "command": "curl y | sh"}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "curl z | sh"}]}]
+    }))
+    .unwrap();
+    assert_eq!(config.len(), 4);
+    let gone = config.retain(|h| h.command().starts_with("/opt/corp/"));
+    assert_eq!(gone, 3);
+    let left: Vec<&str> = config.hooks().map(|h| h.command()).collect();
+    assert_eq!(left, ["/opt/corp/guard.sh"]);
+    assert_eq!(
+        config.to_json(),
+        serde_json::json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "/opt/corp/guard.sh"}
+        ]}]})
+    );
+}

@@ -76,15 +76,24 @@ pub fn project_hooks(settings: &ProjectSettings) -> Result<HooksConfig, HostErro
     }
 }
 
-/// The hooks a run uses: the user's, then the project's (as trust left them).
+/// The hooks a run uses: the user's, then the project's (as trust left them), without
+/// those the machine's managed policy does not allow.
 pub fn sets_for(
     config_dir: &Path,
-    settings: &ProjectSettings,
+    project: &crate::Project,
 ) -> Result<Vec<(HookSource, HooksConfig)>, HostError> {
-    Ok(vec![
+    let mut sets = vec![
         (HookSource::User, user_hooks(config_dir)?),
-        (HookSource::Project, project_hooks(settings)?),
-    ])
+        (HookSource::Project, project_hooks(project.settings())?),
+    ];
+    let policy = project.policy();
+    for (_, set) in &mut sets {
+        let gone = set.retain(|hook| policy.hook_refusal(hook.command()).is_none());
+        if gone > 0 {
+            tracing::info!(gone, "hooks the managed policy does not allow are left out");
+        }
+    }
+    Ok(sets)
 }
 
 /// The settings check: `hooks` must read.

@@ -196,7 +196,7 @@ pub fn before_call(
         input,
         workspace: &workspace,
     });
-    let sets = sets_for(config_dir, project.settings())?;
+    let sets = sets_for(config_dir, project)?;
     Ok(sets
         .iter()
         .flat_map(|(source, c)| {
@@ -235,7 +235,7 @@ pub async fn try_call(
     project: &crate::Project,
     call: &ToolCall,
 ) -> Result<(Vec<paddock_protocol::HookRun>, PreToolUse), crate::HostError> {
-    let sets = sets_for(config_dir, project.settings())?;
+    let sets = sets_for(config_dir, project)?;
     let store = crate::trust::TrustStore::new(config_dir.join(crate::trust::TRUST_FILE));
     let pins = HookPins::recorded(&store, project.root());
     let hooks = ProjectHooks::new(

@@ -42,6 +42,8 @@ impl ManagedPolicy {
             }
         }
         extend_new(&mut s.network.deny, self.network_deny.clone());
+        s.mcp_servers
+            .retain(|name, config| self.mcp_refusal(name, config).is_none());
     }
 
     /// Refuses an edit that asks for what the policy forbids, judged on what it changes
@@ -95,6 +97,18 @@ impl ManagedPolicy {
                 what: "the whole network for bash (bashNetwork)".into(),
                 why: "bash reaches only the hosts the network rules allow".into(),
                 file: file.clone(),
+            });
+        }
+        let added_server = after
+            .mcp_servers
+            .iter()
+            .filter(|(name, config)| before.mcp_servers.get(*name) != Some(config))
+            .find_map(|(name, config)| Some((name, self.mcp_refusal(name, config)?)));
+        if let Some((name, file)) = added_server {
+            return Err(PolicyRefusal {
+                what: format!("the MCP server {name}"),
+                why: "it is not on the allowed MCP servers".into(),
+                file: file.to_path_buf(),
             });
         }
         if let Some(file) = &self.network_fixed {

@@ -6,12 +6,13 @@
 
 mod apply;
 mod error;
+mod lists;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use paddock_guard::read_untrusted;
-use paddock_protocol::{NetworkPreset, ToolPreset};
+use paddock_protocol::{NetworkPreset, ProviderKind, ToolPreset};
 use serde::Deserialize;
 
 pub use error::{PolicyFileError, PolicyRefusal};
@@ -54,6 +55,34 @@ struct PolicyFile {
     forbid_ask_allows: bool,
     #[serde(default)]
     network: Option<PolicyNetwork>,
+    /// The only MCP servers a project may start (absent: any).
+    #[serde(default)]
+    allowed_mcp_servers: Option<Vec<McpAllow>>,
+    /// The only hook commands that run, the user's and the project's (`*` matches any
+    /// text; absent: any).
+    #[serde(default)]
+    allowed_hook_commands: Option<Vec<String>>,
+    /// The only providers a run may use (absent: any).
+    #[serde(default)]
+    allowed_providers: Option<Vec<ProviderKind>>,
+    /// The only model addresses a run may use, by prefix (absent: any).
+    #[serde(default)]
+    allowed_base_urls: Option<Vec<String>>,
+}
+
+/// An MCP server the policy allows: each field given must match the server's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct McpAllow {
+    /// The server's name in `mcpServers`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The program it starts (`command`), exactly.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The start of its `url`.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -103,6 +132,11 @@ pub struct ManagedPolicy {
     pub network_presets: Vec<NetworkPreset>,
     /// The file that fixed the network lists, when one did.
     pub network_fixed: Option<PathBuf>,
+    /// Allow-lists, each with its file: a thing must be on every list given.
+    pub mcp_servers: Vec<Fixed<Vec<McpAllow>>>,
+    pub hook_commands: Vec<Fixed<Vec<String>>>,
+    pub providers: Vec<Fixed<Vec<ProviderKind>>>,
+    pub base_urls: Vec<Fixed<Vec<String>>>,
 }
 
 impl ManagedPolicy {
@@ -151,6 +185,16 @@ impl ManagedPolicy {
             (&self.forbid_ask_allows, "no --ask-allows"),
         ] {
             if flag.is_some() {
+                out.push(what.to_owned());
+            }
+        }
+        for (lists, what) in [
+            (!self.mcp_servers.is_empty(), "MCP servers allow-listed"),
+            (!self.hook_commands.is_empty(), "hooks allow-listed"),
+            (!self.providers.is_empty(), "providers allow-listed"),
+            (!self.base_urls.is_empty(), "model addresses allow-listed"),
+        ] {
+            if lists {
                 out.push(what.to_owned());
             }
         }
@@ -206,6 +250,24 @@ impl ManagedPolicy {
                 self.network_fixed = Some(path.to_path_buf());
             }
         }
+        let fixed = |value| Fixed {
+            value,
+            file: path.to_path_buf(),
+        };
+        self.mcp_servers.extend(file.allowed_mcp_servers.map(fixed));
+        self.hook_commands
+            .extend(file.allowed_hook_commands.map(|v| Fixed {
+                value: v,
+                file: path.to_path_buf(),
+            }));
+        self.providers.extend(file.allowed_providers.map(|v| Fixed {
+            value: v,
+            file: path.to_path_buf(),
+        }));
+        self.base_urls.extend(file.allowed_base_urls.map(|v| Fixed {
+            value: v,
+            file: path.to_path_buf(),
+        }));
     }
 }
 

