@@ -68,6 +68,35 @@ describe('GrantsPanel', () => {
     expect(screen.getByTestId('preset-select')).toHaveValue('readonly');
   });
 
+  it('shows what the managed policy fixes, locked', async () => {
+    const managed = {
+      files: ['/etc/paddock/managed-settings.json'],
+      summary: ['presets capped at readwrite', '1 deny rule(s)', 'no bashNetwork'],
+      max_preset: 'readwrite' as const,
+      deny_rules: ['bash: curl *'],
+      require_wall: true,
+      forbid_bash_network: true,
+      network_fixed: false,
+    };
+    render(GrantsPanel, { props: { info: project({ managed }), onchange: () => {} } });
+    const banner = await screen.findByTestId('managed-policy');
+    expect(banner).toHaveTextContent('/etc/paddock/managed-settings.json');
+    expect(banner).toHaveTextContent('presets capped at readwrite');
+    expect(screen.getByTestId('managed-deny-rule')).toHaveTextContent('deny bash: curl *');
+    const full = screen.getByRole('option', { name: /full: \+ bash/ });
+    expect(full).toBeDisabled();
+    expect(full).toHaveTextContent('locked by policy');
+    expect(screen.getByRole('option', { name: /readwrite/ })).not.toBeDisabled();
+    expect(screen.getByTestId('bash-network-toggle')).toBeDisabled();
+  });
+
+  it('says a broken policy stops runs', async () => {
+    const managed = { ...project().managed, error: 'the managed policy /etc/paddock/x.json cannot be used' };
+    render(GrantsPanel, { props: { info: project({ managed }), onchange: () => {} } });
+    expect(await screen.findByTestId('managed-error')).toHaveTextContent('cannot be used');
+    expect(screen.queryByTestId('managed-policy')).toBeNull();
+  });
+
   it('lists a server that did not start, or that is off, with its state and error', async () => {
     api.mcpStatus.mockResolvedValue([
       { name: 'everything', state: { state: 'running', tools: ['echo', 'add'] } },

@@ -577,6 +577,40 @@ export type LoopAction = "warned" | "terminated";
 
 export type LoopKind = "tool_repetition" | "text_repetition";
 
+export type ManagedInfo = { 
+/**
+ * The policy files read, in order.
+ */
+files: Array<string>, 
+/**
+ * Why the policy cannot be used; runs stop until an administrator fixes it.
+ */
+error?: string, 
+/**
+ * One phrase per thing it fixes.
+ */
+summary: Array<string>, 
+/**
+ * The widest preset a project may use.
+ */
+max_preset?: ToolPreset, 
+/**
+ * The deny rules it adds, as `tool: pattern`.
+ */
+deny_rules: Array<string>, 
+/**
+ * bash never runs without the wall.
+ */
+require_wall: boolean, 
+/**
+ * bash never gets the whole network.
+ */
+forbid_bash_network: boolean, 
+/**
+ * The network lists are the policy's only.
+ */
+network_fixed: boolean, };
+
 export type McpServerConfig = { command?: string, args?: Array<string>, 
 /**
  * Extra environment for the server process (not secrets you want in git: prefer
@@ -797,7 +831,11 @@ settings_error?: string, workspace_root: string, sandbox: SandboxStatus,
 /**
  * What the settings would do that waits for the user's trust.
  */
-trust: TrustReport, };
+trust: TrustReport, 
+/**
+ * What the machine's managed policy fixes (the screens show it locked).
+ */
+managed: ManagedInfo, };
 
 export type ProjectInstructions = { files: Array<InstructionFile>, 
 /**

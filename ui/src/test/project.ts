@@ -1,5 +1,5 @@
 // A project as the shell describes it, for screen tests.
-import type { ProjectInfo, ProjectSettings, SandboxStatus, TrustReport } from '../lib/bindings';
+import type { ManagedInfo, ProjectInfo, ProjectSettings, SandboxStatus, TrustReport } from '../lib/bindings';
 
 export const sandbox: SandboxStatus = {
   workspace_mode: 'agent_workspace',
@@ -36,6 +36,16 @@ export const settings: ProjectSettings = {
 /** A folder whose settings are trusted (nothing pending). */
 export const trusted: TrustReport = { folder: '/home/u/proj', pending: [], trusted: [], declined: false };
 
+/** No managed policy on the machine. */
+export const unmanaged: ManagedInfo = {
+  files: [],
+  summary: [],
+  deny_rules: [],
+  require_wall: false,
+  forbid_bash_network: false,
+  network_fixed: false,
+};
+
 export const project = (over: Partial<ProjectInfo> = {}): ProjectInfo => ({
   path: '/home/u/proj',
   name: 'proj',
@@ -43,5 +53,6 @@ export const project = (over: Partial<ProjectInfo> = {}): ProjectInfo => ({
   workspace_root: sandbox.workspace_root,
   sandbox,
   trust: trusted,
+  managed: unmanaged,
   ...over,
 });

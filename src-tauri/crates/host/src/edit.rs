@@ -43,6 +43,7 @@ pub fn info(trust: &TrustStore, root: &Path) -> ProjectInfo {
         workspace_root: project.workspace_root().to_string_lossy().into_owned(),
         sandbox: project.sandbox_status(),
         trust: resolved.trust().clone(),
+        managed: resolved.policy().info(resolved.policy_error()),
     }
 }
 

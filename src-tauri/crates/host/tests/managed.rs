@@ -54,4 +54,11 @@ fn edits_past_the_policy_are_refused_and_nothing_is_written() {
     let now = paddock_host::edit::in_effect(&trust, &root).unwrap();
     assert_eq!(now.settings().network.allow, vec!["pkgs.example.com"]);
     assert!(!now.settings().bash_network);
+
+    // The app's project info says what is locked, and by which file.
+    let info = paddock_host::edit::info(&trust, &root);
+    assert_eq!(info.managed.max_preset, Some(ToolPreset::Readwrite));
+    assert!(info.managed.forbid_bash_network && info.managed.network_fixed);
+    assert!(info.managed.files[0].ends_with("managed-settings.json"));
+    assert_eq!(info.managed.error, None);
 }

@@ -62,6 +62,35 @@ pub struct ProjectInfo {
     pub sandbox: SandboxStatus,
     /// What the settings would do that waits for the user's trust.
     pub trust: TrustReport,
+    /// What the machine's managed policy fixes (the screens show it locked).
+    #[serde(default)]
+    pub managed: ManagedInfo,
+}
+
+/// What the machine's managed policy fixes, for the screens that show it locked. Empty
+/// `files` (and no `error`): there is no policy.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ManagedInfo {
+    /// The policy files read, in order.
+    pub files: Vec<String>,
+    /// Why the policy cannot be used; runs stop until an administrator fixes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// One phrase per thing it fixes.
+    pub summary: Vec<String>,
+    /// The widest preset a project may use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_preset: Option<crate::ToolPreset>,
+    /// The deny rules it adds, as `tool: pattern`.
+    pub deny_rules: Vec<String>,
+    /// bash never runs without the wall.
+    pub require_wall: bool,
+    /// bash never gets the whole network.
+    pub forbid_bash_network: bool,
+    /// The network lists are the policy's only.
+    pub network_fixed: bool,
 }
 
 /// An entry of the recent-projects list.

@@ -31,7 +31,7 @@ mod worktree;
 pub use agents::{AgentKey, ExternalAgentConfig, ExternalAgentInfo, ExternalAgentWall, KnownAgent};
 pub use app::{
     AppError, AppErrorCode, Batch, ConnectionReport, ExportFormat, FilePreview, KeyStatus,
-    ModelInfo, NotificationClick, Omitted, ProjectInfo, RecentProject, RunStarted,
+    ManagedInfo, ModelInfo, NotificationClick, Omitted, ProjectInfo, RecentProject, RunStarted,
     SessionTranscript, ToolCallMode, ToolProbeReport, WorkspaceChange, WorkspaceEntry,
     WorkspaceTree,
 };

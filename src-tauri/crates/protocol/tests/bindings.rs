@@ -22,7 +22,7 @@ fn generate() -> String {
         DenyReason, ToolStatus, TrustItem, TrustReport, TrustState,
         ErrorKind, ExitReason, ExportFormat, FilePreview, Grant, KeyStatus,
         LoopAction, LoopKind, McpServerConfig, McpServerState, McpServerStatus, Message,
-        ModelInfo, NotificationClick, Omitted, ProjectInfo, Protection, EngineCheck, ProtectionKind, ProtectionState, SandboxEngine, ProjectSettings, ProviderKind,
+        ModelInfo, NotificationClick, Omitted, ProjectInfo, ManagedInfo, Protection, EngineCheck, ProtectionKind, ProtectionState, SandboxEngine, ProjectSettings, ProviderKind,
         RecentProject, Retry, Role, RunStarted, SandboxStatus, SearchHit, SessionHeader, SessionRecord,
         SessionSummary, SessionTranscript, StopReason, TeammateSettings, TokenUsage, ToolCall,
         ToolGrantInfo, ToolPreset, ToolResult, ToolSpec, WorkspaceChange, WorkspaceEntry,

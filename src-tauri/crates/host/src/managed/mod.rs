@@ -167,6 +167,24 @@ impl ManagedPolicy {
         self.files.is_empty()
     }
 
+    /// What the app's screens show locked; `error`: why the policy could not be read.
+    pub fn info(&self, error: Option<&str>) -> paddock_protocol::ManagedInfo {
+        paddock_protocol::ManagedInfo {
+            files: self.files.iter().map(|f| f.display().to_string()).collect(),
+            error: error.map(str::to_owned),
+            summary: self.summary(),
+            max_preset: self.max_preset.as_ref().map(|c| c.value),
+            deny_rules: self
+                .deny_rules
+                .iter()
+                .map(|(tool, pattern, _)| format!("{tool}: {pattern}"))
+                .collect(),
+            require_wall: self.require_wall.is_some(),
+            forbid_bash_network: self.forbid_bash_network.is_some(),
+            network_fixed: self.network_fixed.is_some(),
+        }
+    }
+
     /// What the policy fixes, one phrase each (doctor, the app).
     pub fn summary(&self) -> Vec<String> {
         let mut out = Vec::new();
