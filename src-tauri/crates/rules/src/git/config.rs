@@ -168,62 +168,58 @@ pub fn first_active_key(text: &str) -> Option<String> {
 /// The value of `core.hooksPath` in `text` (a git configuration file; the last one
 /// wins, as in git), without surrounding quotes.
 pub fn core_hooks_path(text: &str) -> Option<String> {
-    let mut in_core = false;
-    let mut found = None;
-    for line in text.lines() {
-        let mut rest = line.trim();
-        if let Some(header) = rest.strip_prefix('[') {
-            let Some((inside, after)) = header.split_once(']') else {
-                continue;
-            };
-            let (name, sub) = split_header(inside);
-            in_core = name == "core" && sub.is_none();
-            rest = after.trim();
-        }
-        if !in_core {
-            continue;
-        }
-        let Some((key, value)) = rest.split_once('=') else {
-            continue;
-        };
-        if key.trim().eq_ignore_ascii_case("hookspath") {
-            let value = value.split([';', '#']).next().unwrap_or_default().trim();
-            found = Some(value.trim_matches('"').to_owned());
-        }
-    }
-    found.filter(|v| !v.is_empty())
+    entries(text)
+        .filter(|e| {
+            e.section == "core" && e.sub.is_none() && e.key.eq_ignore_ascii_case("hookspath")
+        })
+        .map(|e| e.value)
+        .last()
+        .filter(|v| !v.is_empty())
 }
 
 /// The files `text` (a git configuration file) includes: every `include.path` and
 /// `includeIf.<condition>.path`, whatever the condition, as written (without quotes).
 pub fn include_paths(text: &str) -> Vec<String> {
-    let mut including = false;
-    let mut found = Vec::new();
-    for line in text.lines() {
+    entries(text)
+        .filter(|e| {
+            ((e.section == "include" && e.sub.is_none()) || e.section == "includeif")
+                && e.key.eq_ignore_ascii_case("path")
+                && !e.value.is_empty()
+        })
+        .map(|e| e.value)
+        .collect()
+}
+
+/// One `key = value` line of a configuration file, with the section it is in.
+struct Entry {
+    /// Lower case.
+    section: String,
+    sub: Option<String>,
+    key: String,
+    /// Without a trailing comment or surrounding quotes.
+    value: String,
+}
+
+/// The `key = value` lines of `text`, a header's own line included.
+fn entries(text: &str) -> impl Iterator<Item = Entry> + '_ {
+    let mut section = String::new();
+    let mut sub: Option<String> = None;
+    text.lines().filter_map(move |line| {
         let mut rest = line.trim();
         if let Some(header) = rest.strip_prefix('[') {
-            let Some((inside, after)) = header.split_once(']') else {
-                continue;
-            };
-            let (name, sub) = split_header(inside);
-            including = (name == "include" && sub.is_none()) || name == "includeif";
+            let (inside, after) = header.split_once(']')?;
+            (section, sub) = split_header(inside);
             rest = after.trim();
         }
-        if !including {
-            continue;
-        }
-        let Some((key, value)) = rest.split_once('=') else {
-            continue;
-        };
-        if key.trim().eq_ignore_ascii_case("path") {
-            let value = value.split([';', '#']).next().unwrap_or_default().trim();
-            let value = value.trim_matches('"');
-            if !value.is_empty() {
-                found.push(value.to_owned());
-            }
-        }
-    }
-    found
+        let (key, value) = rest.split_once('=')?;
+        let value = value.split([';', '#']).next().unwrap_or_default().trim();
+        Some(Entry {
+            section: section.clone(),
+            sub: sub.clone(),
+            key: key.trim().to_owned(),
+            value: value.trim_matches('"').to_owned(),
+        })
+    })
 }
 
 /// Whether `key` (`section.key` or `section.sub.key`, as `git -c` names it) is known to
