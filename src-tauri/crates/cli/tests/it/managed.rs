@@ -273,3 +273,30 @@ async fn only_allowed_hooks_run() {
         "the allowed hook did not run: {result}"
     );
 }
+
+/// An external agent off the policy's list is refused before it starts, naming the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_allowed_external_agents_start() {
+    let server = FakeServer::start().await.unwrap();
+    let mut env = Env::new(&server, json!({}));
+    let agents = json!({"agents": {"tester": {"command": "sh", "args": ["-c", "touch started"]}}});
+    std::fs::create_dir_all(env.config_dir()).unwrap();
+    std::fs::write(env.config_dir().join("agents.json"), agents.to_string()).unwrap();
+    let _policy = with_policy(
+        &mut env,
+        &json!({"version": 1, "allowedAgents": [{"name": "claude"}]}),
+    );
+    let run = env.run(&["exec", "--agent", "tester", "hi"]).await;
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("external agent tester"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("managed-settings.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.workspace().join("started").exists());
+}

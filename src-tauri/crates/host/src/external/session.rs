@@ -52,6 +52,7 @@ impl RunService {
             return Err(crate::error::RequestError::EmptyPrompt.into());
         }
         let resolved = self.resolve(&root, &request.options, request.trust)?;
+        resolved.policy().check_agent(name, &agent)?;
         // The user's hosts for this agent, never the folder's: from the user's own file.
         let resolved = resolved
             .with_options(&request.options)?

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use paddock_protocol::{McpServerConfig, ProviderKind};
+use paddock_protocol::{ExternalAgentConfig, McpServerConfig, ProviderKind};
 
-use super::{ManagedPolicy, McpAllow, PolicyRefusal};
+use super::{AgentAllow, ManagedPolicy, McpAllow, PolicyRefusal};
 
 impl ManagedPolicy {
     /// The file of a list that does not allow the MCP server `name` (`None`: allowed).
@@ -22,6 +22,31 @@ impl ManagedPolicy {
             .iter()
             .find(|list| !list.value.iter().any(|p| glob(p, command)))
             .map(|list| list.file.as_path())
+    }
+
+    /// Refuses starting the external agent `name` when a list does not allow it.
+    pub fn check_agent(
+        &self,
+        name: &str,
+        agent: &ExternalAgentConfig,
+    ) -> Result<(), PolicyRefusal> {
+        let allowed = |a: &AgentAllow| {
+            (a.name.is_some() || a.command.is_some())
+                && a.name.as_deref().is_none_or(|n| n == name)
+                && a.command.as_deref().is_none_or(|c| c == agent.command)
+        };
+        match self
+            .agents
+            .iter()
+            .find(|list| !list.value.iter().any(allowed))
+        {
+            Some(list) => Err(PolicyRefusal {
+                what: format!("the external agent {name}"),
+                why: "it is not on the allowed external agents".into(),
+                file: list.file.clone(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Refuses a run whose provider or model address (as requests would go, after every

@@ -68,6 +68,21 @@ struct PolicyFile {
     /// The only model addresses a run may use, by prefix (absent: any).
     #[serde(default)]
     allowed_base_urls: Option<Vec<String>>,
+    /// The only external agents a run may start (absent: any).
+    #[serde(default)]
+    allowed_agents: Option<Vec<AgentAllow>>,
+}
+
+/// An external agent the policy allows: each field given must match the agent's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentAllow {
+    /// Its name in the user's agents file.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The program it starts, exactly.
+    #[serde(default)]
+    pub command: Option<String>,
 }
 
 /// An MCP server the policy allows: each field given must match the server's.
@@ -137,6 +152,7 @@ pub struct ManagedPolicy {
     pub hook_commands: Vec<Fixed<Vec<String>>>,
     pub providers: Vec<Fixed<Vec<ProviderKind>>>,
     pub base_urls: Vec<Fixed<Vec<String>>>,
+    pub agents: Vec<Fixed<Vec<AgentAllow>>>,
 }
 
 impl ManagedPolicy {
@@ -211,6 +227,7 @@ impl ManagedPolicy {
             (!self.hook_commands.is_empty(), "hooks allow-listed"),
             (!self.providers.is_empty(), "providers allow-listed"),
             (!self.base_urls.is_empty(), "model addresses allow-listed"),
+            (!self.agents.is_empty(), "external agents allow-listed"),
         ] {
             if lists {
                 out.push(what.to_owned());
@@ -283,6 +300,10 @@ impl ManagedPolicy {
             file: path.to_path_buf(),
         }));
         self.base_urls.extend(file.allowed_base_urls.map(|v| Fixed {
+            value: v,
+            file: path.to_path_buf(),
+        }));
+        self.agents.extend(file.allowed_agents.map(|v| Fixed {
             value: v,
             file: path.to_path_buf(),
         }));

@@ -288,3 +288,35 @@ fn hooks_and_models_on_the_lists() {
     );
     assert!(policy.summary().contains(&"hooks allow-listed".to_owned()));
 }
+
+#[test]
+fn external_agents_on_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        MANAGED_FILE,
+        r#"{"version": 1, "allowedAgents": [{"name": "claude", "command": "claude-code-acp"}]}"#,
+    );
+    let policy = ManagedPolicy::load_from(dir.path()).unwrap();
+    let agent = |command: &str| paddock_protocol::ExternalAgentConfig {
+        command: command.into(),
+        ..Default::default()
+    };
+    assert!(
+        policy
+            .check_agent("claude", &agent("claude-code-acp"))
+            .is_ok()
+    );
+    let e = policy.check_agent("claude", &agent("sh")).unwrap_err();
+    assert_eq!(e.file, file);
+    assert!(
+        policy
+            .check_agent("goose", &agent("claude-code-acp"))
+            .is_err()
+    );
+    assert!(
+        ManagedPolicy::default()
+            .check_agent("x", &agent("y"))
+            .is_ok()
+    );
+}
