@@ -6,7 +6,7 @@
 use paddock_protocol::WorkspaceMode;
 
 /// Bumped whenever `system.md` changes meaning, so sessions can tell which one they ran with.
-pub const SYSTEM_PROMPT_VERSION: u32 = 1;
+pub const SYSTEM_PROMPT_VERSION: u32 = 2;
 
 const TEMPLATE: &str = include_str!("system.md");
 

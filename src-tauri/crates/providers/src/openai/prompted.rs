@@ -23,6 +23,18 @@ const TOOLS_OUTRO: &str = "</tools>\n\nFor each function call, return a json obj
      only the functions listed above, with their exact names. After a call, wait for its \
      <tool_response>. When the task is done, answer in plain words without a tool call.";
 
+/// What small models most often get wrong: answering about files they never looked at.
+const GROUNDING: &str = "\n\nYou cannot see the files: what exists, what a file holds and \
+     what a command prints are known only from a <tool_response>. Call a tool first; never \
+     guess a name, a number or a content.";
+
+/// Tools a worked example may show, with arguments any workspace makes sense of.
+const EXAMPLES: &[(&str, &str)] = &[
+    ("file_read", r#"{"path": "README.md"}"#),
+    ("glob", r#"{"pattern": "**/*.txt"}"#),
+    ("bash", r#"{"command": "ls"}"#),
+];
+
 /// A description longer than this is cut at a sentence: small models follow a short
 /// line better than a paragraph, and every call pays for the prompt again.
 const MAX_DESCRIPTION: usize = 240;
@@ -65,6 +77,16 @@ pub(crate) fn tools_section(tools: &[ToolSpec]) -> String {
         out.push('\n');
     }
     out.push_str(TOOLS_OUTRO);
+    out.push_str(GROUNDING);
+    // One worked call, of a tool that is offered: small models copy a shape they saw.
+    if let Some((name, args)) = EXAMPLES
+        .iter()
+        .find(|(name, _)| tools.iter().any(|t| t.name == *name))
+    {
+        out.push_str(&format!(
+            "\n\nFor example:\n<tool_call>\n{{\"name\": \"{name}\", \"arguments\": {args}}}\n</tool_call>"
+        ));
+    }
     out
 }
 
@@ -209,6 +231,25 @@ mod tests {
         ), "{system}");
         assert!(system.contains("<tool_call>"));
         assert_eq!(body["max_tokens"], json!(100));
+        assert!(system.contains("never guess"), "{system}");
+        assert!(
+            system.ends_with(
+                "For example:\n<tool_call>\n{\"name\": \"file_read\", \"arguments\": {\"path\": \"README.md\"}}\n</tool_call>"
+            ),
+            "{system}"
+        );
+    }
+
+    /// The worked example is of a tool that is offered, and the text reader takes it as a
+    /// call (a model that copies it makes a valid call); with none of those tools, none.
+    #[test]
+    fn the_worked_example_is_an_offered_tool_and_reads_as_a_call() {
+        let section = tools_section(&[spec("bash", "Run."), spec("grep", "Find.")]);
+        let example = section.split("For example:\n").nth(1).unwrap();
+        let calls = paddock_text_calls::extract_tool_calls(example, &["bash", "grep"]);
+        assert_eq!(calls.len(), 1, "{example}");
+        assert_eq!(calls[0].name, "bash");
+        assert!(!tools_section(&[spec("grep", "Find.")]).contains("For example"));
     }
 
     #[test]
