@@ -12,6 +12,7 @@ mod composer_extras;
 mod context;
 mod external_agent;
 mod hooks;
+mod managed;
 mod network;
 mod polish;
 mod rules;
