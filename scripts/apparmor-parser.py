@@ -5,7 +5,8 @@ Debian 12 ships AppArmor 3.0, whose parser does not know the `userns` rule Paddo
 is made of (Ubuntu 24.04 ships 4.0). This fetches Debian 13's `apparmor` package and the C
 library it needs, each checked against Debian's signed release file (gpgv with the archive
 keyring apt itself trusts), unpacks them into a cache folder and writes a wrapper that runs
-that parser with that library. Prints the wrapper's path.
+that parser with that library. Prints the wrapper's path (or the system's own parser's,
+where that is AppArmor 4 already).
 
     scripts/apparmor-parser.py            the wrapper, fetched when missing
 """
@@ -52,11 +53,26 @@ def works(wrapper):
     return out.returncode == 0 and "version 4." in out.stdout
 
 
+def system_parser():
+    """The system's own parser when it is AppArmor 4 (Ubuntu 24.04 and later)."""
+    for path in ["/usr/sbin/apparmor_parser", "/sbin/apparmor_parser"]:
+        if os.access(path, os.X_OK) and works(path):
+            return path
+    return None
+
+
 def main():
+    own = system_parser()
+    if own:
+        print(own)
+        return 0
     wrapper = os.path.join(CACHE, "apparmor_parser")
     if works(wrapper):
         print(wrapper)
         return 0
+    if not os.path.exists(KEYRING):
+        sys.exit(f"apparmor-parser: no AppArmor 4 parser here, and no {KEYRING} to check Debian's "
+                 "packages with: install debian-archive-keyring (or AppArmor 4)")
     os.makedirs(CACHE, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as work:
         release = os.path.join(work, "InRelease")
