@@ -105,6 +105,10 @@ impl Project {
 
     pub fn tool_env(&self, secrets: Vec<String>) -> Arc<ToolEnv> {
         let network = crate::network::fence(&self.settings);
+        let network_rules = network
+            .as_ref()
+            .filter(|_| crate::network::bash_uses_fence(&self.settings))
+            .map(paddock_wall::NetworkFence::rule_count);
         Arc::new(ToolEnv {
             workspace_root: self.workspace_root(),
             project_root: Some(self.root.clone()),
@@ -113,46 +117,49 @@ impl Project {
             images: ImageSupport::new(self.image_limits()),
             // The project's argument rules arrive with the tools (`ProjectTools`).
             rules: paddock_core::RuleBook::default(),
-            sandbox: SandboxConfig {
-                bash_network: self.settings.bash_network,
-                network_rules: network
-                    .as_ref()
-                    .filter(|_| crate::network::bash_uses_fence(&self.settings))
-                    .map(paddock_wall::NetworkFence::rule_count),
-                allow_unconfined: self.settings.allow_unconfined_bash,
-                // bash's side of the read-only rule the file tools follow; a worktree's own
-                // git folder is the session's (its config and hooks stay read-only as in
-                // every repository of the workspace).
-                read_only: READ_ONLY_DIRS
-                    .iter()
-                    .filter(|d| self.worktree.is_none() || **d != ".git")
-                    .map(|d| self.root.join(d))
-                    .collect(),
-                // Paddock's own data wherever it was put (sessions of every project, trust).
-                own: crate::places::data_dirs(),
-                auto_run: self.settings.auto_run_files.clone(),
-                loopback_ports: crate::network::loopback_ports(&self.settings),
-                hidden: self.hidden(),
-                fenced: crate::places::fenced_dirs()
-                    .into_iter()
-                    .chain(self.worktree.iter().map(|w| w.main.clone()))
-                    .collect(),
-                // The project stays readable (in the agent's own workspace mode bash reads
-                // the code beside it), and what the user made readable. A worktree reads
-                // the objects its clone borrows, never the project's own checkout.
-                readable: std::iter::once(self.root.clone())
-                    .chain(self.worktree.iter().map(|w| w.common_dir.clone()))
-                    .chain(
-                        self.settings
-                            .readable_paths
-                            .iter()
-                            .filter_map(|p| expand_home(p)),
-                    )
-                    .collect(),
-                ..SandboxConfig::default()
-            },
+            sandbox: self.sandbox_config(network_rules),
             network,
         })
+    }
+
+    /// bash's wall for these settings; `network_rules`: how many host rules its fence has
+    /// (none: bash has no fence).
+    pub(crate) fn sandbox_config(&self, network_rules: Option<usize>) -> SandboxConfig {
+        SandboxConfig {
+            bash_network: self.settings.bash_network,
+            network_rules,
+            allow_unconfined: self.settings.allow_unconfined_bash,
+            // bash's side of the read-only rule the file tools follow; a worktree's own
+            // git folder is the session's (its config and hooks stay read-only as in
+            // every repository of the workspace).
+            read_only: READ_ONLY_DIRS
+                .iter()
+                .filter(|d| self.worktree.is_none() || **d != ".git")
+                .map(|d| self.root.join(d))
+                .collect(),
+            // Paddock's own data wherever it was put (sessions of every project, trust).
+            own: crate::places::data_dirs(),
+            auto_run: self.settings.auto_run_files.clone(),
+            loopback_ports: crate::network::loopback_ports(&self.settings),
+            hidden: self.hidden(),
+            fenced: crate::places::fenced_dirs()
+                .into_iter()
+                .chain(self.worktree.iter().map(|w| w.main.clone()))
+                .collect(),
+            // The project stays readable (in the agent's own workspace mode bash reads
+            // the code beside it), and what the user made readable. A worktree reads
+            // the objects its clone borrows, never the project's own checkout.
+            readable: std::iter::once(self.root.clone())
+                .chain(self.worktree.iter().map(|w| w.common_dir.clone()))
+                .chain(
+                    self.settings
+                        .readable_paths
+                        .iter()
+                        .filter_map(|p| expand_home(p)),
+                )
+                .collect(),
+            ..SandboxConfig::default()
+        }
     }
 
     /// The `hiddenPaths`; in a worktree, those inside the main checkout also at the same

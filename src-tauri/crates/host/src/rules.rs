@@ -182,7 +182,8 @@ pub fn compile(s: &ProjectSettings) -> Result<Rules, FieldError> {
 /// The project's rules for the core; there even when empty, so that "Always allow" can
 /// propose the first rule.
 pub fn for_project(project: &Project) -> Result<Option<Arc<dyn CallRules>>, HostError> {
-    let fronted = paddock_wall::front_covers_git_paths(&project.tool_env(Vec::new()).sandbox);
+    // Which engine walls bash does not depend on the network rules.
+    let fronted = paddock_wall::front_covers_git_paths(&project.sandbox_config(None));
     let rules = compile(project.settings())?.with_git_paths_unfronted(!fronted);
     Ok(Some(Arc::new(ProjectRules {
         rules,

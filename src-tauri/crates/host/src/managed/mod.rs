@@ -129,6 +129,15 @@ pub struct Fixed<T> {
     pub file: PathBuf,
 }
 
+impl<T> Fixed<T> {
+    fn by(value: T, file: &Path) -> Self {
+        Self {
+            value,
+            file: file.to_path_buf(),
+        }
+    }
+}
+
 /// The policy in effect: every file merged. Empty when there is none.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ManagedPolicy {
@@ -257,10 +266,7 @@ impl ManagedPolicy {
                 .as_ref()
                 .is_none_or(|now| rank(cap) < rank(now.value));
             if narrower {
-                self.max_preset = Some(Fixed {
-                    value: cap,
-                    file: path.to_path_buf(),
-                });
+                self.max_preset = Some(Fixed::by(cap, path));
             }
         }
         for (flag, said) in [
@@ -285,28 +291,16 @@ impl ManagedPolicy {
                 self.network_fixed = Some(path.to_path_buf());
             }
         }
-        let fixed = |value| Fixed {
-            value,
-            file: path.to_path_buf(),
-        };
-        self.mcp_servers.extend(file.allowed_mcp_servers.map(fixed));
+        self.mcp_servers
+            .extend(file.allowed_mcp_servers.map(|l| Fixed::by(l, path)));
         self.hook_commands
-            .extend(file.allowed_hook_commands.map(|v| Fixed {
-                value: v,
-                file: path.to_path_buf(),
-            }));
-        self.providers.extend(file.allowed_providers.map(|v| Fixed {
-            value: v,
-            file: path.to_path_buf(),
-        }));
-        self.base_urls.extend(file.allowed_base_urls.map(|v| Fixed {
-            value: v,
-            file: path.to_path_buf(),
-        }));
-        self.agents.extend(file.allowed_agents.map(|v| Fixed {
-            value: v,
-            file: path.to_path_buf(),
-        }));
+            .extend(file.allowed_hook_commands.map(|l| Fixed::by(l, path)));
+        self.providers
+            .extend(file.allowed_providers.map(|l| Fixed::by(l, path)));
+        self.base_urls
+            .extend(file.allowed_base_urls.map(|l| Fixed::by(l, path)));
+        self.agents
+            .extend(file.allowed_agents.map(|l| Fixed::by(l, path)));
     }
 }
 
